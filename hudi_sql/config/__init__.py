@@ -1,0 +1,20 @@
+"""Typed option registry: one declaration per ``hoodie.*`` key (see :mod:`.registry`)."""
+
+from hudi_sql.config.read import HudiReadConfig, QueryType
+from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
+from hudi_sql.config.table import HudiTableConfig, TableType
+from hudi_sql.config.write import HudiWriteConfig, IndexType
+
+__all__ = [
+    "ConfigEnum",
+    "ConfigKey",
+    "HudiConfigs",
+    "HudiReadConfig",
+    "HudiTableConfig",
+    "HudiWriteConfig",
+    "IndexType",
+    "QueryType",
+    "TableType",
+    "all_config_enums",
+    "describe",
+]

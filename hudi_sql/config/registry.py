@@ -1,0 +1,269 @@
+"""The typed registry of Hudi option keys.
+
+Each option is declared once, as a member of a :class:`ConfigEnum` subclass whose value is
+the exact ``hoodie.*`` key (``HudiWriteConfig.RECORD_KEY_FIELDS ==
+"hoodie.datasource.write.recordkey.field"``). The member carries its :class:`ConfigKey`: the
+parser for its type, its default, its doc, its allowed values and deprecated aliases.
+
+:class:`HudiConfigs` is the immutable container a write, read or service is given. Its
+typed getter raises :class:`~hudi_sql.errors.HudiConfigError` naming the key when a value
+does not parse; it never falls back silently to the default. Unknown ``hoodie.*`` keys are
+rejected with a "did you mean" hint, because a mistyped option that is silently ignored is
+the most expensive kind of bug in a nightly pipeline.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigKey",
+    "ConfigEnum",
+    "HudiConfigs",
+    "parse_bool",
+    "parse_int",
+    "parse_float",
+    "parse_str",
+    "parse_list",
+    "all_config_enums",
+]
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, TypeVar, overload
+
+from hudi_sql.errors import HudiConfigError, did_you_mean
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def parse_str(value: str) -> str:
+    return value
+
+
+def parse_bool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise ValueError(f"'{value}' is not true or false")
+
+
+def parse_int(value: str) -> int:
+    return int(value.strip())
+
+
+def parse_float(value: str) -> float:
+    return float(value.strip())
+
+
+def parse_list(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """What the registry knows about one option key.
+
+    Attributes:
+        key: the exact option key, e.g. ``hoodie.datasource.write.operation``.
+        parse: turns the string form into the typed value; raises ``ValueError`` if it cannot.
+        default: the typed default, or ``None`` when the option has none.
+        doc: what the option does, for users (docs are generated from it).
+        choices: the allowed values (compared case-insensitively), if the set is closed.
+        aliases: older keys that mean the same; using one logs a deprecation warning once.
+        effective: ``False`` for keys accepted so that Apache Hudi jobs carry over unchanged,
+            but that change nothing here (the doc says why).
+    """
+
+    key: str
+    parse: Callable[[str], Any]
+    default: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    effective: bool = True
+
+    def parse_value(self, raw: object) -> Any:
+        text = raw if isinstance(raw, str) else _to_option_string(raw)
+        try:
+            value = self.parse(text)
+        except (ValueError, TypeError) as exc:
+            raise HudiConfigError(f"Option '{self.key}' has a value that does not parse: {text!r} ({exc}).") from None
+        if self.choices and str(value).upper() not in {c.upper() for c in self.choices}:
+            raise HudiConfigError(
+                f"Option '{self.key}' does not allow {text!r}."
+                f"{did_you_mean(text.upper(), self.choices)}",
+                help=f"allowed values: {', '.join(self.choices)}",
+            )
+        return value
+
+
+def _to_option_string(raw: object) -> str:
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    return str(raw)
+
+
+_ENUMS: list[type[ConfigEnum]] = []
+
+
+class ConfigEnum(str, Enum):
+    """Base of the per-scope option enums; each member's value is its exact key."""
+
+    spec: ConfigKey
+
+    def __new__(
+        cls,
+        key: str,
+        parse: Callable[[str], Any],
+        default: Any,
+        doc: str,
+        choices: tuple[str, ...] = (),
+        aliases: tuple[str, ...] = (),
+        effective: bool = True,
+    ) -> ConfigEnum:
+        obj = str.__new__(cls, key)
+        obj._value_ = key
+        obj.spec = ConfigKey(key, parse, default, doc, tuple(choices), tuple(aliases), effective)
+        return obj
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _ENUMS.append(cls)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @property
+    def key(self) -> str:
+        return str(self.value)
+
+    @property
+    def default(self) -> Any:
+        return self.spec.default
+
+
+def all_config_enums() -> list[type[ConfigEnum]]:
+    """Every registered option scope (importing :mod:`hudi_sql.config` fills the list)."""
+    return list(_ENUMS)
+
+
+def _known_keys() -> dict[str, ConfigEnum]:
+    known: dict[str, ConfigEnum] = {}
+    for enum in _ENUMS:
+        for member in enum:
+            known[member.key] = member
+            for alias in member.spec.aliases:
+                known[alias] = member
+    return known
+
+
+_warned_aliases: set[str] = set()
+
+# Key prefixes we accept without declaring each key: Spark and Hadoop settings that travel
+# in the same option maps, and families of Hudi keys that only tune JVM internals.
+_PASS_THROUGH_PREFIXES = ("spark.", "hadoop.", "path", "as.of.instant")
+
+
+@dataclass(frozen=True)
+class HudiConfigs(Mapping[str, str]):
+    """An immutable set of option strings with typed, validating access.
+
+    Later layers win when built with :meth:`layered` (defaults < table properties < session
+    options < statement options), which is the precedence Hudi's Spark SQL uses.
+    """
+
+    _values: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, options: Mapping[str, object] | None = None, *, validate: bool = True) -> HudiConfigs:
+        """Build from user options, normalising deprecated aliases and value types to strings."""
+        values: dict[str, str] = {}
+        known = _known_keys()
+        for raw_key, raw_value in (options or {}).items():
+            key = str(raw_key).strip()
+            if raw_value is None:
+                continue
+            member = known.get(key)
+            if member is not None and key != member.key:
+                if key not in _warned_aliases:
+                    _warned_aliases.add(key)
+                    _log.warning("Option '%s' is deprecated; use '%s'.", key, member.key)
+                key = member.key
+            elif member is None and validate:
+                _check_unknown(key, known)
+            values[key] = _to_option_string(raw_value)
+        return cls(values)
+
+    @classmethod
+    def layered(cls, *layers: Mapping[str, object] | None) -> HudiConfigs:
+        merged: dict[str, str] = {}
+        for layer in layers:
+            if layer:
+                merged.update(cls.of(layer, validate=False)._values)
+        return cls(merged)
+
+    def with_options(self, options: Mapping[str, object]) -> HudiConfigs:
+        return HudiConfigs({**self._values, **HudiConfigs.of(options)._values})
+
+    @overload
+    def get(self, key: ConfigEnum) -> Any: ...
+    @overload
+    def get(self, key: str, default: Any = None) -> Any: ...
+
+    def get(self, key: ConfigEnum | str, default: Any = None) -> Any:
+        """The typed value of a registered option (its default if unset), or a raw string."""
+        if isinstance(key, ConfigEnum):
+            raw = self._values.get(key.key)
+            if raw is None:
+                return key.spec.default
+            return key.spec.parse_value(raw)
+        return self._values.get(key, default)
+
+    def is_set(self, key: ConfigEnum | str) -> bool:
+        return str(key) in self._values
+
+    def require(self, key: ConfigEnum) -> Any:
+        value = self.get(key)
+        if value is None or value == "" or value == ():
+            raise HudiConfigError(f"Option '{key.key}' is required here but not set.", help=key.spec.doc)
+        return value
+
+    def raw(self) -> dict[str, str]:
+        return dict(self._values)
+
+    def __getitem__(self, key: str) -> str:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def _check_unknown(key: str, known: Mapping[str, ConfigEnum]) -> None:
+    if not key.startswith("hoodie.") or key.startswith(_PASS_THROUGH_PREFIXES):
+        return
+    raise HudiConfigError(
+        f"Unknown option '{key}'.{did_you_mean(key, known)}",
+        help="see docs/configuration.md for every option hudi-sql understands",
+    )
+
+
+def describe(enums: Iterable[type[ConfigEnum]] | None = None) -> str:
+    """Markdown reference of every option (the source of docs/configuration.md)."""
+    lines = ["| key | default | description |", "| --- | --- | --- |"]
+    for enum in enums or _ENUMS:
+        for member in enum:
+            spec = member.spec
+            default = "" if spec.default is None else _to_option_string(
+                ",".join(spec.default) if isinstance(spec.default, tuple) else spec.default
+            )
+            note = "" if spec.effective else " (accepted for compatibility, no effect)"
+            lines.append(f"| `{spec.key}` | `{default}` | {spec.doc}{note} |")
+    return "\n".join(lines)
