@@ -34,8 +34,8 @@ _MB = 1024 * 1024
 
 
 class HudiWriteConfig(ConfigEnum):
-    TABLE_NAME = ("hoodie.datasource.write.table.name", parse_str, None, "Table name for a new table.",
-                  (), ("hoodie.table.name",))
+    TABLE_NAME = ("hoodie.datasource.write.table.name", parse_str, None,
+                  "Table name for a new table (hoodie.table.name is read first).")
     TABLE_TYPE = ("hoodie.datasource.write.table.type", TableType.parse, TableType.COPY_ON_WRITE,
                   "COPY_ON_WRITE or MERGE_ON_READ, for a new table.")
     OPERATION = ("hoodie.datasource.write.operation", WriteOperationType.parse, WriteOperationType.UPSERT,

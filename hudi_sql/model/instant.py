@@ -1,0 +1,179 @@
+"""Instants of the Hudi timeline (table version 6, timeline layout version 1).
+
+An instant is one action on the table at one instant time, in one state. On disk each state
+is its own file in ``.hoodie/``; the grammar is ``<instant_time>.<action>[.<state>]`` for
+``requested`` and ``inflight``, nothing after the action when completed, with one legacy
+exception: the inflight state of ``commit`` is ``<instant_time>.inflight``.
+
+Instant times are 17 digits, ``yyyyMMddHHmmssSSS`` (UTC here; the table records
+``hoodie.table.timeline.timezone=UTC``). The legacy 14-digit form parses too. Times compare as
+strings, which is chronological because the width is fixed; for one time, requested <
+inflight < completed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Action", "State", "Instant", "InstantTimeGenerator", "format_instant_time", "parse_instant_time",
+           "WRITE_ACTIONS", "normalize_instant_time"]
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+
+from hudi_sql.errors import HudiTimelineError
+
+
+class Action(str, Enum):
+    COMMIT = "commit"
+    DELTA_COMMIT = "deltacommit"
+    REPLACE_COMMIT = "replacecommit"
+    COMPACTION = "compaction"
+    LOG_COMPACTION = "logcompaction"
+    CLEAN = "clean"
+    ROLLBACK = "rollback"
+    SAVEPOINT = "savepoint"
+    RESTORE = "restore"
+    INDEXING = "indexing"
+
+
+#: Actions whose completed instants change what readers see.
+WRITE_ACTIONS = frozenset({Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT})
+
+
+class State(str, Enum):
+    REQUESTED = "requested"
+    INFLIGHT = "inflight"
+    COMPLETED = "completed"
+
+    @property
+    def order(self) -> int:
+        return {"requested": 0, "inflight": 1, "completed": 2}[self.value]
+
+
+_ACTIONS = {a.value: a for a in Action}
+_NAME = re.compile(r"^(\d{14}|\d{17})\.([a-z]+)(?:\.(requested|inflight))?$")
+
+
+@dataclass(frozen=True, order=False)
+class Instant:
+    """One state of one action at one instant time."""
+
+    instant_time: str
+    action: Action
+    state: State = State.COMPLETED
+
+    @classmethod
+    def parse_file_name(cls, name: str) -> Instant | None:
+        """The instant a ``.hoodie/`` file name stands for, or ``None`` if it is not an instant file."""
+        if name.count(".") == 1 and name.endswith(".inflight") and _NAME.match(name.replace(".inflight", ".commit")):
+            return cls(name.split(".")[0], Action.COMMIT, State.INFLIGHT)
+        match = _NAME.match(name)
+        if not match:
+            return None
+        action = _ACTIONS.get(match.group(2))
+        if action is None:
+            return None
+        state = State(match.group(3)) if match.group(3) else State.COMPLETED
+        if state is State.COMPLETED and action in (Action.COMPACTION, Action.LOG_COMPACTION):
+            return None  # compaction completes as a commit / deltacommit
+        return cls(match.group(1), action, state)
+
+    @property
+    def file_name(self) -> str:
+        if self.state is State.COMPLETED:
+            return f"{self.instant_time}.{self.action.value}"
+        if self.action is Action.COMMIT and self.state is State.INFLIGHT:
+            return f"{self.instant_time}.inflight"
+        return f"{self.instant_time}.{self.action.value}.{self.state.value}"
+
+    @property
+    def is_completed(self) -> bool:
+        return self.state is State.COMPLETED
+
+    def to(self, state: State) -> Instant:
+        return Instant(self.instant_time, self.action, state)
+
+    def sort_key(self) -> tuple[str, int, str]:
+        return (self.instant_time, self.state.order, self.action.value)
+
+    def __str__(self) -> str:
+        return f"[{self.instant_time}__{self.action.value}__{self.state.value.upper()}]"
+
+
+_FORMAT = "%Y%m%d%H%M%S"
+
+
+def format_instant_time(moment: datetime) -> str:
+    """17-digit instant time of a UTC moment (milliseconds truncated)."""
+    utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment
+    return utc.strftime(_FORMAT) + f"{utc.microsecond // 1000:03d}"
+
+
+def parse_instant_time(instant_time: str) -> datetime:
+    """The UTC moment of a 14- or 17-digit instant time."""
+    if not re.fullmatch(r"\d{14}|\d{17}", instant_time):
+        raise HudiTimelineError(
+            f"'{instant_time}' is not an instant time.", help="use yyyyMMddHHmmssSSS (17 digits) or yyyyMMddHHmmss"
+        )
+    base = datetime.strptime(instant_time[:14], _FORMAT).replace(tzinfo=timezone.utc)
+    millis = int(instant_time[14:] or 0)
+    return base.replace(microsecond=millis * 1000)
+
+
+_DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S",
+                     "%Y-%m-%d")
+
+
+def normalize_instant_time(value: str) -> str:
+    """An instant time from what a user may type for time travel.
+
+    Accepts the instant forms (``20240418172802262``, 14 digits) and date-times
+    (``2024-04-18 17:28:02.262``, ``2024-04-18T17:28:02``, ``2024-04-18``), read as UTC as
+    the table's timeline time zone says. Hudi pads shorter forms to the end of the second.
+    """
+    text = value.strip().strip("'\"")
+    if re.fullmatch(r"\d{17}", text):
+        return text
+    if re.fullmatch(r"\d{14}", text):
+        return text + "999"
+    if re.fullmatch(r"\d{8}", text):
+        return text + "235959999"
+    for fmt in _DATETIME_FORMATS:
+        try:
+            moment = datetime.strptime(text.replace("Z", ""), fmt)
+        except ValueError:
+            continue
+        if fmt == "%Y-%m-%d":
+            return moment.strftime(_FORMAT[:6]) + "235959999"
+        if ".%f" not in fmt:
+            return moment.strftime(_FORMAT) + "999"
+        return format_instant_time(moment)
+    raise HudiTimelineError(
+        f"'{value}' is not an instant time or date-time.",
+        help="use yyyyMMddHHmmssSSS, or 'yyyy-MM-dd HH:mm:ss[.SSS]'",
+    )
+
+
+class InstantTimeGenerator:
+    """New instant times, strictly increasing, and strictly after every time it is told of.
+
+    Java's generator loops until the clock passes the last instant; so does this one, so two
+    writes in the same millisecond still get distinct, ordered times.
+    """
+
+    _lock = threading.Lock()
+    _last = ""
+
+    @classmethod
+    def next(cls, after: str | None = None) -> str:
+        with cls._lock:
+            floor = max(cls._last, after or "")
+            while True:
+                candidate = format_instant_time(datetime.now(timezone.utc))
+                if candidate > floor:
+                    cls._last = candidate
+                    return candidate
+                time.sleep(0.001)

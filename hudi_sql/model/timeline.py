@@ -1,0 +1,120 @@
+"""The active timeline: an immutable, sorted view of the instants in ``.hoodie/``.
+
+A :class:`Timeline` never touches storage; :class:`~hudi_sql.table.meta_client.TableMetaClient`
+lists the files and builds one. Every filter returns a new timeline, so planners can hold
+one as a value and be tested without a file system.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Timeline"]
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Instants sorted by (time, state). Each instant time appears once per state."""
+
+    instants: tuple[Instant, ...]
+
+    @classmethod
+    def of(cls, instants: Iterable[Instant]) -> Timeline:
+        return cls(tuple(sorted(set(instants), key=Instant.sort_key)))
+
+    def __iter__(self) -> Iterator[Instant]:
+        return iter(self.instants)
+
+    def __len__(self) -> int:
+        return len(self.instants)
+
+    # -- states -------------------------------------------------------------------------
+
+    def latest_states(self) -> Timeline:
+        """One instant per (time, action): its furthest state (completed beats inflight beats requested)."""
+        best: dict[tuple[str, Action], Instant] = {}
+        for instant in self.instants:
+            action = instant.action
+            key = (instant.instant_time, action)
+            if key not in best or instant.state.order > best[key].state.order:
+                best[key] = instant
+        # A compaction (logcompaction) completes as a commit (deltacommit) of the same time.
+        completed_times = {(i.instant_time, i.action) for i in best.values() if i.is_completed}
+        for (time_, action), instant in list(best.items()):
+            done_as = {Action.COMPACTION: Action.COMMIT, Action.LOG_COMPACTION: Action.DELTA_COMMIT}.get(action)
+            if done_as is not None and (time_, done_as) in completed_times:
+                del best[(time_, action)]
+        return Timeline.of(best.values())
+
+    def completed(self) -> Timeline:
+        return Timeline.of(i for i in self.latest_states() if i.is_completed)
+
+    def pending(self) -> Timeline:
+        return Timeline.of(i for i in self.latest_states() if not i.is_completed)
+
+    # -- actions ------------------------------------------------------------------------
+
+    def with_actions(self, *actions: Action) -> Timeline:
+        wanted = set(actions)
+        return Timeline.of(i for i in self.instants if i.action in wanted)
+
+    def write_timeline(self) -> Timeline:
+        """commit, deltacommit, replacecommit and compaction instants (what file views use)."""
+        return self.with_actions(*WRITE_ACTIONS, Action.COMPACTION, Action.LOG_COMPACTION)
+
+    def completed_writes(self) -> Timeline:
+        """Completed commit / deltacommit / replacecommit instants: what readers see."""
+        return self.completed().with_actions(*WRITE_ACTIONS)
+
+    def pending_writes(self) -> Timeline:
+        return self.pending().with_actions(*WRITE_ACTIONS)
+
+    def pending_compactions(self) -> Timeline:
+        return self.pending().with_actions(Action.COMPACTION)
+
+    # -- time ----------------------------------------------------------------------------
+
+    def up_to(self, instant_time: str) -> Timeline:
+        """Instants at or before *instant_time* (inclusive)."""
+        return Timeline.of(i for i in self.instants if i.instant_time <= instant_time)
+
+    def between(self, begin_exclusive: str | None, end_inclusive: str | None) -> Timeline:
+        return Timeline.of(
+            i for i in self.instants
+            if (begin_exclusive is None or i.instant_time > begin_exclusive)
+            and (end_inclusive is None or i.instant_time <= end_inclusive)
+        )
+
+    @property
+    def first(self) -> Instant | None:
+        return self.instants[0] if self.instants else None
+
+    @property
+    def last(self) -> Instant | None:
+        return self.instants[-1] if self.instants else None
+
+    def times(self) -> list[str]:
+        return [i.instant_time for i in self.instants]
+
+    def contains_time(self, instant_time: str) -> bool:
+        return any(i.instant_time == instant_time for i in self.instants)
+
+    def is_before_start(self, instant_time: str) -> bool:
+        """Java's rule: a file older than the first active instant counts as committed (archived)."""
+        first = self.first
+        return first is not None and instant_time < first.instant_time
+
+    def latest_time(self) -> str | None:
+        """The greatest instant time of any state and action (new instants must exceed it)."""
+        return max((i.instant_time for i in self.instants), default=None)
+
+    def find(self, instant_time: str, action: Action | None = None, state: State | None = None) -> Instant | None:
+        for instant in reversed(self.instants):
+            if instant.instant_time == instant_time and (action is None or instant.action is action) and (
+                state is None or instant.state is state
+            ):
+                return instant
+        return None

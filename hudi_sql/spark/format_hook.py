@@ -1,0 +1,114 @@
+"""``spark.read.format("hudi")`` and ``df.write.format("hudi")`` routed to hudi-sql.
+
+Why a hook and not a Python data source: a Python ``DataSource`` reads rows in Python
+workers, but base files must be read by Spark's native Parquet reader wherever no merge is
+needed, and a write must control its own shuffle (index join, one task per file group) and
+commit. Neither fits the data source API. So in the sessions hudi-sql registers, the
+``hudi`` format of ``DataFrameReader.load`` and ``DataFrameWriter.save`` is handled by
+:func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`; every other
+format goes to Spark unchanged.
+"""
+
+from __future__ import annotations
+
+__all__ = ["install", "HUDI_FORMAT_NAMES"]
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+HUDI_FORMAT_NAMES = frozenset({"hudi", "org.apache.hudi"})
+
+_installed = False
+
+
+def install(spark: SparkSession) -> None:
+    """Install the hook once per process (idempotent); *spark* is only checked to be live."""
+    global _installed
+    _ = spark.version
+    if _installed:
+        return
+    from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
+
+    for cls in (DataFrameReader, DataFrameWriter):
+        _wrap_option_methods(cls)
+    original_load = DataFrameReader.load
+    original_save = DataFrameWriter.save
+    original_mode = DataFrameWriter.mode
+
+    @functools.wraps(original_load)
+    def load(self: DataFrameReader, path: Any = None, format: str | None = None, schema: Any = None,
+             **options: Any) -> DataFrame:
+        if _is_hudi(self, format):
+            from hudi_sql.read.api import read_table
+
+            merged = {**getattr(self, "_hudi_options", {}), **{k: str(v) for k, v in options.items()}}
+            base = path or merged.pop("path", None)
+            return read_table(self._spark, base, merged)
+        return original_load(self, path, format, schema, **options)
+
+    @functools.wraps(original_mode)
+    def mode(self: DataFrameWriter, save_mode: str | None) -> DataFrameWriter:
+        self._hudi_mode = save_mode  # type: ignore[attr-defined]
+        return original_mode(self, save_mode)
+
+    @functools.wraps(original_save)
+    def save(self: DataFrameWriter, path: str | None = None, format: str | None = None, mode: str | None = None,
+             partitionBy: Any = None, **options: Any) -> None:
+        if _is_hudi(self, format):
+            from hudi_sql.write.api import write
+
+            merged = {**getattr(self, "_hudi_options", {}), **{k: str(v) for k, v in options.items()}}
+            base = path or merged.pop("path", None)
+            write(self._df, base, merged, mode=mode or getattr(self, "_hudi_mode", None) or "append")
+            return None
+        return original_save(self, path, format, mode, partitionBy, **options)
+
+    DataFrameReader.load = load  # type: ignore[method-assign]
+    DataFrameWriter.mode = mode  # type: ignore[method-assign]
+    DataFrameWriter.save = save  # type: ignore[method-assign]
+    _installed = True
+
+
+def _is_hudi(obj: Any, format: str | None) -> bool:
+    if format is not None:
+        return format.lower() in HUDI_FORMAT_NAMES
+    return bool(getattr(obj, "_hudi_format", False))
+
+
+def _wrap_option_methods(cls: Any) -> None:
+    """Keep a Python copy of format and options: the JVM side holds them privately."""
+    original_format = cls.format
+    original_option = cls.option
+    original_options = cls.options
+
+    @functools.wraps(original_format)
+    def format(self: Any, source: str) -> Any:
+        self._hudi_format = source.lower() in HUDI_FORMAT_NAMES
+        return original_format(self, source)
+
+    @functools.wraps(original_option)
+    def option(self: Any, key: str, value: Any) -> Any:
+        _options(self)[key] = _option_string(value)
+        return original_option(self, key, value)
+
+    @functools.wraps(original_options)
+    def options(self: Any, **opts: Any) -> Any:
+        _options(self).update({k: _option_string(v) for k, v in opts.items()})
+        return original_options(self, **opts)
+
+    cls.format, cls.option, cls.options = format, option, options
+
+
+def _options(obj: Any) -> dict[str, str]:
+    if not hasattr(obj, "_hudi_options"):
+        obj._hudi_options = {}
+    return obj._hudi_options  # type: ignore[no-any-return]
+
+
+def _option_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

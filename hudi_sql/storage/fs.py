@@ -1,0 +1,126 @@
+"""Storage access for table files: the one place that touches the file system.
+
+hudi-sql runs its tasks on a Spark cluster whose executors share the table's storage with the
+driver; here that is a POSIX path (local disk or a shared mount), given as a plain path or a
+``file:`` URI. Creating a file is *create-if-absent* where it matters (completed instants),
+and every write of metadata is whole-file, so a reader never sees half a commit.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Storage", "FileStatus", "to_local_path", "to_uri"]
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hudi_sql.errors import CommitConflictError
+
+
+def to_local_path(path: str | os.PathLike[str]) -> str:
+    text = os.fspath(path)
+    if text.startswith("file://"):
+        text = text[len("file://"):]
+    elif text.startswith("file:"):
+        text = text[len("file:"):]
+    return os.path.abspath(text)
+
+
+def to_uri(path: str) -> str:
+    return "file://" + to_local_path(path)
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    path: str
+    name: str
+    size: int
+    is_dir: bool
+    modification_time: float
+
+
+class Storage:
+    """Local / shared-mount storage. Stateless; safe to use in Spark tasks."""
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(to_local_path(path))
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(to_local_path(path))
+
+    def mkdirs(self, path: str) -> None:
+        os.makedirs(to_local_path(path), exist_ok=True)
+
+    def list(self, path: str) -> list[FileStatus]:
+        base = to_local_path(path)
+        out: list[FileStatus] = []
+        try:
+            entries = list(os.scandir(base))
+        except FileNotFoundError:
+            return out
+        for entry in entries:
+            try:
+                st = entry.stat()
+            except FileNotFoundError:
+                continue  # deleted while listing
+            out.append(FileStatus(entry.path, entry.name, st.st_size, entry.is_dir(), st.st_mtime))
+        return out
+
+    def walk_files(self, path: str) -> Iterator[FileStatus]:
+        base = to_local_path(path)
+        for root, _dirs, files in os.walk(base):
+            for name in files:
+                full = os.path.join(root, name)
+                try:
+                    st = os.stat(full)
+                except FileNotFoundError:
+                    continue
+                yield FileStatus(full, name, st.st_size, False, st.st_mtime)
+
+    def read_bytes(self, path: str) -> bytes:
+        with open(to_local_path(path), "rb") as fh:
+            return fh.read()
+
+    def write_bytes(self, path: str, data: bytes, *, overwrite: bool = True) -> None:
+        """Write a whole file atomically: to a hidden temporary name, then rename into place.
+
+        With ``overwrite=False`` the final step is a hard link, which fails if the target
+        exists: two writers racing for one completed instant cannot both win.
+        """
+        target = to_local_path(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+            return
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            raise CommitConflictError(f"'{target}' already exists; another writer created it first.") from None
+        finally:
+            os.unlink(tmp)
+
+    def create_empty(self, path: str) -> None:
+        self.write_bytes(path, b"")
+
+    def delete(self, path: str) -> bool:
+        try:
+            os.unlink(to_local_path(path))
+            return True
+        except FileNotFoundError:
+            return False
+
+    def delete_dir(self, path: str) -> None:
+        shutil.rmtree(to_local_path(path), ignore_errors=True)
+
+    def size(self, path: str) -> int:
+        return os.path.getsize(to_local_path(path))
+
+    def join(self, base: str, *parts: str) -> str:
+        return str(Path(to_local_path(base)).joinpath(*[p for p in parts if p]))

@@ -1,0 +1,57 @@
+"""Where things live under a table's base path (table version 6, timeline layout 1)."""
+
+from __future__ import annotations
+
+__all__ = ["TableLayout", "METAFOLDER", "PROPERTIES_FILE"]
+
+import os
+from dataclasses import dataclass
+
+from hudi_sql.model.instant import Instant
+from hudi_sql.storage.fs import to_local_path
+
+METAFOLDER = ".hoodie"
+PROPERTIES_FILE = "hoodie.properties"
+
+#: Folders Java creates with a new v6 table (empty unless bootstrap / archival / markers use them).
+INITIAL_FOLDERS = ("archived", ".temp", ".schema", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids")
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    base_path: str
+
+    @classmethod
+    def of(cls, base_path: str) -> TableLayout:
+        return cls(to_local_path(base_path).rstrip("/"))
+
+    @property
+    def meta_path(self) -> str:
+        return os.path.join(self.base_path, METAFOLDER)
+
+    @property
+    def properties_path(self) -> str:
+        return os.path.join(self.meta_path, PROPERTIES_FILE)
+
+    @property
+    def temp_path(self) -> str:
+        return os.path.join(self.meta_path, ".temp")
+
+    @property
+    def archived_path(self) -> str:
+        return os.path.join(self.meta_path, "archived")
+
+    def instant_path(self, instant: Instant) -> str:
+        return os.path.join(self.meta_path, instant.file_name)
+
+    def marker_dir(self, instant_time: str) -> str:
+        return os.path.join(self.temp_path, instant_time)
+
+    def partition_dir(self, partition_path: str) -> str:
+        return os.path.join(self.base_path, partition_path) if partition_path else self.base_path
+
+    def file_path(self, partition_path: str, file_name: str) -> str:
+        return os.path.join(self.partition_dir(partition_path), file_name)
+
+    def relative(self, path: str) -> str:
+        return os.path.relpath(to_local_path(path), self.base_path)

@@ -1,0 +1,220 @@
+"""FileSystemView: the table's file groups and slices as of an instant.
+
+Built from two inputs: listings of partition folders, and the timeline with the metadata of
+completed replacecommits. :func:`build_file_groups` is pure, so the slice rules below are
+tested without a file system; :class:`FileSystemView` adds the listing, cached per partition
+for the life of the view (one view per planned operation).
+
+Rules (Java's ``HoodieFileGroup`` and hudi-rs agree on them for v6):
+
+* a slice is *committed* when its base instant is a completed write instant (commit,
+  deltacommit, replacecommit; a compaction completes as a commit) or lies before the first
+  instant of the active timeline (archived); a pending compaction's slice counts too, for
+  MOR logs written while it runs;
+* the latest slice as of T is the committed slice with the greatest base instant <= T;
+* file groups replaced by a completed replacecommit <= T are left out.
+
+Files of failed or pending writes are thus invisible, whatever their instant.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FileSystemView", "PartitionListing", "build_file_groups", "list_partition_paths"]
+
+import fnmatch
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
+from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName
+from hudi_sql.model.instant import Action
+from hudi_sql.model.timeline import Timeline
+from hudi_sql.storage.fs import FileStatus, Storage
+from hudi_sql.storage.layout import METAFOLDER
+from hudi_sql.table.meta_client import TableMetaClient
+
+
+@dataclass(frozen=True)
+class PartitionListing:
+    partition_path: str
+    files: tuple[FileStatus, ...]
+
+
+def list_partition_paths(storage: Storage, base_path: str, *, partitioned: bool) -> list[str]:
+    """Relative paths of every partition: folders holding ``.hoodie_partition_metadata``.
+
+    A non-partitioned table has the single partition ``""`` (the base path itself).
+    """
+    if not partitioned:
+        return [""]
+    found: list[str] = []
+    root = base_path.rstrip("/")
+    for current, dirs, files in os.walk(root):
+        rel = os.path.relpath(current, root)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if d != METAFOLDER and not d.startswith(".")]
+            continue
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(name.startswith(PARTITION_METADATA_FILE) for name in files):
+            found.append(rel.replace(os.sep, "/"))
+    return sorted(found)
+
+
+def _is_committed(instant_time: str, committed: set[str], timeline: Timeline) -> bool:
+    return instant_time in committed or timeline.is_before_start(instant_time)
+
+
+def build_file_groups(
+    partition_path: str,
+    files: Iterable[FileStatus],
+    timeline: Timeline,
+    *,
+    as_of: str | None = None,
+    replaced: set[tuple[str, str]] | None = None,
+    include_uncommitted: bool = False,
+) -> list[FileGroup]:
+    """The file groups of one partition as of *as_of* (default: the latest completed write).
+
+    Args:
+        partition_path: relative partition path (``""`` for non-partitioned tables).
+        files: the partition folder's listing.
+        timeline: the full active timeline (states included).
+        as_of: only instants at or before it count.
+        replaced: (partition, file id) pairs replaced by completed replacecommits <= as_of.
+        include_uncommitted: keep slices of pending instants (rollback planning needs them).
+    """
+    view = timeline if as_of is None else timeline.up_to(as_of)
+    completed = view.completed()
+    committed = {i.instant_time for i in completed.with_actions(Action.COMMIT, Action.DELTA_COMMIT,
+                                                                    Action.REPLACE_COMMIT)}
+    pending_compactions = {i.instant_time for i in view.pending_compactions()}
+    bases: dict[str, dict[str, BaseFile]] = defaultdict(dict)
+    logs: dict[str, dict[str, list[LogFile]]] = defaultdict(lambda: defaultdict(list))
+    for status in files:
+        if status.is_dir:
+            continue
+        base_name = BaseFileName.try_parse(status.name)
+        if base_name is not None:
+            if as_of is not None and base_name.instant_time > as_of:
+                continue
+            if not include_uncommitted and not _is_committed(base_name.instant_time, committed, timeline):
+                continue
+            bases[base_name.file_id][base_name.instant_time] = BaseFile(status.path, status.size, base_name)
+            continue
+        log_name = LogFileName.try_parse(status.name)
+        if log_name is not None:
+            if as_of is not None and log_name.base_instant_time > as_of:
+                continue
+            logs[log_name.file_id][log_name.base_instant_time].append(LogFile(status.path, status.size, log_name))
+    groups: list[FileGroup] = []
+    for file_id in sorted(set(bases) | set(logs)):
+        if replaced and (partition_path, file_id) in replaced:
+            continue
+        group_id = FileGroupId(partition_path, file_id)
+        slice_instants = sorted(set(bases.get(file_id, {})) | set(logs.get(file_id, {})))
+        slices: list[FileSlice] = []
+        for instant_time in slice_instants:
+            base = bases.get(file_id, {}).get(instant_time)
+            slice_logs = tuple(sorted(logs.get(file_id, {}).get(instant_time, []), key=lambda lf: lf.name.sort_key()))
+            if base is None:
+                # Logs of a slice whose base file is not (yet) committed: either written during a
+                # pending compaction (kept, merged below), or log-only file groups (kept), or
+                # leftovers of a failed base write (skipped: no committed base instant).
+                known = _is_committed(instant_time, committed, timeline) or instant_time in pending_compactions
+                if not (known or include_uncommitted):
+                    if bases.get(file_id):
+                        continue
+            slices.append(FileSlice(group_id, instant_time, base, slice_logs))
+        slices = _merge_pending_compaction_slices(slices, pending_compactions)
+        if slices:
+            groups.append(FileGroup(group_id, tuple(slices)))
+    return groups
+
+
+def _merge_pending_compaction_slices(slices: list[FileSlice], pending: set[str]) -> list[FileSlice]:
+    """Logs written under a pending compaction belong, for readers, to the slice before it."""
+    merged: list[FileSlice] = []
+    for current in slices:
+        if current.base_file is None and current.base_instant_time in pending and merged:
+            previous = merged.pop()
+            merged.append(FileSlice(previous.file_group_id, previous.base_instant_time, previous.base_file,
+                                    previous.log_files + current.log_files))
+        else:
+            merged.append(current)
+    return merged
+
+
+class FileSystemView:
+    """File groups of a table as of one instant; partitions listed lazily and cached."""
+
+    def __init__(self, meta_client: TableMetaClient, *, as_of: str | None = None,
+                 include_uncommitted: bool = False) -> None:
+        self.meta_client = meta_client
+        self.timeline = meta_client.timeline
+        completed_writes = self.timeline.completed_writes()
+        self.as_of = as_of if as_of is not None else (completed_writes.last.instant_time
+                                                      if completed_writes.last else None)
+        self.include_uncommitted = include_uncommitted
+        self._partitions: list[str] | None = None
+        self._groups: dict[str, list[FileGroup]] = {}
+
+    @property
+    def is_empty(self) -> bool:
+        return self.as_of is None and not self.include_uncommitted
+
+    def replaced_file_groups(self) -> set[tuple[str, str]]:
+        replaced: set[tuple[str, str]] = set()
+        instants = self.timeline.completed().with_actions(Action.REPLACE_COMMIT)
+        if self.as_of is not None:
+            instants = instants.up_to(self.as_of)
+        for instant in instants:
+            replaced |= self.meta_client.commit_metadata(instant).replaced_file_ids()
+        return replaced
+
+    def partition_paths(self) -> list[str]:
+        if self._partitions is None:
+            partitioned = bool(self.meta_client.partition_fields) and not str(
+                self.meta_client.properties.get("hoodie.table.keygenerator.class", "")
+            ).endswith("NonpartitionedKeyGenerator")
+            self._partitions = list_partition_paths(self.meta_client.storage, self.meta_client.base_path,
+                                                    partitioned=partitioned)
+        return self._partitions
+
+    def file_groups(self, partition_path: str) -> list[FileGroup]:
+        if partition_path not in self._groups:
+            if self.as_of is None and not self.include_uncommitted:
+                self._groups[partition_path] = []
+            else:
+                files = self.meta_client.storage.list(self.meta_client.layout.partition_dir(partition_path))
+                self._groups[partition_path] = build_file_groups(
+                    partition_path, files, self.timeline, as_of=self.as_of,
+                    replaced=self._replaced(), include_uncommitted=self.include_uncommitted,
+                )
+        return self._groups[partition_path]
+
+    def _replaced(self) -> set[tuple[str, str]]:
+        if not hasattr(self, "_replaced_cache"):
+            self._replaced_cache = self.replaced_file_groups()
+        return self._replaced_cache
+
+    def latest_file_slices(self, partitions: Sequence[str] | None = None) -> list[FileSlice]:
+        chosen = self.partition_paths() if partitions is None else partitions
+        out: list[FileSlice] = []
+        for partition in chosen:
+            for group in self.file_groups(partition):
+                latest = group.latest_slice
+                if latest is not None:
+                    out.append(latest)
+        return out
+
+    def all_file_groups(self, partitions: Sequence[str] | None = None) -> list[FileGroup]:
+        chosen = self.partition_paths() if partitions is None else partitions
+        return [g for p in chosen for g in self.file_groups(p)]
+
+
+def match_partitions(partitions: Iterable[str], patterns: Iterable[str]) -> list[str]:
+    """Partitions matching any of *patterns* (``*`` wildcards, as delete_partition allows)."""
+    pats = list(patterns)
+    return [p for p in partitions if any(fnmatch.fnmatchcase(p, pat) for pat in pats)]
