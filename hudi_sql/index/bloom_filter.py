@@ -76,7 +76,7 @@ import numpy.typing as npt
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError, HudiKeyError, UnsupportedFeatureError
 
 BLOOM_FILTER_KEY = "org.apache.hudi.bloomfilter"
-"""Footer key of the base64 bloom filter (``HoodieAvroWriteSupport.HOODIE_AVRO_BLOOM_FILTER_METADATA_KEY``)."""
+"""Footer key of the base64 bloom filter (Java ``HOODIE_AVRO_BLOOM_FILTER_METADATA_KEY``)."""
 LEGACY_BLOOM_FILTER_KEY = "com.uber.hoodie.bloomfilter"
 """Pre-Apache footer key; Java readers fall back to it, so we read it too but never write it."""
 BLOOM_FILTER_TYPE_CODE_KEY = "hoodie_bloom_filter_type_code"
@@ -203,7 +203,7 @@ def hash_positions(key: bytes, nb_hash: int, vector_size: int) -> list[int]:
         HudiKeyError: *key* is empty.
     """
     if not key:
-        raise HudiKeyError("an empty record key cannot go into a bloom filter", help="record keys are non-empty")
+        raise _empty_key_error()
     positions = []
     h = 0
     for _ in range(nb_hash):
@@ -212,21 +212,28 @@ def hash_positions(key: bytes, nb_hash: int, vector_size: int) -> list[int]:
     return positions
 
 
+def _empty_key_error() -> HudiKeyError:
+    # Hadoop's HashFunction rejects empty keys ("key length must be > 0"); Hudi keys are never empty.
+    return HudiKeyError(
+        "an empty record key cannot go into a bloom filter",
+        help="check the record key fields; Hudi never writes an empty _hoodie_record_key",
+    )
+
+
 class _KeyBatch:
     """Keys prepared for column-wise Murmur: grouped by byte length, seed-independent parts mixed once.
 
     Murmur's per-word mixing of ``k`` and the tail value do not depend on the seed, so for the
     chained rounds of :func:`hash_positions` only ``h = h * m ^ k`` per word and the finalizer
-    remain per round. Keys of equal length share one (keys x words) uint32 matrix.
+    remain per round. Keys of equal length share one (words x keys) uint32 matrix, word-major so
+    that each step of a round reads one contiguous row.
     """
 
     def __init__(self, keys: Sequence[bytes]) -> None:
         self.size = len(keys)
         lengths = np.fromiter(map(len, keys), dtype=np.int64, count=self.size)
         if self.size and int(lengths.min()) == 0:
-            raise HudiKeyError(
-                "an empty record key cannot go into a bloom filter", help="record keys are non-empty"
-            )
+            raise _empty_key_error()
         if self.size and int(lengths.min()) == int(lengths.max()):
             self.order: npt.NDArray[np.int64] | None = None
             sorted_keys: Iterable[bytes] = keys
@@ -256,6 +263,7 @@ class _KeyBatch:
         words *= np.uint32(_M)
         words ^= words >> np.uint32(24)
         words *= np.uint32(_M)
+        words = np.ascontiguousarray(words.T)
         left = length - full
         if not left:
             return words, None
@@ -276,9 +284,9 @@ class _KeyBatch:
             h_prev = np.full(count, (seed or 0) & _MASK32, dtype=np.uint32)
             for r in range(rounds):
                 h = h_prev ^ np.uint32(length)
-                for j in range(words.shape[1]):
+                for word in words:
                     h *= m
-                    h ^= words[:, j]
+                    h ^= word
                 if tail is not None:
                     h ^= tail
                     h *= m
@@ -346,9 +354,10 @@ def _chunks(keys: Iterable[str]) -> Iterator[list[bytes]]:
     iterator = iter(keys)
     while batch := list(islice(iterator, _CHUNK)):
         try:
-            yield [key.encode("utf-8", "replace") for key in batch]
+            encoded = [key.encode("utf-8", "replace") for key in batch]  # fast path of _encode
         except AttributeError:
-            yield [_encode(key) for key in batch]  # raises, naming the offending key
+            encoded = [_encode(key) for key in batch]  # raises, naming the offending key
+        yield encoded
 
 
 # --------------------------------------------------------------------------------------------
@@ -487,8 +496,8 @@ class BloomFilter:
     # -- bytes ----------------------------------------------------------------------------------
 
     def _standard_bytes(self, bits: _Bits) -> bytes:
-        header = struct.pack(">i", _VERSION) + _STANDARD_HEADER.pack(self._nb_hash, _MURMUR_HASH, self._vector_size)
-        return header + np.packbits(bits, bitorder="little").tobytes()
+        packed = np.packbits(bits, bitorder="little")  # Hadoop: bit i under mask 1 << (i % 8)
+        return _filter_header(self._nb_hash, self._vector_size) + packed.tobytes()
 
     def to_bytes(self) -> bytes:
         """The raw bytes Java's ``write(DataOutput)`` produces (before base64)."""
@@ -660,7 +669,7 @@ class DynamicBloomFilter(BloomFilter):
         return out
 
     def to_bytes(self) -> bytes:
-        header = struct.pack(">i", _VERSION) + _STANDARD_HEADER.pack(self._nb_hash, _MURMUR_HASH, self._vector_size)
+        header = _filter_header(self._nb_hash, self._vector_size)
         header += _DYNAMIC_HEADER.pack(self._nr, self._current, len(self._rows))
         return header + b"".join(self._standard_bytes(bits) for bits in self._rows)
 
@@ -718,6 +727,11 @@ class _Reader:
         return fmt.unpack(self.take(fmt.size))
 
 
+def _filter_header(nb_hash: int, vector_size: int) -> bytes:
+    """Hadoop ``Filter.write``: version, nbHash, hashType, vectorSize."""
+    return struct.pack(">i", _VERSION) + _STANDARD_HEADER.pack(nb_hash, _MURMUR_HASH, vector_size)
+
+
 def _read_header(reader: _Reader) -> tuple[int, int, int]:
     """Hadoop ``Filter.readFields``: (nbHash, hashType, vectorSize), insisting on version -1 and Murmur."""
     (version,) = reader.unpack(struct.Struct(">i"))
@@ -736,7 +750,8 @@ def _read_header(reader: _Reader) -> tuple[int, int, int]:
         )
     if nb_hash <= 0 or vector_size <= 0:
         raise HudiFileFormatError(
-            f"bloom filter header is invalid: nbHash={nb_hash}, vectorSize={vector_size} (both must be positive)"
+            f"bloom filter header is invalid: nbHash={nb_hash}, vectorSize={vector_size} "
+            "(both must be positive)"
         )
     return nb_hash, hash_type, vector_size
 

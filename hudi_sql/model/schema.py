@@ -45,8 +45,9 @@ __all__ = [
     "to_arrow_type",
     "from_arrow_schema",
     "from_arrow_type",
-    "with_meta_fields",
-    "without_meta_fields",
+    "from_arrow_field",
+    "add_meta_fields",
+    "drop_meta_fields",
     "coercible",
     "check_compatible",
     "require_compatible",
@@ -140,9 +141,11 @@ def _min_bytes_for_precision(precision: int) -> int:
     return num_bytes
 
 
-_META_FIELD_AVRO: tuple[dict[str, Any], ...] = tuple(
-    {"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_FIELDS
-)
+def _meta_fields_avro() -> tuple[dict[str, Any], ...]:
+    """``HoodieAvroUtils.addMetadataFields``: optional strings with an empty doc and null default."""
+    return tuple(
+        {"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_FIELDS
+    )
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,9 @@ class _AvroWriter:
             if field.name in seen:
                 raise HudiSchemaError(f"Column '{field_path}' appears twice", help="rename one of them")
             seen.add(field.name)
-            avro_type = self.field_type(field.dataType, field.nullable, field.name, child_namespace, field_path)
+            avro_type = self.field_type(
+                field.dataType, field.nullable, field.name, child_namespace, field_path
+            )
             entry: dict[str, Any] = {"name": field.name, "type": avro_type}
             if self.commit_style:
                 comment = (field.metadata or {}).get(_COMMENT_KEY)
@@ -277,8 +282,8 @@ def to_avro_schema(
     writer = _AvroWriter(commit_style=style == "commit")
     leading: tuple[dict[str, Any], ...] = ()
     if with_meta_fields:
-        struct = without_meta_fields(struct)
-        leading = tuple(dict(f) for f in _META_FIELD_AVRO)
+        struct = drop_meta_fields(struct)
+        leading = _meta_fields_avro()
     return writer.record(struct, avro_record_name(table_name), avro_namespace(table_name), "", leading)
 
 
@@ -302,7 +307,8 @@ class _AvroReader:
     """spark-avro's ``SchemaConverters.toSqlType``, with named-type references resolved."""
 
     def __init__(self) -> None:
-        self.named: dict[str, Any] = {}
+        # full name -> (definition, namespace it was defined in), for later references by name
+        self.named: dict[str, tuple[dict[str, Any], str]] = {}
         self.in_progress: set[str] = set()
 
     @staticmethod
@@ -313,11 +319,12 @@ class _AvroReader:
         space = schema.get("namespace", namespace) or ""
         return (f"{space}.{name}" if space else name), space
 
-    def lookup(self, ref: str, namespace: str) -> Any:
+    def read_reference(self, ref: str, namespace: str, path: str) -> tuple[DataType, bool]:
         for candidate in (f"{namespace}.{ref}" if namespace else ref, ref):
             if candidate in self.named:
-                return self.named[candidate]
-        raise HudiSchemaError(f"Avro schema refers to unknown type '{ref}'")
+                definition, defined_in = self.named[candidate]
+                return self.read(definition, defined_in, path)
+        raise HudiSchemaError(f"Avro schema for '{path}' refers to unknown type '{ref}'")
 
     def read(self, schema: Any, namespace: str, path: str) -> tuple[DataType, bool]:
         """The Spark type of *schema*, and whether it admits null."""
@@ -327,7 +334,7 @@ class _AvroReader:
             primitive = _AVRO_PRIMITIVES.get(schema)
             if primitive is not None:
                 return primitive, schema == "null"
-            return self.read(self.lookup(schema, namespace), namespace, path)
+            return self.read_reference(schema, namespace, path)
         if not isinstance(schema, dict):
             raise HudiSchemaError(f"Avro schema for '{path or '<root>'}' is not a type: {schema!r}")
         kind = schema.get("type")
@@ -361,19 +368,20 @@ class _AvroReader:
         if isinstance(kind, str) and kind in _AVRO_PRIMITIVES:
             return _AVRO_PRIMITIVES[kind], kind == "null"
         if isinstance(kind, str):
-            return self.read(self.lookup(kind, namespace), namespace, path)
+            return self.read_reference(kind, namespace, path)
         raise HudiSchemaError(f"Avro schema for '{path or '<root>'}' has no type: {schema!r}")
 
-    def define(self, schema: dict[str, Any], namespace: str) -> str:
+    def define(self, schema: dict[str, Any], namespace: str) -> None:
         full, _ = self.full_name(schema, namespace)
-        self.named[full] = schema
-        return full
+        self.named[full] = (schema, namespace)
 
     def record(self, schema: dict[str, Any], namespace: str, path: str) -> StructType:
         full, space = self.full_name(schema, namespace)
         if full in self.in_progress:
-            raise HudiSchemaError(f"Avro record '{full}' at '{path}' is recursive; Spark cannot represent it")
-        self.named[full] = schema
+            raise HudiSchemaError(
+                f"Avro record '{full}' at '{path}' is recursive; Spark SQL types cannot represent it"
+            )
+        self.named[full] = (schema, namespace)
         self.in_progress.add(full)
         fields = []
         for field in schema.get("fields", []):
@@ -387,7 +395,7 @@ class _AvroReader:
         return StructType(fields)
 
     def union(self, branches: list[Any], namespace: str, path: str) -> tuple[DataType, bool]:
-        non_null = [b for b in branches if b != "null" and not (isinstance(b, dict) and b.get("type") == "null")]
+        non_null = [b for b in branches if not _is_null_branch(b)]
         has_null = len(non_null) < len(branches)
         if not non_null:
             return NullType(), True
@@ -402,6 +410,10 @@ class _AvroReader:
             return DoubleType(), has_null
         members = [StructField(f"member{i}", dt, True) for i, dt in enumerate(read)]
         return StructType(members), has_null
+
+
+def _is_null_branch(branch: Any) -> bool:
+    return branch == "null" or (isinstance(branch, dict) and branch.get("type") == "null")
 
 
 _AVRO_PRIMITIVES: dict[str, DataType] = {
@@ -439,20 +451,23 @@ def from_avro_schema(avro: str | dict[str, Any]) -> StructType:
             raise HudiSchemaError(f"Avro schema is not valid JSON: {exc}") from exc
     if not isinstance(avro, dict) or avro.get("type") != "record":
         raise HudiSchemaError("A table's Avro schema must be a record", help="check the schema source")
-    return _AvroReader().record(avro, "", "")
+    try:
+        return _AvroReader().record(avro, "", "")
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise HudiSchemaError(f"Avro schema is malformed ({type(exc).__name__}: {exc})") from exc
 
 
 # --------------------------------------------------------------------------------------------
 # Meta columns
 
 
-def with_meta_fields(struct: StructType) -> StructType:
+def add_meta_fields(struct: StructType) -> StructType:
     """*struct* with the five meta columns (nullable strings) first, replacing any it had."""
     meta = [StructField(name, StringType(), True) for name in META_FIELDS]
-    return StructType(meta + without_meta_fields(struct).fields)
+    return StructType(meta + drop_meta_fields(struct).fields)
 
 
-def without_meta_fields(struct: StructType) -> StructType:
+def drop_meta_fields(struct: StructType) -> StructType:
     """*struct* without the ``_hoodie_*`` meta columns."""
     return StructType([f for f in struct.fields if f.name not in META_FIELDS])
 
@@ -508,7 +523,7 @@ def _arrow_field(field: StructField) -> pa.Field:
 def to_arrow_schema(struct: StructType, *, with_meta_fields: bool = False) -> pa.Schema:
     """The Arrow schema of *struct*, nullability carried; meta columns first if asked."""
     if with_meta_fields:
-        struct = globals()["with_meta_fields"](struct)
+        struct = add_meta_fields(struct)
     return pa.schema([_arrow_field(f) for f in struct.fields])
 
 
@@ -530,14 +545,9 @@ def from_arrow_type(at: pa.DataType) -> DataType:
         return DoubleType()
     if pa.types.is_decimal(at) and at.precision <= 38:
         return DecimalType(at.precision, at.scale)
-    if pa.types.is_string(at) or pa.types.is_large_string(at) or pa.types.is_string_view(at):
+    if pa.types.is_string(at) or pa.types.is_large_string(at):
         return StringType()
-    if (
-        pa.types.is_binary(at)
-        or pa.types.is_large_binary(at)
-        or pa.types.is_fixed_size_binary(at)
-        or pa.types.is_binary_view(at)
-    ):
+    if pa.types.is_binary(at) or pa.types.is_large_binary(at) or pa.types.is_fixed_size_binary(at):
         return BinaryType()
     if pa.types.is_date32(at):
         return DateType()
@@ -567,6 +577,7 @@ def from_arrow_schema(schema: pa.Schema) -> StructType:
 # Compatibility of an incoming batch with the table
 
 _INTEGRAL_RANK = {ByteType: 0, ShortType: 1, IntegerType: 2, LongType: 3}
+_CONTAINERS = (StructType, ArrayType, MapType)
 
 
 def coercible(from_type: DataType, to_type: DataType) -> bool:
@@ -588,7 +599,8 @@ def _type_problems(incoming: DataType, table: DataType, path: str) -> list[_Prob
     if isinstance(table, StructType) and isinstance(incoming, StructType):
         return _struct_problems(incoming, table, path, allow_extra=False)
     if isinstance(table, ArrayType) and isinstance(incoming, ArrayType):
-        return _type_problems(incoming.elementType, table.elementType, f"{path}.element" if path else "element")
+        element_path = f"{path}.element" if path else "element"
+        return _type_problems(incoming.elementType, table.elementType, element_path)
     if isinstance(table, MapType) and isinstance(incoming, MapType):
         key_path = f"{path}.key" if path else "key"
         value_path = f"{path}.value" if path else "value"
@@ -613,7 +625,7 @@ def _scalar_coercible(incoming: DataType, table: DataType) -> bool:
         return _INTEGRAL_RANK[type(incoming)] <= _INTEGRAL_RANK[type(table)]
     if isinstance(table, DoubleType):
         return type(incoming) in _INTEGRAL_RANK or isinstance(incoming, (FloatType, DoubleType))
-    if isinstance(incoming, (StructType, ArrayType, MapType)) or isinstance(table, (StructType, ArrayType, MapType)):
+    if isinstance(incoming, _CONTAINERS) or isinstance(table, _CONTAINERS):
         return False
     return type(incoming) is type(table)
 
@@ -640,7 +652,16 @@ class _Problem:
         )
 
 
-def _struct_problems(incoming: StructType, table: StructType, path: str, *, allow_extra: bool) -> list[_Problem]:
+def _name_hint(name: str, candidates: list[str]) -> str:
+    same_but_case = [c for c in candidates if c.lower() == name.lower()]
+    if same_but_case:
+        return f" Did you mean '{same_but_case[0]}'? Column names are case-sensitive."
+    return did_you_mean(name, candidates)
+
+
+def _struct_problems(
+    incoming: StructType, table: StructType, path: str, *, allow_extra: bool
+) -> list[_Problem]:
     problems: list[_Problem] = []
     incoming_fields = {f.name: f for f in incoming.fields}
     table_names = [f.name for f in table.fields]
@@ -648,7 +669,7 @@ def _struct_problems(incoming: StructType, table: StructType, path: str, *, allo
         column = f"{path}.{field.name}" if path else field.name
         source = incoming_fields.get(field.name)
         if source is None:
-            hint = did_you_mean(field.name, incoming_fields)
+            hint = _name_hint(field.name, list(incoming_fields))
             problems.append(_Problem(column, "missing", None, field.dataType, hint))
             continue
         problems.extend(_type_problems(source.dataType, field.dataType, column))
@@ -656,14 +677,14 @@ def _struct_problems(incoming: StructType, table: StructType, path: str, *, allo
         for field in incoming.fields:
             if field.name not in table_names:
                 column = f"{path}.{field.name}" if path else field.name
-                hint = did_you_mean(field.name, table_names)
+                hint = _name_hint(field.name, table_names)
                 problems.append(_Problem(column, "extra", field.dataType, None, hint))
     return problems
 
 
 def _problems(incoming: StructType, table: StructType, allow_extra_columns: bool) -> list[_Problem]:
     return _struct_problems(
-        without_meta_fields(incoming), without_meta_fields(table), "", allow_extra=allow_extra_columns
+        drop_meta_fields(incoming), drop_meta_fields(table), "", allow_extra=allow_extra_columns
     )
 
 
@@ -694,7 +715,9 @@ def require_compatible(
     first = problems[0]
     incoming_type = first.incoming.simpleString() if first.incoming is not None else "<absent>"
     table_type = first.table.simpleString() if first.table is not None else "<absent>"
-    more = f" ({len(problems) - 1} more: {'; '.join(str(p) for p in problems[1:4])})" if len(problems) > 1 else ""
+    more = ""
+    if len(problems) > 1:
+        more = f" ({len(problems) - 1} more: {'; '.join(str(p) for p in problems[1:4])})"
     helps = {
         "missing": "add the column to the query (NULL if unknown) or drop it from the table",
         "extra": "drop the column from the query or add it to the table first",
