@@ -1,0 +1,82 @@
+"""hudi-sql: Apache Hudi tables (table version 6) written and read from PySpark, driven by SQL.
+
+Entry points:
+
+* :func:`spark_session` - the embedded default SparkSession, with the ``hudi`` format registered;
+* :func:`write` - write a DataFrame with Apache Hudi's datasource options;
+* :func:`read` - query a table (snapshot, read-optimized, incremental, time travel);
+* :func:`rollback` - roll back the latest completed commit.
+
+``spark.read.format("hudi")`` and ``df.write.format("hudi")`` work in sessions hudi-sql set up.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, HudiWriteConfig, QueryType, TableType
+from hudi_sql.errors import (
+    CommitConflictError,
+    CommitStateUnknownError,
+    HudiConfigError,
+    HudiError,
+    HudiFileFormatError,
+    HudiKeyError,
+    HudiSchemaError,
+    HudiSqlError,
+    HudiTimelineError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+    UnsupportedFeatureError,
+)
+from hudi_sql.spark.session import spark_session
+from hudi_sql.write.api import write
+from hudi_sql.write.client import WriteResult
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from hudi_sql.commit.rollback import RollbackResult
+
+__all__ = [
+    "CommitConflictError",
+    "CommitStateUnknownError",
+    "HudiConfigError",
+    "HudiConfigs",
+    "HudiError",
+    "HudiFileFormatError",
+    "HudiKeyError",
+    "HudiReadConfig",
+    "HudiSchemaError",
+    "HudiSqlError",
+    "HudiTableConfig",
+    "HudiTimelineError",
+    "HudiWriteConfig",
+    "QueryType",
+    "TableAlreadyExistsError",
+    "TableNotFoundError",
+    "TableType",
+    "UnsupportedFeatureError",
+    "WriteResult",
+    "read",
+    "rollback",
+    "spark_session",
+    "write",
+]
+
+__version__ = "0.1.0"
+
+
+def read(spark: SparkSession, path: str, options: dict[str, Any] | None = None) -> DataFrame:
+    """Query the table at *path*; same as ``spark.read.format("hudi").options(**options).load(path)``."""
+    from hudi_sql.read.api import read_table
+
+    return read_table(spark, path, options)
+
+
+def rollback(path: str, instant_time: str | None = None) -> RollbackResult:
+    """Roll back the latest completed commit of the table at *path* (recorded as a rollback instant)."""
+    from hudi_sql.commit.rollback import rollback_latest_commit
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    return rollback_latest_commit(TableMetaClient.load(path), instant_time)

@@ -1,0 +1,228 @@
+"""Rollback: undo a failed (pending) write, or the latest completed one on request.
+
+Protocol for rolling back instant F with a new instant R (Java's order, table version 6):
+
+1. ``R.rollback.requested`` holds the plan (Avro ``HoodieRollbackPlan``): the files to
+   delete and the log files to cancel;
+2. ``R.rollback.inflight`` (empty);
+3. if F completed, its completed file goes first, so readers stop seeing F at once;
+4. the base files F created (from its markers, else from its write stats, else by listing
+   files carrying F's instant) are deleted; for log appends a ROLLBACK command block targeting
+   F is written as a new log version of each slice F appended to;
+5. ``R.rollback`` holds ``HoodieRollbackMetadata``;
+6. F's requested / inflight files and ``.hoodie/.temp/F/`` are removed.
+
+Each step is safe to repeat, so a rollback that itself dies is finished by the next one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["RollbackPlan", "RollbackResult", "plan_rollback", "rollback_instant", "rollback_failed_writes",
+           "rollback_latest_commit"]
+
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from hudi_sql.commit.markers import IOType, read_markers
+from hudi_sql.errors import HudiTimelineError
+from hudi_sql.model.file_names import BaseFileName, LogFileName
+from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, InstantTimeGenerator, State
+from hudi_sql.storage.fs import to_uri
+from hudi_sql.table.meta_client import TableMetaClient
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RollbackRequest:
+    partition_path: str
+    file_id: str | None = None
+    latest_base_instant: str | None = None
+    files_to_delete: tuple[str, ...] = ()  # absolute paths
+    log_files_to_cancel: tuple[tuple[str, int], ...] = ()  # (absolute path, size)
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    instant: Instant  # the instant rolled back, in its furthest state
+    requests: tuple[RollbackRequest, ...] = ()
+
+    def to_avro(self) -> dict[str, object]:
+        return {
+            "instantToRollback": {"commitTime": self.instant.instant_time, "action": self.instant.action.value},
+            "RollbackRequests": [
+                {
+                    "partitionPath": r.partition_path,
+                    "fileId": r.file_id,
+                    "latestBaseInstant": r.latest_base_instant,
+                    "filesToBeDeleted": [to_uri(p) for p in r.files_to_delete],
+                    "logBlocksToBeDeleted": {to_uri(p): size for p, size in r.log_files_to_cancel} or None,
+                }
+                for r in self.requests
+            ],
+            "version": 1,
+        }
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    rollback_instant_time: str
+    rolled_back: Instant
+    deleted_files: tuple[str, ...] = ()
+    rollback_log_files: tuple[str, ...] = ()
+    partitions: tuple[str, ...] = field(default_factory=tuple)
+
+
+def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPlan:
+    """What rolling back *instant* will delete or cancel (reads markers or commit metadata)."""
+    storage, layout = meta_client.storage, meta_client.layout
+    deletes: dict[str, list[str]] = defaultdict(list)
+    appends: dict[tuple[str, str, str], None] = {}
+    markers = read_markers(storage, layout, instant.instant_time)
+    if markers:
+        for marker in markers:
+            if marker.io_type is IOType.APPEND:
+                base = BaseFileName.try_parse(marker.file_name)
+                if base is not None:
+                    appends[(marker.partition_path, base.file_id, base.instant_time)] = None
+                continue
+            path = layout.file_path(marker.partition_path, marker.file_name)
+            if storage.exists(path):
+                deletes[marker.partition_path].append(path)
+    elif instant.is_completed:
+        for stat in meta_client.commit_metadata(instant).write_stats():
+            partition = stat.partition_path or ""
+            if stat.is_delta and stat.path:
+                appends[(partition, stat.file_id, stat.prev_commit)] = None
+            elif stat.path:
+                deletes[partition].append(layout.file_path("", stat.path))
+    else:
+        # No markers (e.g. killed before the first task started): find files by instant in name.
+        for status in storage.walk_files(meta_client.base_path):
+            if "/.hoodie/" in status.path:
+                continue
+            name = BaseFileName.try_parse(status.name)
+            if name is not None and name.instant_time == instant.instant_time:
+                partition = layout.relative(status.path).rpartition("/")[0]
+                deletes[partition].append(status.path)
+    requests = [RollbackRequest(p, files_to_delete=tuple(sorted(files))) for p, files in sorted(deletes.items())]
+    for (partition, file_id, base_instant) in sorted(appends):
+        logs = _slice_log_files(meta_client, partition, file_id, base_instant)
+        requests.append(RollbackRequest(partition, file_id, base_instant, (), tuple(logs)))
+    return RollbackPlan(instant, tuple(requests))
+
+
+def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,
+                     base_instant: str) -> list[tuple[str, int]]:
+    out = []
+    for status in meta_client.storage.list(meta_client.layout.partition_dir(partition)):
+        name = LogFileName.try_parse(status.name)
+        if name and name.file_id == file_id and name.base_instant_time == base_instant:
+            out.append((status.path, status.size))
+    return sorted(out)
+
+
+def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
+                     rollback_time: str | None = None) -> RollbackResult:
+    """Roll back one write instant (pending or completed), recording a rollback instant."""
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
+
+    if instant.action not in WRITE_ACTIONS and instant.action is not Action.COMPACTION:
+        raise HudiTimelineError(f"Cannot roll back {instant}: only commits, deltacommits, replacecommits "
+                                "and compactions can be rolled back.")
+    started = time.time()
+    storage, layout = meta_client.storage, meta_client.layout
+    plan = plan_rollback(meta_client, instant)
+    meta_client.reload_timeline()
+    rollback_time = rollback_time or InstantTimeGenerator.next(after=meta_client.timeline.latest_time())
+    rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
+    storage.write_bytes(layout.instant_path(rollback.to(State.REQUESTED)),
+                        serialize(AvroMetadataKind.ROLLBACK_PLAN, plan.to_avro()))
+    storage.write_bytes(layout.instant_path(rollback.to(State.INFLIGHT)), b"")
+    if instant.is_completed:
+        storage.delete(layout.instant_path(instant))
+    deleted: dict[str, list[str]] = defaultdict(list)
+    rollback_logs: dict[str, dict[str, int]] = defaultdict(dict)
+    failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
+    for request in plan.requests:
+        for path in request.files_to_delete:
+            if storage.delete(path) or not storage.exists(path):
+                deleted[request.partition_path].append(to_uri(path))
+        if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
+            path, size = _write_rollback_block(meta_client, request, instant.instant_time, rollback_time)
+            rollback_logs[request.partition_path][to_uri(path)] = size
+            for log_path, log_size in request.log_files_to_cancel:
+                failed_logs[request.partition_path][to_uri(log_path)] = log_size
+    partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
+    metadata = {
+        "startRollbackTime": rollback_time,
+        "timeTakenInMillis": int((time.time() - started) * 1000),
+        "totalFilesDeleted": sum(len(v) for v in deleted.values()),
+        "commitsRollback": [instant.instant_time],
+        "partitionMetadata": {
+            p: {
+                "partitionPath": p,
+                "successDeleteFiles": deleted.get(p, []),
+                "failedDeleteFiles": [],
+                "rollbackLogFiles": rollback_logs.get(p) or None,
+                "logFilesFromFailedCommit": failed_logs.get(p) or None,
+            }
+            for p in partitions
+        },
+        "version": 1,
+        "instantsRollback": [{"commitTime": instant.instant_time, "action": instant.action.value}],
+    }
+    storage.write_bytes(layout.instant_path(rollback), serialize(AvroMetadataKind.ROLLBACK_METADATA, metadata))
+    for state in (State.INFLIGHT, State.REQUESTED):
+        storage.delete(layout.instant_path(instant.to(state)))
+    storage.delete_dir(layout.marker_dir(instant.instant_time))
+    meta_client.reload_timeline()
+    _log.info("Rolled back %s as rollback %s (%d files deleted).", instant, rollback_time,
+              metadata["totalFilesDeleted"])
+    return RollbackResult(rollback_time, instant, tuple(p for v in deleted.values() for p in v),
+                          tuple(p for v in rollback_logs.values() for p in v), tuple(partitions))
+
+
+def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest, target: str,
+                          rollback_time: str) -> tuple[str, int]:
+    """A new log version of the slice holding one ROLLBACK command block targeting *target*."""
+    from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_rollback_block
+
+    assert request.file_id and request.latest_base_instant
+    versions = [LogFileName.parse(p.rsplit("/", 1)[1]).version for p, _ in
+                _slice_log_files(meta_client, request.partition_path, request.file_id, request.latest_base_instant)]
+    name = LogFileName(request.file_id, request.latest_base_instant, max(versions, default=0) + 1,
+                       ROLLBACK_WRITE_TOKEN)
+    path = meta_client.layout.file_path(request.partition_path, name.name)
+    data = encode_rollback_block(rollback_time, target)
+    meta_client.storage.write_bytes(path, data, overwrite=False)
+    return path, len(data)
+
+
+def rollback_failed_writes(meta_client: TableMetaClient) -> list[RollbackResult]:
+    """Roll back every pending write instant (EAGER failed-writes policy, single writer)."""
+    meta_client.reload_timeline()
+    results = []
+    for instant in meta_client.timeline.pending_writes():
+        _log.warning("Rolling back failed write %s.", instant)
+        results.append(rollback_instant(meta_client, instant))
+    return results
+
+
+def rollback_latest_commit(meta_client: TableMetaClient, instant_time: str | None = None) -> RollbackResult:
+    """Roll back the latest completed write (only the latest: later writes may build on it)."""
+    meta_client.reload_timeline()
+    writes = meta_client.timeline.completed_writes()
+    latest = writes.last
+    if latest is None:
+        raise HudiTimelineError(f"Table '{meta_client.base_path}' has no completed commit to roll back.")
+    if instant_time is not None and instant_time != latest.instant_time:
+        if not writes.contains_time(instant_time):
+            raise HudiTimelineError(f"No completed commit {instant_time} on the timeline of '{meta_client.base_path}'.")
+        raise HudiTimelineError(
+            f"Commit {instant_time} is not the latest ({latest.instant_time}); only the latest commit can be "
+            "rolled back.", help="roll back the later commits first, or restore to a savepoint",
+        )
+    return rollback_instant(meta_client, latest)

@@ -1,0 +1,77 @@
+"""SIMPLE and GLOBAL_SIMPLE index: tag incoming records with their file group by a Spark join.
+
+The keys of the latest base files of the touched partitions (every partition for the global
+variant) are read by Spark's Parquet reader, only the key columns, and joined with the
+incoming keys. A match is an update of that file group; no match is an insert.
+
+Global index and a changed partition (``hoodie.simple.index.update.partition.path``): with the
+option on (default), the record moves: a delete goes to the old file group and an insert to the
+new partition; with it off, the update is applied in the old partition.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FILE_ID_COLUMN", "tag_location", "existing_keys"]
+
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hudi_sql.model.schema import FILE_NAME_FIELD, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.write.handles import IS_DELETE_COLUMN
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+FILE_ID_COLUMN = "_hoodie_file_id"
+
+
+def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], *, populate_meta_fields: bool,
+                  record_key: Column | None = None, partition_path: Column | None = None) -> DataFrame:
+    """(record key, partition path, file id) of every row of *base_files* ((partition, path) pairs).
+
+    With meta fields off the key and partition are recomputed from the data columns by the
+    table's key generator expressions (*record_key*, *partition_path*).
+    """
+    from pyspark.sql import functions as F
+
+    paths = [path for _, path in base_files]
+    frame = spark.read.parquet(*paths)
+    file_id = F.substring_index(F.col(FILE_NAME_FIELD), "_", 1)
+    if populate_meta_fields:
+        return frame.select(F.col(RECORD_KEY_FIELD).alias("_ek"), F.col(PARTITION_PATH_FIELD).alias("_ep"),
+                            file_id.alias("_ef"))
+    assert record_key is not None and partition_path is not None
+    return frame.select(record_key.alias("_ek"), partition_path.alias("_ep"), file_id.alias("_ef"))
+
+
+def tag_location(records: DataFrame, existing: DataFrame | None, *, global_index: bool,
+                 update_partition_path: bool) -> DataFrame:
+    """*records* with ``_hoodie_file_id`` set for keys found in *existing* (null for inserts)."""
+    from pyspark.sql import functions as F
+
+    if existing is None:
+        return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+    if not global_index:
+        joined = records.join(
+            existing,
+            (records[RECORD_KEY_FIELD] == existing["_ek"]) & (records[PARTITION_PATH_FIELD] == existing["_ep"]),
+            "left",
+        )
+        return joined.withColumn(FILE_ID_COLUMN, F.col("_ef")).drop("_ek", "_ep", "_ef")
+
+    joined = records.join(existing, records[RECORD_KEY_FIELD] == existing["_ek"], "left")
+    moved = F.col("_ef").isNotNull() & (F.col("_ep") != F.col(PARTITION_PATH_FIELD))
+    same = joined.where(~moved).withColumn(FILE_ID_COLUMN, F.col("_ef"))
+    if not update_partition_path:
+        # Keep the record where it is: the update lands in its current partition.
+        kept = joined.where(moved).withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(
+            FILE_ID_COLUMN, F.col("_ef"))
+        return same.unionByName(kept).drop("_ek", "_ep", "_ef")
+    delete_old = (joined.where(moved)
+                  .withColumn(PARTITION_PATH_FIELD, F.col("_ep"))
+                  .withColumn(FILE_ID_COLUMN, F.col("_ef"))
+                  .withColumn(IS_DELETE_COLUMN, F.lit(True)))
+    insert_new = joined.where(moved & ~F.col(IS_DELETE_COLUMN)).withColumn(FILE_ID_COLUMN,
+                                                                          F.lit(None).cast("string"))
+    return same.unionByName(delete_old).unionByName(insert_new).drop("_ek", "_ep", "_ef")

@@ -1,0 +1,71 @@
+"""``spark.read.format("hudi")``: DataFrames over a planned read.
+
+Base files of slices without logs go to Spark's native Parquet reader with the table schema
+given explicitly (older files lacking evolved columns read as null). Slices with logs (MOR
+snapshot) are merged in Python tasks by :mod:`hudi_sql.read.merge_exec`. Incremental queries
+filter rows by ``_hoodie_commit_time``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["read_table", "table_struct"]
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hudi_sql.config import HudiConfigs, QueryType
+from hudi_sql.errors import HudiConfigError
+from hudi_sql.model.schema import COMMIT_TIME_FIELD, add_meta_fields, from_avro_schema
+from hudi_sql.read.plan import ReadPlan, plan_read
+from hudi_sql.table.meta_client import TableMetaClient
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+
+def table_struct(schema_json: str | None) -> StructType:
+    """The Spark schema of query results: the five meta columns, then the data columns."""
+    from pyspark.sql.types import StructType
+
+    return add_meta_fields(from_avro_schema(schema_json) if schema_json else StructType([]))
+
+
+def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any] | None = None, *,
+               partition_filter: Callable[[str], bool] | None = None) -> DataFrame:
+    """Query the Hudi table at *path* with Apache Hudi's read options.
+
+    Args:
+        spark: the session to build the DataFrame in.
+        path: the table's base path.
+        options: ``hoodie.datasource.query.type`` (snapshot, read_optimized, incremental),
+            ``hoodie.datasource.read.begin.instanttime`` / ``.end.instanttime``, ``as.of.instant``.
+        partition_filter: keeps a partition path when it returns True (partition pruning).
+    """
+    if not path:
+        raise HudiConfigError("A Hudi read needs the table's base path: spark.read.format('hudi').load(path).")
+    configs = HudiConfigs.of({k: v for k, v in (options or {}).items() if k != "path"})
+    meta = TableMetaClient.load(path)
+    return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter))
+
+
+def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPlan) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    struct = table_struct(plan.schema_json)
+    frames = []
+    if plan.native_files:
+        frames.append(spark.read.schema(struct).parquet(*plan.native_files))
+    if plan.merge_slices:
+        from hudi_sql.read.merge_exec import read_merged_slices
+
+        frames.append(read_merged_slices(spark, meta, plan, struct))
+    if not frames:
+        return spark.createDataFrame([], struct)
+    result = frames[0]
+    for frame in frames[1:]:
+        result = result.unionByName(frame)
+    if plan.query_type is QueryType.INCREMENTAL and plan.begin is not None and plan.end is not None:
+        result = result.where((F.col(COMMIT_TIME_FIELD) > F.lit(plan.begin))
+                              & (F.col(COMMIT_TIME_FIELD) <= F.lit(plan.end)))
+    return result

@@ -1,0 +1,136 @@
+"""Read planning (pure over the loaded timeline and listings): which files a query reads.
+
+* snapshot: the latest committed slice of every file group as of the query instant; slices
+  without log files are read by Spark's native Parquet reader, only slices with logs are
+  merged in Python;
+* read_optimized: base files of those slices only;
+* incremental: for each file group written by a completed write in (begin, end], the latest
+  base file written in that range, rows filtered to ``_hoodie_commit_time`` in (begin, end].
+"""
+
+from __future__ import annotations
+
+__all__ = ["ReadPlan", "plan_read", "partition_values"]
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
+from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_sql.model.file_group import FileSlice
+from hudi_sql.model.instant import Action, normalize_instant_time
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient
+
+EARLIEST = "000"
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    query_type: QueryType
+    as_of: str | None
+    schema_json: str | None
+    native_files: tuple[str, ...] = ()  # read by Spark's Parquet reader
+    merge_slices: tuple[FileSlice, ...] = ()  # base + logs, merged in Python tasks
+    begin: str | None = None  # incremental: commit time filter (exclusive)
+    end: str | None = None  # incremental: commit time filter (inclusive)
+    completed_instants: tuple[str, ...] = ()  # for log block filtering
+
+
+def partition_values(partition_path: str, fields: tuple[str, ...], *, hive_style: bool,
+                     url_encoded: bool) -> dict[str, str] | None:
+    """Partition column values encoded in a partition path, or None if it cannot be decoded."""
+    parts = partition_path.split("/") if partition_path else []
+    if len(parts) != len(fields):
+        return None
+    values: dict[str, str] = {}
+    for field, part in zip(fields, parts):
+        if hive_style:
+            name, sep, value = part.partition("=")
+            if not sep or name != field:
+                return None
+        else:
+            value = part
+        values[field] = unquote(value) if url_encoded else value
+    return values
+
+
+def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
+              partition_filter: Callable[[str], bool] | None = None) -> ReadPlan:
+    query_type: QueryType = options.get(HudiReadConfig.QUERY_TYPE)
+    completed = meta.timeline.completed_writes()
+    latest = completed.last.instant_time if completed.last else None
+    if query_type is QueryType.INCREMENTAL:
+        return _plan_incremental(meta, options, latest)
+    as_of_raw = options.get(HudiReadConfig.AS_OF_INSTANT)
+    as_of = normalize_instant_time(as_of_raw) if as_of_raw else latest
+    if as_of_raw and as_of is not None:
+        visible = completed.up_to(as_of)
+        as_of = visible.last.instant_time if visible.last else None
+    schema = meta.latest_schema(as_of) if as_of else meta.latest_schema()
+    if as_of is None:
+        return ReadPlan(query_type, None, schema)
+    view = FileSystemView(meta, as_of=as_of)
+    partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
+    slices = view.latest_file_slices(partitions)
+    native: list[str] = []
+    merge: list[FileSlice] = []
+    read_optimized = query_type is QueryType.READ_OPTIMIZED or meta.table_type is TableType.COPY_ON_WRITE
+    for file_slice in slices:
+        if file_slice.has_logs and not read_optimized:
+            merge.append(file_slice)
+        elif file_slice.base_file is not None:
+            native.append(file_slice.base_file.path)
+    return ReadPlan(query_type, as_of, schema, tuple(native), tuple(merge),
+                    completed_instants=tuple(completed.up_to(as_of).times()))
+
+
+def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str | None) -> ReadPlan:
+    begin_raw = options.get(HudiReadConfig.BEGIN_INSTANT)
+    if not begin_raw:
+        raise HudiConfigError(
+            "An incremental query needs 'hoodie.datasource.read.begin.instanttime'.",
+            help="set it to an instant time (exclusive), or 'earliest' / '000' for everything",
+        )
+    if not meta.populate_meta_fields:
+        raise UnsupportedFeatureError(
+            f"Incremental queries need _hoodie_commit_time, and table '{meta.table_name}' does not populate meta "
+            "fields.", help="use a snapshot or time-travel query instead")
+    begin = EARLIEST if str(begin_raw).lower() in ("earliest", "0", "000") else normalize_instant_time(begin_raw)
+    end_raw = options.get(HudiReadConfig.END_INSTANT)
+    end = normalize_instant_time(end_raw) if end_raw else latest
+    schema = meta.latest_schema(end) if end else meta.latest_schema()
+    if end is None:
+        return ReadPlan(QueryType.INCREMENTAL, None, schema, begin=begin, end=end)
+    writes = meta.timeline.completed_writes()
+    in_range = writes.between(begin, end)
+    replaced: set[tuple[str, str]] = set()
+    for instant in writes.up_to(end).with_actions(Action.REPLACE_COMMIT):
+        replaced |= meta.commit_metadata(instant).replaced_file_ids()
+    latest_files: dict[tuple[str, str], str] = {}
+    log_groups: dict[tuple[str, str], str] = {}
+    for instant in in_range:
+        for stat in meta.commit_metadata(instant).write_stats():
+            partition = stat.partition_path or ""
+            key = (partition, stat.file_id)
+            if not stat.path:
+                continue
+            if stat.is_delta:
+                log_groups[key] = stat.prev_commit
+            elif stat.path.endswith(".parquet"):
+                latest_files[key] = meta.layout.file_path("", stat.path)
+    native = tuple(path for key, path in sorted(latest_files.items()) if key not in replaced)
+    merge: list[FileSlice] = []
+    if log_groups:
+        view = FileSystemView(meta, as_of=end)
+        by_id = {(s.partition_path, s.file_id): s for s in view.latest_file_slices(
+            sorted({p for p, _ in log_groups}))}
+        for key in sorted(log_groups):
+            file_slice = by_id.get(key)
+            if file_slice is not None and key not in replaced:
+                merge.append(file_slice)
+                if file_slice.base_file is not None and file_slice.base_file.path in native:
+                    native = tuple(p for p in native if p != file_slice.base_file.path)
+    return ReadPlan(QueryType.INCREMENTAL, end, schema, native, tuple(merge), begin=begin, end=end,
+                    completed_instants=tuple(writes.up_to(end).times()))

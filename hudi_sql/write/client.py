@@ -1,0 +1,407 @@
+"""WriteClient: one write from a DataFrame to a committed instant.
+
+Order of work (planning before any timeline file, so bad input leaves the table untouched)::
+
+    resolve options, load or create the table, roll back failed writes
+    prepare (Spark): schema check, keys, delete flags, precombine        -- lazy
+    tag (Spark): index join with the keys of the latest base files       -- persisted
+    profile (Spark job): counts per partition / file group, null keys   -- small collect
+    plan (pure): buckets and insert routing                              -- driver
+    start: requested + inflight                                          -- timeline
+    execute (Spark job): one task per bucket writes marker + file        -- WriteStatus rows
+    complete: conflict check, attempt losers deleted, completed instant  -- timeline
+"""
+
+from __future__ import annotations
+
+__all__ = ["WriteClient", "WriteResult"]
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hudi_sql.commit.rollback import rollback_failed_writes
+from hudi_sql.commit.transaction import Transaction
+from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType, TableType
+from hudi_sql.errors import HudiConfigError, HudiKeyError, HudiSchemaError
+from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
+from hudi_sql.model.file_names import new_file_id
+from hudi_sql.model.instant import Action
+from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json, from_avro_schema
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient, init_table
+from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
+from hudi_sql.write.operation import WriteOperationType
+from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
+from hudi_sql.write.plan import (
+    SLOTS,
+    BucketType,
+    HandleOptions,
+    PartitionWorkload,
+    WorkloadProfile,
+    WritePlan,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.keygen.base import KeyGenerator
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: its instant and per-file statistics (no instant when nothing was written)."""
+
+    instant_time: str | None
+    operation: str
+    write_stats: tuple[WriteStat, ...] = ()
+    replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def num_inserted(self) -> int:
+        return sum(s.num_inserts for s in self.write_stats)
+
+    @property
+    def num_updated(self) -> int:
+        return sum(s.num_update_writes for s in self.write_stats)
+
+    @property
+    def num_deleted(self) -> int:
+        return sum(s.num_deletes for s in self.write_stats)
+
+    @property
+    def num_written(self) -> int:
+        return sum(s.num_writes for s in self.write_stats)
+
+
+def _table_name(configs: HudiConfigs) -> str | None:
+    return configs.get("hoodie.table.name") or configs.get(HudiWriteConfig.TABLE_NAME)
+
+
+class WriteClient:
+    """Writes DataFrames into the Hudi table at *base_path*."""
+
+    def __init__(self, base_path: str, options: dict[str, Any] | None = None) -> None:
+        self.base_path = base_path
+        self.configs = HudiConfigs.of(options or {})
+
+    # -- table ---------------------------------------------------------------------------
+
+    def _create_table(self, df: DataFrame, keygen: KeyGenerator, schema: StructType) -> TableMetaClient:
+        configs = self.configs
+        name = _table_name(configs)
+        if not name:
+            raise HudiConfigError("Creating a table needs 'hoodie.table.name'.",
+                                  help="pass options={'hoodie.table.name': 'my_table', ...}")
+        table_type: TableType = configs.get(HudiWriteConfig.TABLE_TYPE)
+        if configs.is_set("hoodie.table.type"):
+            table_type = TableType.parse(configs["hoodie.table.type"])
+        props = {
+            "hoodie.table.name": name,
+            "hoodie.table.type": table_type.value,
+            "hoodie.database.name": configs.get(HudiWriteConfig.DATABASE_NAME),
+            "hoodie.datasource.write.hive_style_partitioning":
+                str(configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING)).lower(),
+            "hoodie.datasource.write.partitionpath.urlencode":
+                str(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING)).lower(),
+            "hoodie.table.create.schema": avro_schema_json(schema, name, style="create"),
+        }
+        props.update(keygen.table_properties())
+        ordering = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        if ordering:
+            props["hoodie.table.precombine.field"] = ordering
+        if not configs.get(HudiWriteConfig.POPULATE_META_FIELDS):
+            props["hoodie.populate.meta.fields"] = "false"
+        payload = configs.get(HudiWriteConfig.PAYLOAD_CLASS) or (DEFAULT_PAYLOAD if ordering else OVERWRITE_PAYLOAD)
+        props["hoodie.compaction.payload.class"] = payload
+        return init_table(self.base_path, props)
+
+    def _check_against_table(self, meta: TableMetaClient) -> None:
+        """Options that contradict the table's fixed properties are errors, not silently ignored."""
+        configs = self.configs
+        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELDS)
+        if keys and tuple(keys) != tuple(meta.record_key_fields):
+            raise HudiConfigError(
+                f"Option 'hoodie.datasource.write.recordkey.field' is {','.join(keys)} but table "
+                f"'{meta.table_name}' has record key {','.join(meta.record_key_fields)}.",
+                help="record keys are fixed when a table is created",
+            )
+        ordering = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        if ordering and meta.precombine_field and ordering != meta.precombine_field:
+            raise HudiConfigError(
+                f"Option 'hoodie.datasource.write.precombine.field' is {ordering} but table "
+                f"'{meta.table_name}' orders by {meta.precombine_field}.")
+
+    def _key_generator(self, meta: TableMetaClient | None) -> KeyGenerator:
+        from hudi_sql.keygen import key_generator_for
+
+        return key_generator_for(self.configs, table_properties=meta.properties if meta else None)
+
+    # -- write ---------------------------------------------------------------------------
+
+    def write(self, df: DataFrame, *, mode: str = "append") -> WriteResult:
+        from hudi_sql.storage.fs import Storage
+
+        mode = (mode or "append").lower()
+        exists = TableMetaClient.exists(self.base_path)
+        if mode in ("error", "errorifexists", "default") and exists:
+            from hudi_sql.errors import TableAlreadyExistsError
+
+            raise TableAlreadyExistsError(f"A Hudi table already exists at '{self.base_path}' (mode '{mode}').")
+        if mode == "ignore" and exists:
+            return WriteResult(None, "NONE")
+        if mode == "overwrite" and exists:
+            # Hudi's SaveMode.Overwrite re-initialises the table.
+            Storage().delete_dir(self.base_path)
+            exists = False
+        if mode not in ("append", "overwrite", "error", "errorifexists", "default", "ignore"):
+            raise HudiConfigError(f"Save mode '{mode}' is not supported (append, overwrite, error, ignore).")
+
+        operation: WriteOperationType = self.configs.get(HudiWriteConfig.OPERATION)
+        meta = TableMetaClient.load(self.base_path) if exists else None
+        if meta is not None:
+            self._check_against_table(meta)
+            rollback_failed_writes(meta)
+        keygen = self._key_generator(meta)
+        table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
+        if operation.is_overwrite:
+            from hudi_sql.write.overwrite import prepare_overwrite
+
+            return prepare_overwrite(self, df, meta, keygen, table_schema, operation)
+        return self._write_records(df, meta, keygen, table_schema, operation)
+
+    def _write_records(self, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
+                       table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
+        from hudi_sql.index.simple import FILE_ID_COLUMN
+        from hudi_sql.write.prepare import prepare_records
+
+        configs = self.configs
+        ordering = (meta.precombine_field if meta else None) or configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        index_type: IndexType = configs.get(HudiWriteConfig.INDEX_TYPE)
+        if operation.is_delete and meta is None:
+            raise HudiSchemaError(f"Cannot delete from '{self.base_path}': there is no table yet.")
+        dedup = {
+            WriteOperationType.UPSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_UPSERT),
+            WriteOperationType.INSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_INSERT),
+            WriteOperationType.BULK_INSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_INSERT),
+        }.get(operation, True)
+        prepared = prepare_records(
+            df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
+            delete_operation=operation.is_delete, dedup=bool(dedup), global_index=index_type.is_global,
+        )
+        if meta is None:
+            meta = self._create_table(df, keygen, prepared.data_schema)
+        schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
+        view = FileSystemView(meta)
+        uses_index = operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
+            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+        tagged = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
+        tagged = tagged.persist()
+        try:
+            profile = self._profile(tagged, keygen)
+            if operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS):
+                from pyspark.sql import functions as F
+
+                tagged = tagged.where(F.col(FILE_ID_COLUMN).isNull())
+                profile = WorkloadProfile({p: PartitionWorkload(p, w.inserts) for p, w in profile.partitions.items()})
+            if profile.total_inserts == 0 and profile.total_updates == 0 and not any(
+                    w.deletes_by_file_id for w in profile.partitions.values()):
+                _log.info("Nothing to write to '%s'.", self.base_path)
+                return WriteResult(None, operation.value)
+            action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
+            txn = Transaction.begin(meta, action)
+            plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
+                              prepared.data_schema, ordering, use_small_files=operation is not
+                              WriteOperationType.BULK_INSERT)
+            txn.start(self._workload_metadata(profile, plan, operation))
+            stats = self._execute(tagged, plan)
+        finally:
+            tagged.unpersist()
+        metadata = CommitMetadata(
+            partition_to_write_stats=_group_stats(stats), operation_type=operation.value,
+            extra_metadata={"schema": schema_json},
+        )
+        txn.complete(metadata)
+        return WriteResult(txn.instant_time, operation.value, tuple(stats))
+
+    def _tag(self, records: DataFrame, meta: TableMetaClient, view: FileSystemView, keygen: KeyGenerator,
+             index_type: IndexType, uses_index: bool) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        from hudi_sql.index.simple import FILE_ID_COLUMN, existing_keys, tag_location
+
+        if not uses_index or view.is_empty:
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        if index_type.is_global:
+            partitions = view.partition_paths()
+        else:
+            wanted = {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
+            partitions = [p for p in view.partition_paths() if p in wanted]
+        base_files = [(s.partition_path, s.base_file.path) for s in view.latest_file_slices(partitions)
+                      if s.base_file is not None]
+        if not base_files:
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        spark = records.sparkSession
+        existing = existing_keys(spark, base_files, populate_meta_fields=meta.populate_meta_fields,
+                                 record_key=keygen.record_key(), partition_path=keygen.partition_path())
+        update_partition = self.configs.get(HudiWriteConfig.SIMPLE_INDEX_UPDATE_PARTITION_PATH) if \
+            index_type is IndexType.GLOBAL_SIMPLE else self.configs.get(HudiWriteConfig.BLOOM_INDEX_UPDATE_PARTITION_PATH)
+        return tag_location(records, existing, global_index=index_type.is_global,
+                            update_partition_path=bool(update_partition))
+
+    def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile:
+        """One small aggregate: record counts per (partition, file group, delete?) and null keys."""
+        from pyspark.sql import functions as F
+
+        from hudi_sql.index.simple import FILE_ID_COLUMN
+
+        rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
+                               F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"))
+                .count().collect())
+        null_keys = sum(r["count"] for r in rows if r["_null_key"])
+        if null_keys:
+            raise HudiKeyError(
+                f"{null_keys} record(s) have a null or empty record key "
+                f"(field{'s' if len(keygen.record_key_fields) > 1 else ''} "
+                f"{', '.join(keygen.record_key_fields)}).",
+                help="filter those rows out or fill the key; the table was not changed",
+            )
+        inserts: dict[str, int] = defaultdict(int)
+        updates: dict[str, dict[str, int]] = defaultdict(dict)
+        deletes: dict[str, dict[str, int]] = defaultdict(dict)
+        for r in rows:
+            partition, file_id, is_delete, count = r[PARTITION_PATH_FIELD], r[FILE_ID_COLUMN], r[IS_DELETE_COLUMN], \
+                r["count"]
+            if file_id is None:
+                if not is_delete:
+                    inserts[partition] += count
+            elif is_delete:
+                deletes[partition][file_id] = deletes[partition].get(file_id, 0) + count
+            else:
+                updates[partition][file_id] = updates[partition].get(file_id, 0) + count
+        partitions = set(inserts) | set(updates) | set(deletes)
+        return WorkloadProfile({p: PartitionWorkload(p, inserts.get(p, 0), dict(updates.get(p, {})),
+                                                     dict(deletes.get(p, {}))) for p in partitions})
+
+    def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
+                       ordering: str | None) -> HandleOptions:
+        configs = self.configs
+        payload = meta.properties.get("hoodie.compaction.payload.class", OVERWRITE_PAYLOAD)
+        return HandleOptions(
+            instant_time=instant_time, table_name=meta.table_name, avro_schema=schema_json,
+            spark_schema_json=from_avro_schema(schema_json).json(), populate_meta_fields=meta.populate_meta_fields,
+            record_key_fields=tuple(meta.record_key_fields),
+            complex_keys="ComplexKeyGenerator" in meta.properties.get("hoodie.table.keygenerator.class", ""),
+            ordering_field=ordering, event_time_ordering=payload.endswith("DefaultHoodieRecordPayload"),
+            compression=configs.get(HudiWriteConfig.PARQUET_COMPRESSION),
+            row_group_bytes=configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
+            bloom_num_entries=configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
+            bloom_fpp=configs.get(HudiWriteConfig.BLOOM_FPP),
+            bloom_max_entries=configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
+            bloom_filter_type=configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE),
+            max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
+            marker_type=configs.get(HudiWriteConfig.MARKERS_TYPE), base_path=meta.base_path,
+            log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
+            log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
+        )
+
+    def sizing(self, meta: TableMetaClient) -> SizingConfig:
+        configs = self.configs
+        small = configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT)
+        commits = [meta.commit_metadata(i) for i in reversed(meta.timeline.completed_writes().instants[-10:])]
+        record_size = average_record_size(
+            commits, default=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATE), small_file_limit=small,
+            threshold=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATION_THRESHOLD))
+        return SizingConfig(
+            max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE), small_file_limit=small,
+            record_size=record_size, insert_split_size=configs.get(HudiWriteConfig.INSERT_SPLIT_SIZE),
+            auto_split=configs.get(HudiWriteConfig.AUTO_TUNE_INSERT_SPLITS),
+        )
+
+    def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
+              operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
+              ordering: str | None, *, use_small_files: bool) -> WritePlan:
+        latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
+                  for p in profile.partitions}
+        buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,
+                                       use_small_files=use_small_files)
+        action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
+        return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
+                                                                      ordering), tuple(buckets), tuple(ranges))
+
+    @staticmethod
+    def _workload_metadata(profile: WorkloadProfile, plan: WritePlan, operation: WriteOperationType) -> CommitMetadata:
+        stats: dict[str, list[WriteStat]] = defaultdict(list)
+        for partition, work in sorted(profile.partitions.items()):
+            stats[partition].append(WriteStat(file_id="", path=None, partition_path=None, num_inserts=work.inserts))
+            for bucket in plan.buckets:
+                if bucket.partition_path == partition and bucket.bucket_type is BucketType.UPDATE:
+                    stats[partition].append(WriteStat(
+                        file_id=bucket.file_id, path=None, partition_path=None, prev_commit=bucket.prev_commit,
+                        num_update_writes=work.updates_by_file_id.get(bucket.file_id, 0)))
+        return CommitMetadata({p: tuple(s) for p, s in stats.items()}, operation.value)
+
+    def _execute(self, tagged: DataFrame, plan: WritePlan) -> list[WriteStat]:
+        """Route records to buckets and run one write task per bucket."""
+        from pyspark.sql import functions as F
+
+        from hudi_sql.index.simple import FILE_ID_COLUMN
+        from hudi_sql.spark.tasks import WRITE_STATUS_DDL, bucket_writer
+
+        spark = tagged.sparkSession
+        update_ids = [(b.partition_path, b.file_id, b.bucket_id) for b in plan.buckets
+                      if b.bucket_type is BucketType.UPDATE]
+        routed = tagged
+        if update_ids:
+            updates = spark.createDataFrame(update_ids, "_up string, _uf string, _ub int")
+            routed = routed.join(F.broadcast(updates), (F.col(PARTITION_PATH_FIELD) == F.col("_up")) & (
+                F.col(FILE_ID_COLUMN) == F.col("_uf")), "left")
+        else:
+            routed = routed.withColumn("_ub", F.lit(None).cast("int"))
+        if plan.insert_ranges:
+            ranges = spark.createDataFrame([(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
+                                           "_ip string, _lo int, _hi int, _ib int")
+            slot = F.pmod(F.xxhash64(F.col(RECORD_KEY_FIELD)), F.lit(SLOTS))
+            routed = routed.withColumn("_slot", slot).join(
+                F.broadcast(ranges),
+                F.col(FILE_ID_COLUMN).isNull() & (F.col(PARTITION_PATH_FIELD) == F.col("_ip"))
+                & (F.col("_slot") >= F.col("_lo")) & (F.col("_slot") < F.col("_hi")), "left")
+        else:
+            routed = routed.withColumn("_ib", F.lit(None).cast("int"))
+        routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
+            F.col(BUCKET_COLUMN).isNotNull())
+        keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
+        statuses = (routed.select(*keep).groupBy(BUCKET_COLUMN)
+                    .applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect())
+        return [_to_write_stat(row.asDict()) for row in statuses]
+
+
+def _to_write_stat(row: dict[str, Any]) -> WriteStat:
+    import json
+
+    delta = row.get("log_version") is not None and row["log_version"] >= 0
+    return WriteStat(
+        file_id=row["file_id"], path=row["path"], partition_path=row["partition_path"], prev_commit=row["prev_commit"],
+        num_writes=row["num_writes"], num_deletes=row["num_deletes"], num_update_writes=row["num_update_writes"],
+        num_inserts=row["num_inserts"], total_write_bytes=row["total_write_bytes"],
+        file_size_in_bytes=row["file_size"],
+        runtime_stats=RuntimeStats(0, row["total_upsert_time"] or 0, row["total_create_time"] or 0),
+        log_version=row["log_version"] if delta else None, log_offset=row["log_offset"] if delta else None,
+        base_file=row["base_file"] if delta else None,
+        log_files=tuple(json.loads(row["log_files"])) if delta else None,
+        total_log_blocks=row.get("total_log_blocks") or 0,
+    )
+
+
+def _group_stats(stats: list[WriteStat]) -> dict[str, tuple[WriteStat, ...]]:
+    grouped: dict[str, list[WriteStat]] = defaultdict(list)
+    for stat in sorted(stats, key=lambda s: (s.partition_path or "", s.file_id)):
+        grouped[stat.partition_path or ""].append(stat)
+    return {p: tuple(s) for p, s in grouped.items()}

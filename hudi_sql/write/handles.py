@@ -1,0 +1,275 @@
+"""Write handles: what one Spark task does for one output file group (pyarrow, no Spark).
+
+* :func:`create_handle` writes a new base file from inserts (Hudi's ``HoodieCreateHandle``).
+* :func:`merge_handle` rewrites a file group's latest base file with updates, deletes and
+  inserts (``HoodieMergeHandle``): untouched rows keep their meta values but take the new
+  ``_hoodie_file_name``; updated rows get the new commit time and sequence number.
+
+Both write the marker first, then the data file under a name carrying the task's write token,
+and return one :class:`WriteStatus`. Tasks only ever create new files.
+
+Incoming records arrive as an Arrow table with the table's data columns plus
+``_hoodie_record_key``, ``_hoodie_partition_path`` and ``_hoodie_is_delete``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TaskIdentity", "WriteStatus", "create_handle", "merge_handle", "IS_DELETE_COLUMN", "BUCKET_COLUMN",
+           "write_base_file", "ensure_partition_metadata"]
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, make_write_token
+from hudi_sql.model.schema import (
+    COMMIT_SEQNO_FIELD,
+    COMMIT_TIME_FIELD,
+    FILE_NAME_FIELD,
+    META_FIELDS,
+    PARTITION_PATH_FIELD,
+    RECORD_KEY_FIELD,
+)
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.properties import PartitionMetadata
+from hudi_sql.write.plan import BucketInfo, HandleOptions
+
+IS_DELETE_COLUMN = "_hoodie_is_delete"
+BUCKET_COLUMN = "_hoodie_bucket"
+SPARK_ROW_METADATA = b"org.apache.spark.sql.parquet.row.metadata"
+
+
+@dataclass(frozen=True)
+class TaskIdentity:
+    partition_id: int
+    stage_id: int
+    attempt_id: int
+
+    @property
+    def write_token(self) -> str:
+        return make_write_token(self.partition_id, self.stage_id, self.attempt_id)
+
+
+@dataclass(frozen=True)
+class WriteStatus:
+    """What a task reports for one written file (a ``WriteStat`` plus task facts)."""
+
+    partition_path: str
+    file_id: str
+    path: str  # relative to the base path
+    prev_commit: str
+    num_writes: int
+    num_deletes: int
+    num_update_writes: int
+    num_inserts: int
+    total_write_bytes: int
+    file_size: int
+    total_create_time: int = 0
+    total_upsert_time: int = 0
+    log_version: int = -1
+    log_offset: int = -1
+    base_file: str = ""
+    log_files: str = "[]"  # JSON list of file names
+    total_log_blocks: int = 0
+
+    def as_row(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def ensure_partition_metadata(storage: Storage, layout: TableLayout, partition_path: str, instant_time: str) -> None:
+    """Write ``.hoodie_partition_metadata`` if the partition lacks it (the first writer wins)."""
+    target = os.path.join(layout.partition_dir(partition_path), PARTITION_METADATA_FILE)
+    if not storage.exists(target):
+        storage.write_bytes(target, PartitionMetadata.for_partition(instant_time, partition_path).to_bytes())
+
+
+def _meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, file_name: str,
+                  partition_id: int, seq_start: int = 0) -> dict[str, pa.Array]:
+    n = len(keys)
+    if not options.populate_meta_fields:
+        nulls = pa.nulls(n, pa.string())
+        return {COMMIT_TIME_FIELD: nulls, COMMIT_SEQNO_FIELD: nulls, RECORD_KEY_FIELD: nulls,
+                PARTITION_PATH_FIELD: nulls, FILE_NAME_FIELD: pa.array([file_name] * n, pa.string())}
+    prefix = f"{options.instant_time}_{partition_id}_"
+    return {
+        COMMIT_TIME_FIELD: pa.array([options.instant_time] * n, pa.string()),
+        COMMIT_SEQNO_FIELD: pa.array([prefix + str(seq_start + i) for i in range(n)], pa.string()),
+        RECORD_KEY_FIELD: keys.cast(pa.string()),
+        PARTITION_PATH_FIELD: pa.array([partition_path] * n, pa.string()),
+        FILE_NAME_FIELD: pa.array([file_name] * n, pa.string()),
+    }
+
+
+def _with_meta(data: pa.Table, target: pa.Schema, meta: dict[str, pa.Array]) -> pa.Table:
+    columns = []
+    for field in target:
+        if field.name in meta:
+            columns.append(meta[field.name])
+        elif field.name in data.column_names:
+            columns.append(_cast(data.column(field.name), field.type))
+        else:
+            columns.append(pa.nulls(data.num_rows, field.type))
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def _cast(column: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    return column if column.type == target else column.cast(target)
+
+
+def conform(table: pa.Table, target: pa.Schema) -> pa.Table:
+    """*table* with exactly *target*'s columns and types (missing columns null, e.g. after evolution)."""
+    columns = [
+        _cast(table.column(f.name), f.type) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+        for f in target
+    ]
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def write_base_file(storage: Storage, path: str, table: pa.Table, options: HandleOptions,
+                    record_keys: pa.Array | None) -> int:
+    """Write a parquet base file with Hudi's footer keys; returns its size in bytes."""
+    from hudi_sql.index.bloom_filter import footer_metadata
+
+    metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
+    if options.populate_meta_fields and record_keys is not None and len(record_keys):
+        metadata.update(footer_metadata(
+            record_keys.to_numpy(zero_copy_only=False),
+            num_entries=options.bloom_num_entries, fpp=options.bloom_fpp,
+            max_entries=options.bloom_max_entries, filter_type=options.bloom_filter_type,
+        ))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    schema = table.schema.with_metadata(metadata)
+    codec = "none" if options.compression in ("uncompressed", "none") else options.compression
+    with pq.ParquetWriter(path, schema, compression=codec) as writer:
+        row_group = max(1, min(table.num_rows, _rows_per_group(table, options.row_group_bytes)))
+        writer.write_table(table.replace_schema_metadata(metadata), row_group_size=row_group)
+    return storage.size(path)
+
+
+def _rows_per_group(table: pa.Table, row_group_bytes: int) -> int:
+    if table.num_rows == 0:
+        return 1
+    per_row = max(1, table.nbytes // table.num_rows)
+    return max(1, row_group_bytes // per_row)
+
+
+def _spark_row_metadata(options: HandleOptions) -> str:
+    data = json.loads(options.spark_schema_json)
+    meta = [{"name": name, "type": "string", "nullable": True, "metadata": {}} for name in META_FIELDS]
+    return json.dumps({"type": "struct", "fields": meta + data["fields"]}, separators=(",", ":"))
+
+
+def _new_file(options: HandleOptions, bucket: BucketInfo, task: TaskIdentity, io_type: IOType
+              ) -> tuple[Storage, TableLayout, str, str]:
+    storage = Storage()
+    layout = TableLayout.of(options.base_path)
+    name = BaseFileName(bucket.file_id, task.write_token, options.instant_time).name
+    if options.marker_type == "DIRECT":
+        write_direct_marker(storage, layout, options.instant_time, Marker(bucket.partition_path, name, io_type))
+    path = layout.file_path(bucket.partition_path, name)
+    return storage, layout, name, path
+
+
+def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
+                  task: TaskIdentity) -> WriteStatus:
+    """Write *records* (inserts, deletes already removed) as the first base file of a new group."""
+    started = time.time()
+    storage, layout, name, path = _new_file(options, bucket, task, IOType.CREATE)
+    ensure_partition_metadata(storage, layout, bucket.partition_path, options.instant_time)
+    keys = records.column(RECORD_KEY_FIELD).combine_chunks()
+    meta = _meta_columns(options, keys, bucket.partition_path, name, task.partition_id)
+    table = _with_meta(records, target, meta)
+    size = write_base_file(storage, path, table, options, keys)
+    return WriteStatus(
+        partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
+        prev_commit="null", num_writes=table.num_rows, num_deletes=0, num_update_writes=0,
+        num_inserts=table.num_rows, total_write_bytes=size, file_size=size,
+        total_create_time=int((time.time() - started) * 1000),
+    )
+
+
+def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
+                 task: TaskIdentity, *, match_keys: bool = True) -> WriteStatus:
+    """Rewrite the bucket's base file with *records* merged in (a new slice of the same group).
+
+    Args:
+        match_keys: False for insert operations, whose records are appended even when their
+            key exists (Hudi's insert does no index lookup, so duplicates are the user's choice).
+    """
+    started = time.time()
+    assert bucket.base_file_path is not None
+    old = conform(pq.read_table(bucket.base_file_path), target)
+    storage, layout, name, path = _new_file(options, bucket, task, IOType.MERGE)
+    incoming_keys = records.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
+    is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
+    old_keys = _old_record_keys(old, options)
+
+    if match_keys and len(incoming_keys):
+        position = pc.index_in(old_keys, value_set=incoming_keys)  # incoming row per old row, or null
+    else:
+        position = pa.nulls(len(old_keys), pa.int32())
+    matched = pc.is_valid(position)
+    pos_filled = position.fill_null(0)
+    take_incoming = matched
+    if options.ordering_field and options.event_time_ordering and options.ordering_field in records.column_names:
+        inc_ord = pc.take(records.column(options.ordering_field).combine_chunks(), pos_filled)
+        old_ord = old.column(options.ordering_field).combine_chunks()
+        if inc_ord.type != old_ord.type:
+            inc_ord = inc_ord.cast(old_ord.type)
+        newer = pc.or_kleene(pc.greater_equal(inc_ord, old_ord), pc.is_null(old_ord)).fill_null(False)
+        take_incoming = pc.and_(matched, newer)
+    deleted_old = pc.and_(take_incoming, pc.take(is_delete, pos_filled))
+    updated_old = pc.and_(take_incoming, pc.invert(pc.take(is_delete, pos_filled)))
+
+    incoming_matched = pc.is_in(incoming_keys, value_set=old_keys) if match_keys else pa.array(
+        [False] * len(incoming_keys))
+    new_inserts = pc.and_(pc.invert(incoming_matched), pc.invert(is_delete))
+
+    # Old rows in their order: kept as they were, or replaced in place by the update.
+    keep_rows = pc.invert(deleted_old)
+    old_kept = old.filter(keep_rows)
+    old_meta = {FILE_NAME_FIELD: pa.array([name] * old_kept.num_rows, pa.string())}
+    update_mask = updated_old.filter(keep_rows)
+    update_positions = pos_filled.filter(keep_rows)
+    n_updates = pc.sum(update_mask).as_py() or 0
+    n_inserts = pc.sum(new_inserts).as_py() or 0
+    # Build the replaced rows, then interleave: for each kept old row, pick old or incoming.
+    updated = records.take(update_positions.filter(update_mask))
+    inserted = records.filter(new_inserts)
+    seq_updates = _meta_columns(options, updated.column(RECORD_KEY_FIELD).combine_chunks(), bucket.partition_path,
+                                name, task.partition_id)
+    seq_inserts = _meta_columns(options, inserted.column(RECORD_KEY_FIELD).combine_chunks(),
+                                bucket.partition_path, name, task.partition_id, seq_start=n_updates)
+    old_part = _with_meta(old_kept, target, {**{f: old_kept.column(f) for f in META_FIELDS}, **old_meta})
+    upd_part = _with_meta(updated, target, seq_updates)
+    ins_part = _with_meta(inserted, target, seq_inserts)
+    stacked = pa.concat_tables([old_part, upd_part])
+    # indices: old row i -> i, unless updated -> len(old_kept) + k-th update
+    update_index = pc.subtract(pc.cumulative_sum(update_mask.cast(pa.int64())), 1)
+    order = pc.if_else(update_mask, pc.add(update_index, old_part.num_rows),
+                       pa.array(range(old_part.num_rows), pa.int64()))
+    merged = pa.concat_tables([stacked.take(order), ins_part])
+    keys_out = merged.column(RECORD_KEY_FIELD).combine_chunks() if options.populate_meta_fields else None
+    size = write_base_file(storage, path, merged, options, keys_out)
+    return WriteStatus(
+        partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
+        prev_commit=bucket.prev_commit, num_writes=merged.num_rows,
+        num_deletes=pc.sum(deleted_old).as_py() or 0, num_update_writes=n_updates, num_inserts=n_inserts,
+        total_write_bytes=size, file_size=size, total_upsert_time=int((time.time() - started) * 1000),
+    )
+
+
+def _old_record_keys(old: pa.Table, options: HandleOptions) -> pa.Array:
+    """Record keys of the stored rows: the meta column, or (meta fields off) the key recomputed."""
+    if options.populate_meta_fields:
+        return old.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
+    from hudi_sql.write.keys import arrow_record_keys
+
+    return arrow_record_keys(old, options.record_key_fields, complex_keys=options.complex_keys)

@@ -1,0 +1,99 @@
+"""Overwrite operations, committed as ``replacecommit`` instants.
+
+* ``insert_overwrite``: the partitions present in the batch are replaced by the batch;
+* ``insert_overwrite_table``: every file group of the table is replaced;
+* ``delete_partition``: the partitions named by ``hoodie.datasource.write.partitions.to.delete``
+  (``*`` wildcards allowed; else the partitions of the batch's records) are replaced by nothing.
+
+New data goes to new file groups (no index lookup, no small-file packing). Replaced groups are
+listed in ``partitionToReplaceFileIds``; readers drop them from every view at or after the
+replacecommit and still see them before it, until the cleaner removes their files.
+"""
+
+from __future__ import annotations
+
+__all__ = ["prepare_overwrite"]
+
+from typing import TYPE_CHECKING
+
+from hudi_sql.commit.transaction import Transaction
+from hudi_sql.config import HudiWriteConfig
+from hudi_sql.errors import HudiConfigError
+from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
+from hudi_sql.model.instant import Action
+from hudi_sql.model.schema import avro_schema_json
+from hudi_sql.table.fs_view import FileSystemView, match_partitions
+from hudi_sql.write.operation import WriteOperationType
+from hudi_sql.write.plan import WorkloadProfile
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.keygen.base import KeyGenerator
+    from hudi_sql.table.meta_client import TableMetaClient
+    from hudi_sql.write.client import WriteClient, WriteResult
+
+
+def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
+                      table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
+    from pyspark.sql import functions as F
+
+    from hudi_sql.index.simple import FILE_ID_COLUMN
+    from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
+    from hudi_sql.write.client import WriteResult, _group_stats
+    from hudi_sql.write.prepare import prepare_records
+
+    configs = client.configs
+    deleting = operation is WriteOperationType.DELETE_PARTITION
+    if deleting and meta is None:
+        raise HudiConfigError(f"delete_partition needs an existing table at '{client.base_path}'.")
+    ordering = (meta.precombine_field if meta else None) or configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+    patterns = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+    if deleting and patterns:
+        prepared_records = None
+        data_schema = table_schema
+    else:
+        prepared = prepare_records(df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
+                                   delete_operation=deleting, dedup=bool(configs.get(
+                                       HudiWriteConfig.COMBINE_BEFORE_INSERT)), global_index=False)
+        prepared_records = prepared.records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        data_schema = prepared.data_schema
+    if meta is None:
+        assert data_schema is not None
+        meta = client._create_table(df, keygen, data_schema)
+    assert data_schema is not None
+    view = FileSystemView(meta)
+    tagged = prepared_records.persist() if prepared_records is not None else None
+    try:
+        if tagged is not None:
+            profile = client._profile(tagged, keygen)
+        else:
+            profile = WorkloadProfile({})
+        if deleting:
+            partitions = match_partitions(view.partition_paths(), patterns) if patterns else sorted(profile.partitions)
+            profile = WorkloadProfile({})
+        elif operation is WriteOperationType.INSERT_OVERWRITE_TABLE:
+            partitions = view.partition_paths()
+        else:
+            partitions = sorted(profile.partitions)
+        existing = set(view.partition_paths()) if not view.is_empty else set()
+        replaced = {p: tuple(sorted(g.file_group_id.file_id for g in view.file_groups(p)))
+                    for p in partitions if p in existing}
+        replaced = {p: ids for p, ids in replaced.items() if ids}
+        schema_json = avro_schema_json(data_schema, meta.table_name)
+        txn = Transaction.begin(meta, Action.REPLACE_COMMIT)
+        plan = client._plan(meta, view, profile, operation, txn.instant_time, schema_json, data_schema, ordering,
+                            use_small_files=False)
+        workload = client._workload_metadata(profile, plan, operation)
+        txn.start(workload, requested_payload=empty_requested_replace_metadata())
+        stats: list[WriteStat] = client._execute(tagged, plan) if tagged is not None and plan.buckets else []
+    finally:
+        if tagged is not None:
+            tagged.unpersist()
+    metadata = CommitMetadata(
+        partition_to_write_stats=_group_stats(stats), operation_type=operation.value,
+        extra_metadata={"schema": schema_json}, partition_to_replace_file_ids=replaced,
+    )
+    txn.complete(metadata)
+    return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced)

@@ -1,0 +1,115 @@
+"""The write plan: what each Spark task of a write does, decided on the driver.
+
+A plan is a frozen, picklable value: the instant, the schema, and one :class:`BucketInfo` per
+output file group. Tasks receive it (captured by the task function) and never consult the
+timeline; the driver builds it from a :class:`WorkloadProfile` and the file-system view.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BucketType", "BucketInfo", "InsertRange", "WritePlan", "HandleOptions", "WorkloadProfile",
+           "PartitionWorkload"]
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class BucketType(str, Enum):
+    UPDATE = "UPDATE"  # rewrite (COW merge) or append to (MOR) an existing file group
+    INSERT = "INSERT"  # a new file group
+
+
+@dataclass(frozen=True)
+class BucketInfo:
+    """One output file group of the write.
+
+    For UPDATE buckets, ``base_file_path`` is the latest base file of the group (absolute),
+    ``prev_commit`` its instant; for INSERT buckets ``file_id`` is freshly generated.
+    """
+
+    bucket_id: int
+    bucket_type: BucketType
+    partition_path: str
+    file_id: str
+    prev_commit: str = "null"
+    base_file_path: str | None = None
+    log_file_names: tuple[str, ...] = ()
+    expected_records: int = 0
+
+
+@dataclass(frozen=True)
+class InsertRange:
+    """Inserts of *partition_path* whose hash slot falls in [lo, hi) go to *bucket_id*."""
+
+    partition_path: str
+    lo: int
+    hi: int
+    bucket_id: int
+
+
+@dataclass(frozen=True)
+class PartitionWorkload:
+    partition_path: str
+    inserts: int = 0
+    updates_by_file_id: dict[str, int] = field(default_factory=dict)
+    deletes_by_file_id: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WorkloadProfile:
+    """Counts per partition (Hudi's ``WorkloadProfile``): the only table facts a plan needs from Spark."""
+
+    partitions: dict[str, PartitionWorkload]
+
+    @property
+    def total_inserts(self) -> int:
+        return sum(p.inserts for p in self.partitions.values())
+
+    @property
+    def total_updates(self) -> int:
+        return sum(sum(p.updates_by_file_id.values()) for p in self.partitions.values())
+
+
+@dataclass(frozen=True)
+class HandleOptions:
+    """Everything a write handle needs besides its bucket and records."""
+
+    instant_time: str
+    table_name: str
+    avro_schema: str  # data columns, commit-metadata form
+    spark_schema_json: str  # data columns, Spark StructType JSON (for the parquet footer)
+    populate_meta_fields: bool = True
+    record_key_fields: tuple[str, ...] = ()
+    complex_keys: bool = False  # "field:value" keys (ComplexKeyGenerator) when recomputing keys
+    ordering_field: str | None = None
+    event_time_ordering: bool = True  # DefaultHoodieRecordPayload: stored record kept if its ordering is higher
+    compression: str = "gzip"
+    row_group_bytes: int = 120 * 1024 * 1024
+    bloom_num_entries: int = 60000
+    bloom_fpp: float = 0.000000001
+    bloom_max_entries: int = 100000
+    bloom_filter_type: str = "DYNAMIC_V0"
+    max_file_size: int = 120 * 1024 * 1024
+    marker_type: str = "DIRECT"
+    base_path: str = ""
+    log_data_block_format: str = "avro"
+    log_max_size: int = 1024 * 1024 * 1024
+
+
+SLOTS = 1_000_000  # resolution of the insert routing hash
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    operation: str
+    action: str
+    handle_options: HandleOptions
+    buckets: tuple[BucketInfo, ...]
+    insert_ranges: tuple[InsertRange, ...] = ()
+    replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def bucket(self, bucket_id: int) -> BucketInfo:
+        return self.buckets[bucket_id]
+
+    def update_bucket_ids(self) -> dict[tuple[str, str], int]:
+        return {(b.partition_path, b.file_id): b.bucket_id for b in self.buckets if b.bucket_type is BucketType.UPDATE}

@@ -1,0 +1,121 @@
+"""Spark side of a write, before the index: schema check, keys, delete flags, precombine.
+
+Everything here is Spark column expressions over the input DataFrame; nothing is collected.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PreparedInput", "prepare_records", "resolve_table_schema"]
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hudi_sql.errors import HudiKeyError, HudiSchemaError, did_you_mean
+from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD, require_compatible
+from hudi_sql.write.handles import IS_DELETE_COLUMN
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.keygen.base import KeyGenerator
+
+HOODIE_IS_DELETED = "_hoodie_is_deleted"
+
+
+@dataclass(frozen=True)
+class PreparedInput:
+    records: DataFrame  # data columns + _hoodie_record_key, _hoodie_partition_path, _hoodie_is_delete
+    data_schema: StructType  # the table schema after this write (evolved if new columns came)
+
+
+def _nullable(struct: StructType) -> StructType:
+    from pyspark.sql.types import StructField, StructType
+
+    return StructType([StructField(f.name, f.dataType, True, f.metadata) for f in struct.fields])
+
+
+def resolve_table_schema(incoming: StructType, table: StructType | None) -> StructType:
+    """The table schema after writing *incoming*: new columns are appended (schema evolution);
+    a missing column or an incompatible type is an error naming the column."""
+    from pyspark.sql.types import StructType
+
+    data = StructType([f for f in incoming.fields if f.name not in META_FIELDS])
+    if table is None:
+        return _nullable(data)
+    require_compatible(data, table, allow_extra_columns=True)
+    known = {f.name for f in table.fields}
+    return StructType(list(table.fields) + [f for f in _nullable(data).fields if f.name not in known])
+
+
+def _require_columns(df: DataFrame, columns: tuple[str, ...], what: str) -> None:
+    present = set(df.columns)
+    for column in columns:
+        top = column.split(".")[0]
+        if top not in present:
+            raise HudiKeyError(
+                f"The {what} column '{column}' is not in the input.{did_you_mean(top, present)}",
+                help=f"input columns: {', '.join(df.columns)}",
+            )
+
+
+def prepare_records(
+    df: DataFrame,
+    *,
+    keygen: KeyGenerator,
+    table_schema: StructType | None,
+    ordering_field: str | None,
+    delete_operation: bool,
+    dedup: bool,
+    global_index: bool,
+) -> PreparedInput:
+    """Keyed, flagged and (optionally) deduplicated records, cast to the table schema."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    df = df.drop(*[c for c in META_FIELDS if c in df.columns])
+    _require_columns(df, keygen.record_key_fields, "record key")
+    _require_columns(df, keygen.partition_path_fields, "partition path")
+    if delete_operation:
+        data_schema = table_schema
+        if data_schema is None:
+            raise HudiSchemaError("A delete needs an existing table.")
+        flagged = df.withColumn(IS_DELETE_COLUMN, F.lit(True))
+        ordering_present = ordering_field is not None and ordering_field in df.columns
+        columns = [F.col(c) for c in df.columns if c in {f.name for f in data_schema.fields}]
+    else:
+        if ordering_field:
+            _require_columns(df, (ordering_field,), "precombine (ordering)")
+        data_schema = resolve_table_schema(df.schema, table_schema)
+        casts = []
+        types = {f.name: f.dataType for f in df.schema.fields}
+        for field in data_schema.fields:
+            if field.name in types:
+                column = F.col(field.name)
+                casts.append((column if types[field.name] == field.dataType else column.cast(field.dataType))
+                             .alias(field.name))
+        flagged = df.select(*casts)
+        deleted = F.coalesce(F.col(HOODIE_IS_DELETED).cast("boolean"), F.lit(False)) \
+            if HOODIE_IS_DELETED in df.columns else F.lit(False)
+        flagged = flagged.withColumn(IS_DELETE_COLUMN, deleted)
+        ordering_present = ordering_field is not None
+        columns = [F.col(f.name) for f in data_schema.fields if f.name in types]
+    keyed = flagged.select(
+        *columns,
+        F.col(IS_DELETE_COLUMN),
+        keygen.record_key().alias(RECORD_KEY_FIELD),
+        keygen.partition_path().alias(PARTITION_PATH_FIELD),
+    ) if delete_operation else flagged.select(
+        *[F.col(c) for c in flagged.columns],
+        keygen.record_key().alias(RECORD_KEY_FIELD),
+        keygen.partition_path().alias(PARTITION_PATH_FIELD),
+    )
+    if dedup:
+        partition_by = [F.col(RECORD_KEY_FIELD)] if global_index else [F.col(RECORD_KEY_FIELD),
+                                                                       F.col(PARTITION_PATH_FIELD)]
+        order = [F.col(ordering_field).desc_nulls_last()] if ordering_present and ordering_field else []
+        keyed = keyed.withColumn("_hoodie_arrival", F.monotonically_increasing_id())
+        window = Window.partitionBy(*partition_by).orderBy(*order, F.col("_hoodie_arrival").desc())
+        keyed = (keyed.withColumn("_hoodie_rank", F.row_number().over(window))
+                 .where(F.col("_hoodie_rank") == 1).drop("_hoodie_rank", "_hoodie_arrival"))
+    return PreparedInput(keyed, data_schema)
