@@ -119,7 +119,7 @@ def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,
     out = []
     for status in meta_client.storage.list(meta_client.layout.partition_dir(partition)):
         name = LogFileName.try_parse(status.name)
-        if name and name.file_id == file_id and name.base_instant_time == base_instant:
+        if name and name.file_id == file_id and name.base_instant == base_instant:
             out.append((status.path, status.size))
     return sorted(out)
 

@@ -11,19 +11,61 @@ new partition; with it off, the update is applied in the old partition.
 
 from __future__ import annotations
 
-__all__ = ["FILE_ID_COLUMN", "tag_location", "existing_keys"]
+__all__ = ["FILE_ID_COLUMN", "SimpleIndex", "tag_location", "existing_keys", "latest_base_files"]
 
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from hudi_sql.config import HudiWriteConfig, IndexType
+from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.model.schema import FILE_NAME_FIELD, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-FILE_ID_COLUMN = "_hoodie_file_id"
+
+def latest_base_files(context: IndexContext, records: DataFrame) -> list[tuple[str, str]]:
+    """(partition, path) of the latest base files an index must consult for *records*.
+
+    Non-global indexes look only at the partitions the batch touches (one small distinct
+    over the partition column); global ones at every partition.
+    """
+    view = context.view
+    if view.is_empty:
+        return []
+    if context.index_type.is_global:
+        partitions = view.partition_paths()
+    else:
+        wanted = {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
+        partitions = [p for p in view.partition_paths() if p in wanted]
+    return [(s.partition_path, s.base_file.path) for s in view.latest_file_slices(partitions)
+            if s.base_file is not None]
+
+
+def update_partition_path(context: IndexContext) -> bool:
+    key = HudiWriteConfig.SIMPLE_INDEX_UPDATE_PARTITION_PATH if context.index_type is IndexType.GLOBAL_SIMPLE \
+        else HudiWriteConfig.BLOOM_INDEX_UPDATE_PARTITION_PATH
+    return bool(context.configs.get(key))
+
+
+@register_index(IndexType.SIMPLE, IndexType.GLOBAL_SIMPLE)
+class SimpleIndex(Index):
+    """Join with every key of the consulted base files (read by Spark's Parquet reader)."""
+
+    def tag_location(self, records: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        base_files = latest_base_files(self.context, records)
+        if not base_files:
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        keygen = self.context.keygen
+        existing = existing_keys(records.sparkSession, base_files,
+                                 populate_meta_fields=self.context.meta_client.populate_meta_fields,
+                                 record_key=keygen.record_key(), partition_path=keygen.partition_path())
+        return tag_location(records, existing, global_index=self.context.index_type.is_global,
+                            update_partition_path=update_partition_path(self.context))
 
 
 def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], *, populate_meta_fields: bool,

@@ -57,7 +57,7 @@ class LogFile:
 
     @property
     def base_instant_time(self) -> str:
-        return self.name.base_instant_time
+        return self.name.base_instant
 
     @property
     def file_name(self) -> str:

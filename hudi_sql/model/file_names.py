@@ -67,34 +67,82 @@ class BaseFileName:
 
 @dataclass(frozen=True)
 class LogFileName:
+    """The name of a log file: ``.<fileId>_<baseInstant>.log.<version>_<writeToken>``.
+
+    In table version 6 the instant is the *base instant of the file slice* (the base file's
+    instant), not the deltacommit that wrote the log; that one is only in the block headers.
+    Versions start at 1 and a writer always rolls over to ``max(version) + 1``.
+
+    Sorting follows readers (Java ``HoodieLogFile``, hudi-rs): base instant, then version,
+    then write token compared as a string; the file id only breaks remaining ties.
+
+    Attributes:
+        file_id: the file group id (a UUID plus ``-<n>``); contains no ``_``.
+        base_instant: the base instant of the file slice.
+        version: the log version, from 1.
+        write_token: ``<taskPartitionId>-<stageId>-<taskAttemptId>``.
+    """
+
     file_id: str
-    base_instant_time: str
+    base_instant: str
     version: int
     write_token: str
 
     @classmethod
     def parse(cls, name: str) -> LogFileName:
-        parsed = cls.try_parse(name)
-        if parsed is None:
+        """Parses a log file name (a path is reduced to its last component) as hudi-rs does.
+
+        Raises:
+            HudiFileFormatError: when *name* is not a log file name.
+        """
+        base = name.rsplit("/", 1)[-1]
+        stripped = base.removeprefix(".")
+        file_id, sep, rest = stripped.partition("_")
+        middle, sep2, token = rest.rpartition("_")
+        parts = middle.split(".")
+        if not (sep and sep2 and file_id and token and len(parts) == 3 and parts[1] == "log"):
             raise HudiFileFormatError(
-                f"'{name}' is not a Hudi log file name (.<fileId>_<baseInstant>.log.<version>_<token>)."
+                f"'{name}' is not a log file name",
+                help="expected .<fileId>_<baseInstant>.log.<version>_<writeToken>",
             )
-        return parsed
+        instant, _, version = parts
+        if not instant or not (version.isascii() and version.isdigit()):
+            raise HudiFileFormatError(
+                f"'{name}' is not a log file name: bad instant '{instant}' or version '{version}'",
+                help="expected .<fileId>_<baseInstant>.log.<version>_<writeToken>",
+            )
+        return cls(file_id, instant, int(version), token)
 
     @classmethod
     def try_parse(cls, name: str) -> LogFileName | None:
-        match = _LOG.match(name)
-        if not match:
-            return None
-        return cls(match.group(1), match.group(2), int(match.group(3)), match.group(4))
+        """The parsed name, or None when *name* is not a log file name (stray files are skipped)."""
+        return cls.parse(name) if _LOG.match(name.rsplit("/", 1)[-1]) else None
 
     @property
     def name(self) -> str:
-        return f".{self.file_id}_{self.base_instant_time}.log.{self.version}_{self.write_token}"
+        """The file name, with its leading dot."""
+        return f".{self.file_id}_{self.base_instant}.log.{self.version}_{self.write_token}"
 
-    def sort_key(self) -> tuple[str, int, str]:
-        """Readers order a slice's logs by (base instant, version, write token)."""
-        return (self.base_instant_time, self.version, self.write_token)
+    @property
+    def sort_key(self) -> tuple[str, int, str, str]:
+        """Reader order: (base instant, version, write token, file id)."""
+        return (self.base_instant, self.version, self.write_token, self.file_id)
+
+    def next_version(self, write_token: str) -> LogFileName:
+        """The name a writer rolls over to: the next version, with its own write token."""
+        return LogFileName(self.file_id, self.base_instant, self.version + 1, write_token)
+
+    def __lt__(self, other: LogFileName) -> bool:
+        return self.sort_key < other.sort_key
+
+    def __le__(self, other: LogFileName) -> bool:
+        return self.sort_key <= other.sort_key
+
+    def __gt__(self, other: LogFileName) -> bool:
+        return self.sort_key > other.sort_key
+
+    def __ge__(self, other: LogFileName) -> bool:
+        return self.sort_key >= other.sort_key
 
     def __str__(self) -> str:
         return self.name

@@ -105,9 +105,9 @@ def build_file_groups(
             continue
         log_name = LogFileName.try_parse(status.name)
         if log_name is not None:
-            if as_of is not None and log_name.base_instant_time > as_of:
+            if as_of is not None and log_name.base_instant > as_of:
                 continue
-            logs[log_name.file_id][log_name.base_instant_time].append(LogFile(status.path, status.size, log_name))
+            logs[log_name.file_id][log_name.base_instant].append(LogFile(status.path, status.size, log_name))
     groups: list[FileGroup] = []
     for file_id in sorted(set(bases) | set(logs)):
         if replaced and (partition_path, file_id) in replaced:
@@ -117,7 +117,7 @@ def build_file_groups(
         slices: list[FileSlice] = []
         for instant_time in slice_instants:
             base = bases.get(file_id, {}).get(instant_time)
-            slice_logs = tuple(sorted(logs.get(file_id, {}).get(instant_time, []), key=lambda lf: lf.name.sort_key()))
+            slice_logs = tuple(sorted(logs.get(file_id, {}).get(instant_time, []), key=lambda lf: lf.name.sort_key))
             if base is None:
                 # Logs of a slice whose base file is not (yet) committed: either written during a
                 # pending compaction (kept, merged below), or log-only file groups (kept), or

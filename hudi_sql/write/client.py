@@ -179,7 +179,7 @@ class WriteClient:
 
     def _write_records(self, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
                        table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
-        from hudi_sql.index.simple import FILE_ID_COLUMN
+        from hudi_sql.index.base import FILE_ID_COLUMN
         from hudi_sql.write.prepare import prepare_records
 
         configs = self.configs
@@ -235,32 +235,17 @@ class WriteClient:
              index_type: IndexType, uses_index: bool) -> DataFrame:
         from pyspark.sql import functions as F
 
-        from hudi_sql.index.simple import FILE_ID_COLUMN, existing_keys, tag_location
+        from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext, index_for
 
         if not uses_index or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        if index_type.is_global:
-            partitions = view.partition_paths()
-        else:
-            wanted = {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
-            partitions = [p for p in view.partition_paths() if p in wanted]
-        base_files = [(s.partition_path, s.base_file.path) for s in view.latest_file_slices(partitions)
-                      if s.base_file is not None]
-        if not base_files:
-            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        spark = records.sparkSession
-        existing = existing_keys(spark, base_files, populate_meta_fields=meta.populate_meta_fields,
-                                 record_key=keygen.record_key(), partition_path=keygen.partition_path())
-        update_partition = self.configs.get(HudiWriteConfig.SIMPLE_INDEX_UPDATE_PARTITION_PATH) if \
-            index_type is IndexType.GLOBAL_SIMPLE else self.configs.get(HudiWriteConfig.BLOOM_INDEX_UPDATE_PARTITION_PATH)
-        return tag_location(records, existing, global_index=index_type.is_global,
-                            update_partition_path=bool(update_partition))
+        return index_for(IndexContext(meta, view, keygen, self.configs, index_type)).tag_location(records)
 
     def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile:
         """One small aggregate: record counts per (partition, file group, delete?) and null keys."""
         from pyspark.sql import functions as F
 
-        from hudi_sql.index.simple import FILE_ID_COLUMN
+        from hudi_sql.index.base import FILE_ID_COLUMN
 
         rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
                                F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"))
@@ -352,7 +337,7 @@ class WriteClient:
         """Route records to buckets and run one write task per bucket."""
         from pyspark.sql import functions as F
 
-        from hudi_sql.index.simple import FILE_ID_COLUMN
+        from hudi_sql.index.base import FILE_ID_COLUMN
         from hudi_sql.spark.tasks import WRITE_STATUS_DDL, bucket_writer
 
         spark = tagged.sparkSession

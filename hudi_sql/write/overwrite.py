@@ -39,7 +39,7 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
                       table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
     from pyspark.sql import functions as F
 
-    from hudi_sql.index.simple import FILE_ID_COLUMN
+    from hudi_sql.index.base import FILE_ID_COLUMN
     from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
     from hudi_sql.write.client import WriteResult, _group_stats
     from hudi_sql.write.prepare import prepare_records

@@ -1,0 +1,75 @@
+"""Index protocol and registry: how incoming records find their file group.
+
+An index adds the column ``_hoodie_file_id`` to the prepared records: the file id of the
+file group holding the key (an update or delete), or null (an insert). It may also rewrite
+``_hoodie_partition_path`` and add delete records (global indexes moving a record between
+partitions). All of it is Spark work; the driver only chooses which base files to consult.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Index", "IndexContext", "register_index", "index_for", "FILE_ID_COLUMN"]
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hudi_sql.config import HudiConfigs, IndexType
+from hudi_sql.errors import UnsupportedFeatureError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from hudi_sql.keygen.base import KeyGenerator
+    from hudi_sql.table.fs_view import FileSystemView
+    from hudi_sql.table.meta_client import TableMetaClient
+
+FILE_ID_COLUMN = "_hoodie_file_id"
+
+
+@dataclass(frozen=True)
+class IndexContext:
+    meta_client: TableMetaClient
+    view: FileSystemView
+    keygen: KeyGenerator
+    configs: HudiConfigs
+    index_type: IndexType
+
+
+class Index(ABC):
+    """Tags records with their location; one instance per write."""
+
+    def __init__(self, context: IndexContext) -> None:
+        self.context = context
+
+    @abstractmethod
+    def tag_location(self, records: DataFrame) -> DataFrame:
+        """*records* plus ``_hoodie_file_id`` (null for inserts)."""
+
+
+_REGISTRY: dict[IndexType, Callable[[IndexContext], Index]] = {}
+
+
+def register_index(*types: IndexType) -> Callable[[type[Index]], type[Index]]:
+    def decorate(cls: type[Index]) -> type[Index]:
+        for index_type in types:
+            _REGISTRY[index_type] = cls
+        return cls
+
+    return decorate
+
+
+def index_for(context: IndexContext) -> Index:
+    # Implementations register on import.
+    import hudi_sql.index.simple  # noqa: F401
+
+    try:
+        import hudi_sql.index.bloom  # noqa: F401
+    except ImportError:  # pragma: no cover - optional during development
+        pass
+    factory = _REGISTRY.get(context.index_type)
+    if factory is None:
+        raise UnsupportedFeatureError(f"not supported: hoodie.index.type={context.index_type.value}",
+                                      help=f"supported: {', '.join(t.value for t in _REGISTRY)}")
+    return factory(context)
