@@ -29,6 +29,7 @@ from hudi_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
+from hudi_sql.read.api import read_table  # before `read` below: the subpackage would shadow it
 from hudi_sql.spark.session import spark_session
 from hudi_sql.write.api import write
 from hudi_sql.write.client import WriteResult
@@ -58,6 +59,7 @@ __all__ = [
     "TableType",
     "UnsupportedFeatureError",
     "WriteResult",
+    "compact",
     "read",
     "rollback",
     "spark_session",
@@ -69,9 +71,15 @@ __version__ = "0.1.0"
 
 def read(spark: SparkSession, path: str, options: dict[str, Any] | None = None) -> DataFrame:
     """Query the table at *path*; same as ``spark.read.format("hudi").options(**options).load(path)``."""
-    from hudi_sql.read.api import read_table
-
     return read_table(spark, path, options)
+
+
+def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, schedule: bool = True,
+            execute: bool = True, instant_time: str | None = None) -> str | None:
+    """Schedule and/or run a compaction of the Merge-On-Read table at *path*; returns its instant."""
+    from hudi_sql.services.compaction import compact as run
+
+    return run(spark, path, options, schedule=schedule, execute=execute, instant_time=instant_time)
 
 
 def rollback(path: str, instant_time: str | None = None) -> RollbackResult:

@@ -46,6 +46,17 @@ class Transaction:
     action: Action
     instant_time: str
     _started_with: frozenset[str] = field(default_factory=frozenset)
+    #: The action of the requested/inflight files when it differs from the completed one
+    #: (a compaction is requested as ``compaction`` and completes as ``commit``).
+    pending_action: Action | None = None
+
+    @classmethod
+    def resume(cls, meta_client: TableMetaClient, action: Action, instant_time: str, *,
+               pending_action: Action | None = None) -> Transaction:
+        """A transaction for an instant already requested (e.g. a scheduled compaction)."""
+        meta_client.reload_timeline()
+        completed = frozenset(i.instant_time for i in meta_client.timeline.completed())
+        return cls(meta_client, action, instant_time, completed, pending_action)
 
     @classmethod
     def begin(cls, meta_client: TableMetaClient, action: Action, *, instant_time: str | None = None) -> Transaction:
@@ -101,10 +112,35 @@ class Transaction:
         deleted: list[str] = []
         for marker in read_markers(storage, layout, self.instant_time):
             if marker.io_type is IOType.APPEND:
-                continue  # log appends are judged by their blocks' instants, not by name
+                deleted.extend(self._delete_losing_log_files(marker.partition_path, marker.file_name, kept))
+                continue
             rel = f"{marker.partition_path}/{marker.file_name}" if marker.partition_path else marker.file_name
             if rel not in kept and storage.delete(layout.file_path(marker.partition_path, marker.file_name)):
                 _log.info("Deleted %s, written by a failed or duplicate task attempt of %s.", rel, self.instant_time)
+                deleted.append(rel)
+        return deleted
+
+    def _delete_losing_log_files(self, partition: str, marker_file: str, kept: set[str]) -> list[str]:
+        """Log files of a retried append: in the marked slice, written by us, not in the stats."""
+        from hudi_sql.log.reader import read_raw_blocks
+        from hudi_sql.model.file_names import BaseFileName, LogFileName
+
+        base = BaseFileName.try_parse(marker_file)
+        if base is None:
+            return []
+        storage, layout = self.meta_client.storage, self.meta_client.layout
+        deleted = []
+        for status in storage.list(layout.partition_dir(partition)):
+            name = LogFileName.try_parse(status.name)
+            if name is None or name.file_id != base.file_id or name.base_instant != base.instant_time:
+                continue
+            rel = f"{partition}/{status.name}" if partition else status.name
+            if rel in kept:
+                continue
+            first = next(iter(read_raw_blocks(status.path)), None)
+            if first is not None and getattr(first, "instant_time", None) == self.instant_time:
+                storage.delete(status.path)
+                _log.info("Deleted %s, a log file of a failed or duplicate task attempt.", rel)
                 deleted.append(rel)
         return deleted
 
@@ -113,7 +149,7 @@ class Transaction:
         timeline = self.meta_client.timeline
         if timeline.find(self.instant_time, self.action, State.COMPLETED) is not None:
             raise CommitStateUnknownError(f"{self.instant.file_name} already exists.")
-        if timeline.find(self.instant_time, self.action, State.INFLIGHT) is None:
+        if timeline.find(self.instant_time, self.pending_action or self.action, State.INFLIGHT) is None:
             raise CommitConflictError(
                 f"Instant {self.instant_time} is no longer inflight: another writer rolled it back.",
                 help="the write was undone; run it again",

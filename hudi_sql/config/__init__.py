@@ -1,5 +1,6 @@
 """Typed option registry: one declaration per ``hoodie.*`` key (see :mod:`.registry`)."""
 
+from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.read import HudiReadConfig, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
 from hudi_sql.config.table import HudiTableConfig, TableType
@@ -8,6 +9,7 @@ from hudi_sql.config.write import HudiWriteConfig, IndexType
 __all__ = [
     "ConfigEnum",
     "ConfigKey",
+    "HudiCompactionConfig",
     "HudiConfigs",
     "HudiReadConfig",
     "HudiTableConfig",

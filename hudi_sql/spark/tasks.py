@@ -70,7 +70,7 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
         if inserts.num_rows == 0:
             return statuses_to_arrow([])
         status = create_handle(options, bucket, inserts, target, task)
-    elif plan.action == "deltacommit" and bucket.bucket_type is BucketType.UPDATE:
+    elif plan.action == "deltacommit" and not bucket.small_file_inserts:
         from hudi_sql.write.append_handle import append_handle
 
         status = append_handle(options, bucket, records, target, task)

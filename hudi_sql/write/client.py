@@ -18,7 +18,7 @@ __all__ = ["WriteClient", "WriteResult"]
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_failed_writes
@@ -139,10 +139,10 @@ class WriteClient:
                 f"Option 'hoodie.datasource.write.precombine.field' is {ordering} but table "
                 f"'{meta.table_name}' orders by {meta.precombine_field}.")
 
-    def _key_generator(self, meta: TableMetaClient | None) -> KeyGenerator:
+    def _key_generator(self, meta: TableMetaClient | None, df: DataFrame) -> KeyGenerator:
         from hudi_sql.keygen import key_generator_for
 
-        return key_generator_for(self.configs, table_properties=meta.properties if meta else None)
+        return key_generator_for(self.configs, table_properties=meta.properties if meta else None, schema=df.schema)
 
     # -- write ---------------------------------------------------------------------------
 
@@ -169,7 +169,7 @@ class WriteClient:
         if meta is not None:
             self._check_against_table(meta)
             rollback_failed_writes(meta)
-        keygen = self._key_generator(meta)
+        keygen = self._key_generator(meta, df)
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
         if operation.is_overwrite:
             from hudi_sql.write.overwrite import prepare_overwrite
@@ -229,7 +229,24 @@ class WriteClient:
             extra_metadata={"schema": schema_json},
         )
         txn.complete(metadata)
+        if meta.table_type is TableType.MERGE_ON_READ:
+            self._inline_compaction(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(stats))
+
+    def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
+        """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
+        from hudi_sql.config import HudiCompactionConfig
+        from hudi_sql.services.compaction import run_compaction, schedule_compaction, should_trigger
+
+        inline = self.configs.get(HudiCompactionConfig.INLINE)
+        if not (inline or self.configs.get(HudiCompactionConfig.SCHEDULE_INLINE)):
+            return
+        meta.reload_timeline()
+        if not should_trigger(meta, self.configs):
+            return
+        plan = schedule_compaction(meta, self.configs)
+        if plan is not None and inline:
+            run_compaction(spark, meta, plan.instant_time, self.configs)
 
     def _tag(self, records: DataFrame, meta: TableMetaClient, view: FileSystemView, keygen: KeyGenerator,
              index_type: IndexType, uses_index: bool) -> DataFrame:
@@ -315,8 +332,16 @@ class WriteClient:
               ordering: str | None, *, use_small_files: bool) -> WritePlan:
         latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
                   for p in profile.partitions}
+        pending: dict[tuple[str, str], str] = {}
+        if meta.table_type is TableType.MERGE_ON_READ:
+            from hudi_sql.services.compaction import pending_compaction_operations
+
+            pending = pending_compaction_operations(meta)
         buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,
-                                       use_small_files=use_small_files)
+                                       use_small_files=use_small_files,
+                                       excluded_file_ids=frozenset(f for _, f in pending))
+        # Logs written under a pending compaction start the slice the compaction will head.
+        buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
                                                                       ordering), tuple(buckets), tuple(ranges))

@@ -19,7 +19,7 @@ __all__ = ["SizingConfig", "SmallFile", "plan_buckets", "average_record_size"]
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.file_group import FileSlice
@@ -70,6 +70,7 @@ def plan_buckets(
     new_file_id: Callable[[], str],
     *,
     use_small_files: bool = True,
+    excluded_file_ids: frozenset[str] = frozenset(),
 ) -> tuple[list[BucketInfo], list[InsertRange]]:
     """Buckets and insert routing for *profile*.
 
@@ -79,20 +80,24 @@ def plan_buckets(
         sizing: file sizing settings.
         new_file_id: file id generator (injected so plans are deterministic in tests).
         use_small_files: False for bulk_insert, which never merges into existing files.
+        excluded_file_ids: groups that must not take inserts (e.g. under pending compaction).
     """
     buckets: list[BucketInfo] = []
     ranges: list[InsertRange] = []
     by_file_id: dict[tuple[str, str], int] = {}
 
-    def add_update_bucket(partition: str, file_slice: FileSlice, expected: int) -> int:
+    def add_update_bucket(partition: str, file_slice: FileSlice, expected: int, small: bool = False) -> int:
         key = (partition, file_slice.file_id)
         if key in by_file_id:
+            if small:
+                buckets[by_file_id[key]] = replace(buckets[by_file_id[key]], small_file_inserts=True)
             return by_file_id[key]
         bucket = BucketInfo(
             bucket_id=len(buckets), bucket_type=BucketType.UPDATE, partition_path=partition,
             file_id=file_slice.file_id, prev_commit=file_slice.base_instant_time,
             base_file_path=file_slice.base_file.path if file_slice.base_file else None,
             log_file_names=tuple(lf.file_name for lf in file_slice.log_files), expected_records=expected,
+            small_file_inserts=small,
         )
         buckets.append(bucket)
         by_file_id[key] = bucket.bucket_id
@@ -114,7 +119,7 @@ def plan_buckets(
         if use_small_files and sizing.small_file_limit > 0:
             for small in sorted(
                 (s for s in slices.values() if s.base_file is not None and s.base_file.size < sizing.small_file_limit
-                 and not s.has_logs),
+                 and not s.has_logs and s.file_id not in excluded_file_ids),
                 key=lambda s: (s.base_file.size if s.base_file else 0, s.file_id),
             ):
                 if remaining <= 0:
@@ -124,7 +129,7 @@ def plan_buckets(
                 if capacity <= 0:
                     continue
                 take = min(capacity, remaining)
-                shares.append((add_update_bucket(partition, small, 0), take))
+                shares.append((add_update_bucket(partition, small, 0, True), take))
                 remaining -= take
         if remaining > 0:
             per_file = sizing.records_per_file

@@ -24,7 +24,10 @@ class BucketInfo:
     """One output file group of the write.
 
     For UPDATE buckets, ``base_file_path`` is the latest base file of the group (absolute),
-    ``prev_commit`` its instant; for INSERT buckets ``file_id`` is freshly generated.
+    ``prev_commit`` its instant; for INSERT buckets ``file_id`` is freshly generated. On
+    Merge-On-Read an UPDATE bucket appends a log file, except when it takes inserts into a
+    small file (the group is merged into a new base file then, as Hudi does for indexes that
+    cannot find keys in logs).
     """
 
     bucket_id: int
@@ -35,6 +38,8 @@ class BucketInfo:
     base_file_path: str | None = None
     log_file_names: tuple[str, ...] = ()
     expected_records: int = 0
+    small_file_inserts: bool = False  # inserts packed into this group's small base file
+    append_base_instant: str | None = None  # MOR: a pending compaction's instant, for new logs
 
 
 @dataclass(frozen=True)

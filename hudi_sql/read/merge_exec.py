@@ -1,0 +1,64 @@
+"""Spark side of merged reads: one task merges a few file slices with :func:`read_file_slice`.
+
+Only slices that have log files come here (the plan sends the rest to Spark's Parquet reader),
+so the Python merge runs for exactly the file groups that need it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["read_merged_slices", "slice_specs"]
+
+import json
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.read.plan import ReadPlan
+    from hudi_sql.table.meta_client import TableMetaClient
+
+
+def slice_specs(plan: ReadPlan) -> list[FileSliceSpec]:
+    return [
+        FileSliceSpec(s.partition_path, s.file_id, s.base_file.path if s.base_file else None,
+                      tuple(lf.path for lf in s.log_files))
+        for s in plan.merge_slices
+    ]
+
+
+def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | None, timeline_start: str | None,
+            ordering_field: str | None, event_time: bool) -> Callable[[Iterator[pa.RecordBatch]],
+                                                                         Iterator[pa.RecordBatch]]:
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for row in batch.to_pylist():
+                spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_file_path"],
+                                     tuple(json.loads(row["log_file_paths"])))
+                table = read_file_slice(spec, target, completed_instants=completed, max_instant=max_instant,
+                                        timeline_start=timeline_start, ordering_field=ordering_field,
+                                        event_time_ordering=event_time)
+                yield from table.to_batches()
+
+    return run
+
+
+def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPlan, struct: StructType) -> DataFrame:
+    from hudi_sql.model.schema import to_arrow_schema
+
+    specs = slice_specs(plan)
+    rows = [(s.partition_path, s.file_id, s.base_file_path, json.dumps(list(s.log_file_paths))) for s in specs]
+    frame = spark.createDataFrame(
+        rows, "partition_path string, file_id string, base_file_path string, log_file_paths string")
+    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    target = to_arrow_schema(struct)
+    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    first = meta.timeline.first
+    merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
+                     meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
+    return frame.mapInArrow(merger, struct)

@@ -1,0 +1,332 @@
+"""Compaction (Merge-On-Read): merge file slices' logs into new base files.
+
+Lifecycle (table version 6)::
+
+    schedule   <tc>.compaction.requested   Avro HoodieCompactionPlan: one operation per slice
+    execute    <tc>.compaction.inflight    (empty), then Spark tasks, one per slice, write
+                                            <fileId>_<token>_<tc>.parquet (records keep their
+                                            commit time and sequence number)
+    complete   <tc>.commit                 JSON commit metadata, compacted=true, COMPACT
+
+While a compaction is pending, writers keep writing: new log files of a planned group carry
+``<tc>`` as base instant, forming the slice the compaction's base file will head (readers merge
+them with the slice before until then). Planning is pure (:func:`plan_compaction`); scheduling
+and execution touch storage.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CompactionOperation", "CompactionPlan", "plan_compaction", "schedule_compaction", "run_compaction",
+           "compact", "pending_compaction_operations", "should_trigger", "load_compaction_plan"]
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
+from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
+from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
+from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State, parse_instant_time
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_log = logging.getLogger(__name__)
+
+UNBOUNDED = "UnBoundedCompactionStrategy"
+
+
+@dataclass(frozen=True)
+class CompactionOperation:
+    partition_path: str
+    file_id: str
+    base_instant: str
+    base_file_name: str | None
+    log_file_names: tuple[str, ...]
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "baseInstantTime": self.base_instant,
+            "deltaFilePaths": list(self.log_file_names),
+            "dataFilePath": self.base_file_name,
+            "fileId": self.file_id,
+            "partitionPath": self.partition_path,
+            "metrics": dict(self.metrics),
+            "bootstrapFilePath": None,
+        }
+
+    @classmethod
+    def from_avro(cls, record: dict[str, Any]) -> CompactionOperation:
+        return cls(record.get("partitionPath") or "", record["fileId"], record["baseInstantTime"],
+                   record.get("dataFilePath"), tuple(record.get("deltaFilePaths") or ()),
+                   dict(record.get("metrics") or {}))
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    instant_time: str
+    operations: tuple[CompactionOperation, ...]
+    strategy: str = ""
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "operations": [op.to_avro() for op in self.operations],
+            "extraMetadata": None,
+            "version": 2,
+            "strategy": {"compactorClassName": self.strategy, "strategyParams": {}, "version": 1}
+            if self.strategy else None,
+            "preserveHoodieMetadata": True,
+        }
+
+
+def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time: str) -> CompactionPlan | None:
+    """Slices with log files, chosen by the strategy; ``None`` when there is nothing to compact."""
+    if meta.table_type is not TableType.MERGE_ON_READ:
+        raise UnsupportedFeatureError(f"Table '{meta.table_name}' is Copy-On-Write: it has nothing to compact.")
+    pending = pending_compaction_operations(meta)
+    view = FileSystemView(meta)
+    threshold = configs.get(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD)
+    candidates = []
+    for file_slice in view.latest_file_slices():
+        if not file_slice.has_logs or (file_slice.partition_path, file_slice.file_id) in pending:
+            continue
+        if len(file_slice.log_files) < threshold:
+            continue
+        log_bytes = sum(lf.size for lf in file_slice.log_files)
+        base_bytes = file_slice.base_file.size if file_slice.base_file else 0
+        mb = 1024 * 1024
+        candidates.append(CompactionOperation(
+            file_slice.partition_path, file_slice.file_id, file_slice.base_instant_time,
+            file_slice.base_file.file_name if file_slice.base_file else None,
+            tuple(lf.file_name for lf in file_slice.log_files),
+            {"TOTAL_LOG_FILES": float(len(file_slice.log_files)), "TOTAL_LOG_FILES_SIZE": float(log_bytes),
+             "TOTAL_IO_READ_MB": (log_bytes + base_bytes) / mb, "TOTAL_IO_WRITE_MB": base_bytes / mb,
+             "TOTAL_IO_MB": (log_bytes + 2 * base_bytes) / mb},
+        ))
+    strategy = str(configs.get(HudiCompactionConfig.STRATEGY))
+    if not strategy.endswith(UNBOUNDED):
+        candidates.sort(key=lambda op: -op.metrics["TOTAL_LOG_FILES_SIZE"])
+        budget = configs.get(HudiCompactionConfig.TARGET_IO)
+        chosen, used = [], 0.0
+        for op in candidates:
+            if chosen and used + op.metrics["TOTAL_IO_MB"] > budget:
+                break
+            chosen.append(op)
+            used += op.metrics["TOTAL_IO_MB"]
+        candidates = chosen
+    if not candidates:
+        return None
+    return CompactionPlan(instant_time, tuple(sorted(candidates, key=lambda o: (o.partition_path, o.file_id))),
+                          strategy)
+
+
+def load_compaction_plan(meta: TableMetaClient, instant_time: str) -> CompactionPlan:
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
+
+    data = meta.storage.read_bytes(meta.layout.instant_path(Instant(instant_time, Action.COMPACTION, State.REQUESTED)))
+    record = deserialize(data, AvroMetadataKind.COMPACTION_PLAN)
+    strategy = (record.get("strategy") or {}).get("compactorClassName") or ""
+    return CompactionPlan(instant_time, tuple(CompactionOperation.from_avro(op) for op in record.get("operations") or []),
+                          strategy)
+
+
+def pending_compaction_operations(meta: TableMetaClient) -> dict[tuple[str, str], str]:
+    """(partition, file id) -> instant of every file group under a pending compaction."""
+    out: dict[tuple[str, str], str] = {}
+    for instant in meta.timeline.pending_compactions():
+        for op in load_compaction_plan(meta, instant.instant_time).operations:
+            out[(op.partition_path, op.file_id)] = instant.instant_time
+    return out
+
+
+def schedule_compaction(meta: TableMetaClient, configs: HudiConfigs | None = None) -> CompactionPlan | None:
+    """Write ``<tc>.compaction.requested`` for the slices worth compacting (or nothing)."""
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
+
+    configs = configs or HudiConfigs()
+    meta.reload_timeline()
+    if meta.timeline.pending_writes():
+        raise HudiTimelineError(
+            f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
+            f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
+    instant_time = InstantTimeGenerator.next(after=meta.timeline.latest_time())
+    plan = plan_compaction(meta, configs, instant_time=instant_time)
+    if plan is None:
+        return None
+    meta.storage.write_bytes(meta.layout.instant_path(Instant(instant_time, Action.COMPACTION, State.REQUESTED)),
+                             serialize(AvroMetadataKind.COMPACTION_PLAN, plan.to_avro()), overwrite=False)
+    meta.reload_timeline()
+    _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
+    return plan
+
+
+def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime | None = None) -> bool:
+    """Hudi's inline trigger: deltacommits (and/or time) since the last compaction."""
+    completed = meta.timeline.completed()
+    last_compaction = None
+    for instant in completed.with_actions(Action.COMMIT):
+        if meta.commit_metadata(instant).compacted:
+            last_compaction = instant.instant_time
+    deltas = [i for i in completed.with_actions(Action.DELTA_COMMIT)
+              if last_compaction is None or i.instant_time > last_compaction]
+    by_count = len(deltas) >= configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS)
+    since = last_compaction or (deltas[0].instant_time if deltas else None)
+    elapsed = ((now or datetime.now(timezone.utc)) - parse_instant_time(since)).total_seconds() if since else 0
+    by_time = elapsed >= configs.get(HudiCompactionConfig.MAX_DELTA_SECONDS)
+    strategy = configs.get(HudiCompactionConfig.TRIGGER_STRATEGY)
+    return {"NUM_COMMITS": by_count, "TIME_ELAPSED": by_time, "NUM_OR_TIME": by_count or by_time,
+            "NUM_AND_TIME": by_count and by_time}[strategy]
+
+
+# -- execution ---------------------------------------------------------------------------------
+
+
+_STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
+               "file_size long, log_files long, log_bytes long, log_records long, log_blocks long, "
+               "corrupt_blocks long, rollback_blocks long, millis long")
+
+
+def _compactor(base_path: str, instant_time: str, schema_json: str, table_name: str, completed: tuple[str, ...],
+               timeline_start: str | None, ordering_field: str | None, event_time: bool, compression: str
+               ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+        from pyspark.sql.types import StructType
+
+        from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+        from hudi_sql.log.scanner import scan_file_slice_logs
+        from hudi_sql.model.file_names import BaseFileName, make_write_token
+        from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD, to_arrow_schema
+        from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+        from hudi_sql.storage.fs import Storage
+        from hudi_sql.storage.layout import TableLayout
+        from hudi_sql.write.handles import write_base_file
+        from hudi_sql.write.plan import HandleOptions
+
+        ctx = TaskContext.get()
+        token = make_write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else "0-0-0"
+        storage, layout = Storage(), TableLayout.of(base_path)
+        struct = StructType.fromJson(json.loads(schema_json))
+        target = to_arrow_schema(struct, with_meta_fields=True)
+        options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
+                                spark_schema_json=schema_json, compression=compression, base_path=base_path)
+        for batch in batches:
+            for row in batch.to_pylist():
+                started = time.time()
+                logs = tuple(json.loads(row["log_paths"]))
+                spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
+                merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
+                                         timeline_start=timeline_start, ordering_field=ordering_field,
+                                         event_time_ordering=event_time)
+                scan = scan_file_slice_logs([(os.path.basename(p), p) for p in logs], completed_instants=completed,
+                                            max_instant=instant_time, timeline_start=timeline_start)
+                name = BaseFileName(row["file_id"], token, instant_time).name
+                write_direct_marker(storage, layout, instant_time, Marker(row["partition_path"], name, IOType.CREATE))
+                path = layout.file_path(row["partition_path"], name)
+                names = pa.array([name] * merged.num_rows, pa.string())
+                merged = merged.set_column(merged.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
+                size = write_base_file(storage, path, merged, options, merged.column(RECORD_KEY_FIELD).combine_chunks())
+                log_records = sum(b.records.num_rows if hasattr(b.records, "num_rows") else len(b.records)
+                                  for b in scan.blocks)
+                yield pa.RecordBatch.from_pylist([{
+                    "partition_path": row["partition_path"], "file_id": row["file_id"], "path": layout.relative(path),
+                    "prev_commit": row["base_instant"], "num_writes": merged.num_rows, "file_size": size,
+                    "log_files": len(logs), "log_bytes": sum(storage.size(p) for p in logs),
+                    "log_records": log_records, "log_blocks": scan.total_blocks,
+                    "corrupt_blocks": scan.corrupt_blocks, "rollback_blocks": scan.rollback_blocks,
+                    "millis": int((time.time() - started) * 1000),
+                }])
+
+    return run
+
+
+def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
+                   configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
+    """Execute a scheduled compaction (the earliest pending one by default) and commit it."""
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.commit.transaction import Transaction
+    from hudi_sql.config import HudiWriteConfig
+    from hudi_sql.model.schema import from_avro_schema
+
+    configs = configs or HudiConfigs()
+    meta.reload_timeline()
+    pending = meta.timeline.pending_compactions()
+    if instant_time is None:
+        if not pending.instants:
+            return None
+        instant_time = pending.instants[0].instant_time
+    elif not pending.contains_time(instant_time):
+        raise HudiTimelineError(f"No pending compaction {instant_time} on '{meta.table_name}'.",
+                                help="CALL show_compaction(table => ...) lists them")
+    plan = load_compaction_plan(meta, instant_time)
+    inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
+    if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
+        meta.storage.write_bytes(meta.layout.instant_path(inflight), b"")
+    else:
+        # A previous attempt died mid-way: its base files are leftovers; markers name them.
+        from hudi_sql.commit.markers import read_markers
+
+        for marker in read_markers(meta.storage, meta.layout, instant_time):
+            meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+    schema_json = meta.latest_schema()
+    struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
+    rows = []
+    for op in plan.operations:
+        base = meta.layout.file_path(op.partition_path, op.base_file_name) if op.base_file_name else None
+        logs = [meta.layout.file_path(op.partition_path, name) for name in op.log_file_names]
+        rows.append((op.partition_path, op.file_id, op.base_instant, base, json.dumps(logs)))
+    frame = spark.createDataFrame(
+        rows, "partition_path string, file_id string, base_instant string, base_path string, log_paths string")
+    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    completed = tuple(meta.timeline.completed_writes().times())
+    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    first = meta.timeline.first
+    compactor = _compactor(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
+                           first.instant_time if first else None, meta.precombine_field,
+                           payload.endswith("DefaultHoodieRecordPayload"),
+                           str(configs.get(HudiWriteConfig.PARQUET_COMPRESSION)))
+    statuses = frame.mapInArrow(compactor, _STATUS_DDL).collect()
+    stats: dict[str, list[WriteStat]] = {}
+    for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
+        stats.setdefault(r["partition_path"], []).append(WriteStat(
+            file_id=r["file_id"], path=r["path"], partition_path=r["partition_path"], prev_commit=r["prev_commit"],
+            num_writes=r["num_writes"], num_update_writes=r["log_records"], total_write_bytes=r["file_size"],
+            file_size_in_bytes=r["file_size"], total_log_records=r["log_records"],
+            total_log_files_compacted=r["log_files"], total_log_size_compacted=r["log_bytes"],
+            total_updated_records_compacted=r["log_records"], total_log_blocks=r["log_blocks"],
+            total_corrupt_log_block=r["corrupt_blocks"], total_rollback_blocks=r["rollback_blocks"],
+            runtime_stats=RuntimeStats(0, 0, r["millis"]),
+        ))
+    metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, "COMPACT",
+                              {"schema": schema_json or ""}, compacted=True)
+    txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION)
+    txn.complete(metadata)
+    _log.info("Completed compaction %s (%d file groups).", instant_time, len(statuses))
+    return instant_time, metadata
+
+
+def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, schedule: bool = True,
+            execute: bool = True, instant_time: str | None = None) -> str | None:
+    """``hudi_sql.compact``: schedule and/or execute a compaction; returns its instant (or None)."""
+    meta = TableMetaClient.load(path)
+    configs = HudiConfigs.of(options or {})
+    if schedule and instant_time is None:
+        plan = schedule_compaction(meta, configs)
+        if plan is None and not execute:
+            return None
+        instant_time = plan.instant_time if plan else None
+    if not execute:
+        return instant_time
+    result = run_compaction(spark, meta, instant_time, configs)
+    return result[0] if result else None

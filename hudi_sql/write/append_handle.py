@@ -1,0 +1,93 @@
+"""AppendHandle: a Merge-On-Read update appends log blocks to a file slice (Hudi's ``HoodieAppendHandle``).
+
+One task writes one *new* log file for the slice (version = the highest existing + 1; we never
+append to an existing file, so a torn write can only ever damage our own file), holding one
+data block with the upserted rows and, if any, one delete block after it, both headed
+``INSTANT_TIME = <deltacommit>``. The marker is an APPEND marker named like a base file of
+the slice, as Hudi 0.14 names it, so rollback finds the slice and cancels our blocks with a
+command block.
+"""
+
+from __future__ import annotations
+
+__all__ = ["append_handle"]
+
+import json
+import os
+import time
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.types import StructType
+
+from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.log.block import DataBlock, DeleteRecord, OrderingValue
+from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
+from hudi_sql.model.file_names import BaseFileName, LogFileName
+from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.layout import TableLayout
+from hudi_sql.write.handles import IS_DELETE_COLUMN, TaskIdentity, WriteStatus, _meta_columns, _with_meta
+from hudi_sql.write.plan import BucketInfo, HandleOptions
+
+
+def _next_log_name(storage: Storage, layout: TableLayout, bucket: BucketInfo, base_instant: str,
+                   write_token: str) -> tuple[LogFileName, list[str]]:
+    existing = []
+    for status in storage.list(layout.partition_dir(bucket.partition_path)):
+        name = LogFileName.try_parse(status.name)
+        if name and name.file_id == bucket.file_id and name.base_instant == base_instant:
+            existing.append(name)
+    version = max((n.version for n in existing), default=0) + 1
+    new = LogFileName(bucket.file_id, base_instant, version, write_token)
+    return new, [n.name for n in sorted(existing + [new])]
+
+
+def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
+                  task: TaskIdentity) -> WriteStatus:
+    started = time.time()
+    storage = Storage()
+    layout = TableLayout.of(options.base_path)
+    base_instant = bucket.append_base_instant or bucket.prev_commit
+    marker_name = BaseFileName(bucket.file_id, task.write_token, base_instant).name
+    if options.marker_type == "DIRECT":
+        write_direct_marker(storage, layout, options.instant_time, Marker(bucket.partition_path, marker_name,
+                                                                          IOType.APPEND))
+    log_name, all_logs = _next_log_name(storage, layout, bucket, base_instant, task.write_token)
+    path = layout.file_path(bucket.partition_path, log_name.name)
+
+    is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
+    upserts = records.filter(pc.invert(is_delete))
+    deletes = records.filter(is_delete)
+    struct = StructType.fromJson(json.loads(options.spark_schema_json))
+    schema_json = avro_schema_json(struct, options.table_name, with_meta_fields=True)
+    blocks: list[bytes] = []
+    if upserts.num_rows:
+        keys = upserts.column(RECORD_KEY_FIELD).combine_chunks()
+        meta = _meta_columns(options, keys, bucket.partition_path, bucket.file_id, task.partition_id)
+        rows = _with_meta(upserts, target, meta)
+        if options.log_data_block_format == "parquet":
+            blocks.append(encode_parquet_data_block(options.instant_time, schema_json, rows))
+        else:
+            avro_rows = DataBlock(options.instant_time, schema_json, rows).to_avro_records()
+            blocks.append(encode_avro_data_block(options.instant_time, schema_json, avro_rows))
+    if deletes.num_rows:
+        ordering = options.ordering_field if options.event_time_ordering else None
+        values = deletes.column(ordering).to_pylist() if ordering and ordering in deletes.column_names else None
+        delete_records = [
+            DeleteRecord(key, partition, OrderingValue.infer(values[i]) if values and values[i] is not None else None)
+            for i, (key, partition) in enumerate(zip(deletes.column(RECORD_KEY_FIELD).to_pylist(),
+                                                     deletes.column(PARTITION_PATH_FIELD).to_pylist()))
+        ]
+        blocks.append(encode_delete_block(options.instant_time, schema_json, delete_records))
+    data = b"".join(blocks)
+    storage.write_bytes(path, data, overwrite=False)
+    size = len(data)
+    return WriteStatus(
+        partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
+        prev_commit=base_instant, num_writes=upserts.num_rows, num_deletes=deletes.num_rows,
+        num_update_writes=upserts.num_rows, num_inserts=0, total_write_bytes=size, file_size=size,
+        total_upsert_time=int((time.time() - started) * 1000), log_version=log_name.version, log_offset=0,
+        base_file=os.path.basename(bucket.base_file_path) if bucket.base_file_path else "",
+        log_files=json.dumps(all_logs), total_log_blocks=len(blocks),
+    )
