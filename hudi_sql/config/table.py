@@ -77,6 +77,24 @@ class HudiTableConfig(ConfigEnum):
     TIMESTAMP_SCALAR_UNIT = (
         "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR timestamps."
     )
+    TIMESTAMP_INPUT_TIMEZONE = (
+        "hoodie.keygen.timebased.input.timezone", parse_str, None,
+        "Time zone of DATE_STRING input values without an offset (unset: the Spark session time zone); "
+        "hoodie.keygen.timebased.timezone, when set, wins.",
+    )
+    TIMESTAMP_OUTPUT_TIMEZONE = (
+        "hoodie.keygen.timebased.output.timezone", parse_str, None,
+        "Time zone the partition path is formatted in (unset: the Spark session time zone); "
+        "hoodie.keygen.timebased.timezone, when set, wins.",
+    )
+    TIMESTAMP_INPUT_FORMAT_DELIMITER = (
+        "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex", parse_str, ",",
+        "Regex separating several input date formats (the first that parses wins).",
+    )
+    DATETIME_PARSER_CLASS = (
+        "hoodie.keygen.datetime.parser.class", parse_str, "org.apache.hudi.keygen.parser.HoodieDateTimeParser",
+        "Date-time parser of the timestamp key generator; only Hudi's default parser is supported.",
+    )
     METADATA_PARTITIONS = (
         "hoodie.table.metadata.partitions", parse_str, "", "Metadata table partitions (hudi-sql writes none)."
     )

@@ -51,6 +51,13 @@ class HudiWriteConfig(ConfigEnum):
                            "Key generator by Hudi class name (org.apache.hudi.keygen.SimpleKeyGenerator, ...).")
     KEY_GENERATOR_TYPE = ("hoodie.datasource.write.keygenerator.type", parse_str, None,
                           "Key generator by type: SIMPLE, COMPLEX, NON_PARTITION, TIMESTAMP, CUSTOM.")
+    COMPLEX_KEYGEN_NEW_ENCODING = ("hoodie.write.complex.keygen.new.encoding", parse_bool, False,
+                                   "ComplexKeyGenerator with one key field writes 'value' instead of 'field:value'.")
+    CONSISTENT_LOGICAL_TIMESTAMP = (
+        "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled", parse_bool, False,
+        "Keys of timestamp columns as in the Avro path with logical types (true is not supported).")
+    SQL_ORIGIN_KEYGEN_CLASS = ("hoodie.sql.origin.keygen.class", parse_str, None,
+                               "Internal: the key generator wrapped by Hudi's SqlKeyGenerator.")
     HIVE_STYLE_PARTITIONING = ("hoodie.datasource.write.hive_style_partitioning", parse_bool, False,
                                "Partition folders named field=value.")
     URL_ENCODE_PARTITIONING = ("hoodie.datasource.write.partitionpath.urlencode", parse_bool, False,

@@ -1,0 +1,87 @@
+"""Table-service options: cleaning, archival and clustering (Apache Hudi 0.14 keys and defaults).
+
+Keys and defaults follow Hudi's ``HoodieCleanConfig``, ``HoodieArchivalConfig`` and
+``HoodieClusteringConfig``. Cleaning and archival run here (:mod:`hudi_sql.services.clean`,
+:mod:`hudi_sql.services.archive`); the clustering keys are declared so that jobs carrying
+them validate, and so that the clustering service reads them from one place.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CleanerPolicy", "HudiServiceConfig"]
+
+from enum import Enum
+
+from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int, parse_list, parse_str
+
+
+class CleanerPolicy(str, Enum):
+    """Which file slices the cleaner may delete (Hudi's ``HoodieCleaningPolicy``)."""
+
+    KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+    """Keep every slice a query as of any of the last N completed commits reads."""
+    KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+    """Keep the N newest slices of every file group."""
+    KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+    """Keep every slice a query as of any commit of the last H hours reads."""
+
+    @classmethod
+    def parse(cls, value: str) -> CleanerPolicy:
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            raise ValueError(f"'{value}' is not a cleaner policy ({', '.join(m.name for m in cls)})") from None
+
+
+_MB = 1024 * 1024
+
+
+class HudiServiceConfig(ConfigEnum):
+    # -- clean (HoodieCleanConfig) -------------------------------------------------------
+    CLEAN_AUTOMATIC = ("hoodie.clean.automatic", parse_bool, True,
+                       "Clean after every commit (the write path runs the cleaner when the trigger is met).")
+    CLEAN_ASYNC = ("hoodie.clean.async", parse_bool, False,
+                   "Run the cleaner concurrently with writing; hudi-sql always cleans inline after the commit.",
+                   (), (), False)
+    CLEANER_POLICY = ("hoodie.cleaner.policy", CleanerPolicy.parse, CleanerPolicy.KEEP_LATEST_COMMITS,
+                      "KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS.",
+                      tuple(p.value for p in CleanerPolicy))
+    CLEANER_COMMITS_RETAINED = ("hoodie.cleaner.commits.retained", parse_int, 10,
+                                "KEEP_LATEST_COMMITS: queries as of any of the last N commits keep working.")
+    CLEANER_FILE_VERSIONS_RETAINED = ("hoodie.cleaner.fileversions.retained", parse_int, 3,
+                                      "KEEP_LATEST_FILE_VERSIONS: slices kept per file group.")
+    CLEANER_HOURS_RETAINED = ("hoodie.cleaner.hours.retained", parse_int, 24,
+                              "KEEP_LATEST_BY_HOURS: queries as of any commit of the last N hours keep working.")
+    CLEAN_MAX_COMMITS = ("hoodie.clean.max.commits", parse_int, 1,
+                         "Commits since the last clean before a new clean is planned.")
+    CLEAN_TRIGGER_STRATEGY = ("hoodie.clean.trigger.strategy", parse_str, "NUM_COMMITS",
+                              "When to plan a clean; only NUM_COMMITS exists.", ("NUM_COMMITS",))
+    CLEANER_PARALLELISM = ("hoodie.cleaner.parallelism", parse_int, 200,
+                           "Most Spark tasks deleting files in one clean.")
+    CLEANER_INCREMENTAL_MODE = ("hoodie.cleaner.incremental.mode", parse_bool, True,
+                                "Scan only partitions written since the last clean; hudi-sql always scans all.",
+                                (), (), False)
+    # -- archival (HoodieArchivalConfig) -------------------------------------------------
+    ARCHIVE_AUTOMATIC = ("hoodie.archive.automatic", parse_bool, True,
+                         "Archive old instants after every commit.")
+    ARCHIVE_MAX_COMMITS = ("hoodie.keep.max.commits", parse_int, 30,
+                           "Archive when more completed commits than this are on the active timeline.")
+    ARCHIVE_MIN_COMMITS = ("hoodie.keep.min.commits", parse_int, 20,
+                           "Completed commits left on the active timeline after archiving.")
+    ARCHIVE_BATCH_SIZE = ("hoodie.commits.archival.batch", parse_int, 10,
+                          "Instants per data block of an archive file.")
+    # -- clustering (HoodieClusteringConfig) ---------------------------------------------
+    CLUSTERING_INLINE = ("hoodie.clustering.inline", parse_bool, False,
+                         "Cluster after the commit that reaches the trigger.")
+    CLUSTERING_INLINE_MAX_COMMITS = ("hoodie.clustering.inline.max.commits", parse_int, 4,
+                                     "Commits since the last clustering before inline clustering runs.")
+    CLUSTERING_SORT_COLUMNS = ("hoodie.clustering.plan.strategy.sort.columns", parse_list, (),
+                               "Columns clustering sorts the rewritten files by.")
+    CLUSTERING_TARGET_FILE_MAX_BYTES = ("hoodie.clustering.plan.strategy.target.file.max.bytes", parse_int,
+                                        1024 * _MB, "Largest file clustering writes.")
+    CLUSTERING_SMALL_FILE_LIMIT = ("hoodie.clustering.plan.strategy.small.file.limit", parse_int, 300 * _MB,
+                                   "Base files smaller than this are clustering candidates.")
+    CLUSTERING_UPDATES_STRATEGY = (
+        "hoodie.clustering.updates.strategy", parse_str,
+        "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
+        "What a write does to file groups under pending clustering (reject by default).")

@@ -1,0 +1,249 @@
+"""Choosing and configuring the key generator of a write, the way Hudi 0.14 does.
+
+Which key generator (first match wins):
+
+1. ``hoodie.datasource.write.keygenerator.class`` (a Hudi class name, Spark or Avro variant,
+   or its short form);
+2. ``hoodie.datasource.write.keygenerator.type`` (``SIMPLE``, ``COMPLEX``, ``TIMESTAMP``,
+   ``CUSTOM``, ``NON_PARTITION``, ``GLOBAL_DELETE``);
+3. the table's ``hoodie.table.keygenerator.class`` when the table exists;
+4. inferred from the fields (``KeyGenUtils.inferKeyGeneratorType`` in 0.14, also Spark SQL's
+   ``inferKeyGenClazz``): no partition field -> NonpartitionedKeyGenerator; one record key
+   field and one partition field -> SimpleKeyGenerator; otherwise ComplexKeyGenerator. One
+   addition from later Hudi releases: a first partition field written ``field:TYPE`` means
+   CustomKeyGenerator (0.14 would pick Simple and then fail on the odd field name).
+
+An explicit choice that differs from the existing table's is refused, as Hudi's
+``HoodieWriterUtils.validateTableConfig`` does ("Config conflict"); the Spark and Avro
+variants of one key generator count as the same.
+
+``org.apache.spark.sql.hudi.command.SqlKeyGenerator`` (what Hudi's SQL layer sets) is not an
+implementation of its own: it wraps the key generator named by ``hoodie.sql.origin.keygen.class``
+(else the table's, else ComplexKeyGenerator, as in Hudi) and only changes how ``timestamp``
+partition columns are written (:class:`~hudi_sql.keygen.base.KeyGenSettings`).
+
+The fields, hive-style partitioning and URL encoding come from the write options, except that
+an existing table's ``hoodie.properties`` wins for the two partitioning flags (Hudi keeps a
+table's layout stable). Timestamp options are the table's overlaid with the write options.
+"""
+
+from __future__ import annotations
+
+__all__ = ["key_generator_for", "infer_key_generator_type", "SQL_KEY_GENERATOR_CLASS"]
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+# Imported for their registrations.
+import hudi_sql.keygen.complex
+import hudi_sql.keygen.custom
+import hudi_sql.keygen.non_partitioned
+import hudi_sql.keygen.simple
+import hudi_sql.keygen.timestamp_based  # noqa: F401
+from hudi_sql.config.registry import HudiConfigs, parse_bool
+from hudi_sql.config.table import HudiTableConfig
+from hudi_sql.config.write import HudiWriteConfig
+from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_sql.keygen.base import (
+    KeyGenerator,
+    KeyGeneratorType,
+    KeyGenSettings,
+    key_generator_class,
+    key_generator_for_type,
+)
+from hudi_sql.keygen.custom import PartitionKeyType, parse_partition_spec
+from hudi_sql.keygen.timestamp_based import TimestampOptions
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
+SQL_KEY_GENERATOR_CLASS = "org.apache.spark.sql.hudi.command.SqlKeyGenerator"
+SQL_ORIGIN_KEY_GENERATOR_CLASS = "hoodie.sql.origin.keygen.class"
+"""``SqlKeyGenerator.ORIGINAL_KEYGEN_CLASS_NAME``: the key generator the SQL layer wraps."""
+COMPLEX_KEYGEN_NEW_ENCODING = "hoodie.write.complex.keygen.new.encoding"
+CONSISTENT_LOGICAL_TIMESTAMP = "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled"
+
+
+def infer_key_generator_type(
+    record_key_fields: Sequence[str], partition_specs: Sequence[str]
+) -> KeyGeneratorType:
+    """The key generator Hudi 0.14 picks when none is configured (see the module doc)."""
+    if not partition_specs:
+        return KeyGeneratorType.NON_PARTITION
+    if ":" in partition_specs[0]:
+        return KeyGeneratorType.CUSTOM
+    if len(partition_specs) == 1 and len(record_key_fields) <= 1:
+        return KeyGeneratorType.SIMPLE
+    return KeyGeneratorType.COMPLEX
+
+
+def key_generator_for(
+    configs: HudiConfigs,
+    *,
+    table_properties: Mapping[str, str] | None = None,
+    schema: StructType | None = None,
+    sql: bool = False,
+) -> KeyGenerator:
+    """The key generator a write with *configs* uses.
+
+    Args:
+        configs: the write's options (``hoodie.datasource.write.*``, ``hoodie.keygen.*``).
+        table_properties: the table's ``hoodie.properties`` when the table exists.
+        schema: the input's schema; binds the key generator (:meth:`KeyGenerator.with_schema`)
+            so values stringify by type and missing fields fail here.
+        sql: the write runs a Spark SQL statement; then ``timestamp`` partition columns are
+            written as Hudi's SQL layer writes them (``SqlKeyGenerator``). Configuring the
+            ``SqlKeyGenerator`` class has the same effect.
+
+    Raises:
+        HudiConfigError: an unknown key generator, a conflict with the table, fields the key
+            generator does not accept, or bad timestamp options.
+        HudiKeyError: with *schema*, a field that is missing or has an unusable type.
+        UnsupportedFeatureError: an option whose behaviour hudi-sql does not reproduce.
+    """
+    table = HudiConfigs.of(table_properties, validate=False) if table_properties is not None else None
+    table_class = _table_value(table, HudiTableConfig.KEY_GENERATOR_CLASS)
+
+    explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS) or None
+    if explicit is not None and _is_sql_key_generator(str(explicit)):
+        sql = True
+        explicit = configs.get(SQL_ORIGIN_KEY_GENERATOR_CLASS) or table_class or "ComplexKeyGenerator"
+    if explicit is None:
+        explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or None
+    if table_class is not None and _is_sql_key_generator(str(table_class)):
+        raise HudiConfigError(
+            f"The table records '{table_class}' as its key generator; "
+            "that is Hudi's SQL wrapper, not a key generator.",
+            help="set hoodie.table.keygenerator.class to the wrapped class",
+        )
+
+    record_key_fields = _fields(
+        configs, table, HudiWriteConfig.RECORD_KEY_FIELDS, HudiTableConfig.RECORD_KEY_FIELDS
+    )
+    partition_specs = _fields(
+        configs, table, HudiWriteConfig.PARTITION_PATH_FIELDS, HudiTableConfig.PARTITION_FIELDS
+    )
+
+    if explicit is not None:
+        implementation = key_generator_class(str(explicit))
+        if table_class is not None and key_generator_class(str(table_class)) is not implementation:
+            raise HudiConfigError(
+                f"Config conflict: the write asks for key generator '{explicit}' "
+                f"but the table uses '{table_class}'.",
+                help="drop the key generator option; a table's key generator cannot change",
+            )
+    elif table_class is not None:
+        implementation = key_generator_class(str(table_class))
+    else:
+        implementation = key_generator_for_type(infer_key_generator_type(record_key_fields, partition_specs))
+
+    _check_table_fields(table, record_key_fields, partition_specs)
+    _check_unsupported(configs)
+    settings = KeyGenSettings(
+        hive_style_partitioning=_flag(
+            configs, table, HudiWriteConfig.HIVE_STYLE_PARTITIONING, HudiTableConfig.HIVE_STYLE_PARTITIONING
+        ),
+        url_encode_partitioning=_flag(
+            configs, table, HudiWriteConfig.URL_ENCODE_PARTITIONING, HudiTableConfig.URL_ENCODE_PARTITIONING
+        ),
+        sql_timestamp_partitions=sql,
+        complex_keygen_new_encoding=_raw_bool(configs, COMPLEX_KEYGEN_NEW_ENCODING),
+        timestamp=_timestamp_options(implementation, partition_specs, configs, table),
+    )
+    key_generator = implementation.from_config(record_key_fields, partition_specs, settings)
+    return key_generator.with_schema(schema) if schema is not None else key_generator
+
+
+def _is_sql_key_generator(name: str) -> bool:
+    return name.strip() in (SQL_KEY_GENERATOR_CLASS, "SqlKeyGenerator")
+
+
+def _table_value(table: HudiConfigs | None, key: HudiTableConfig) -> str | None:
+    if table is None or not table.is_set(key):
+        return None
+    value = table.get(key)
+    return str(value) if value else None
+
+
+def _fields(
+    configs: HudiConfigs, table: HudiConfigs | None, write_key: HudiWriteConfig, table_key: HudiTableConfig
+) -> tuple[str, ...]:
+    """The write option when given (an empty value means "none"), else the table's."""
+    if configs.is_set(write_key) or table is None:
+        return tuple(configs.get(write_key))
+    return tuple(table.get(table_key))
+
+
+def _check_table_fields(
+    table: HudiConfigs | None, record_key_fields: Sequence[str], partition_specs: Sequence[str]
+) -> None:
+    """Refuse record key or partition fields that differ from the existing table's."""
+    if table is None:
+        return
+    if table.is_set(HudiTableConfig.RECORD_KEY_FIELDS):
+        recorded = tuple(table.get(HudiTableConfig.RECORD_KEY_FIELDS))
+        if recorded != tuple(record_key_fields):
+            raise HudiConfigError(
+                f"Config conflict: record key fields {','.join(record_key_fields)} differ from the table's "
+                f"{','.join(recorded)}.",
+                help="a table's record key cannot change",
+            )
+    if table.is_set(HudiTableConfig.PARTITION_FIELDS):
+        recorded = tuple(table.get(HudiTableConfig.PARTITION_FIELDS))
+        names = tuple(spec.split(":", 1)[0] for spec in partition_specs)
+        if recorded != names:
+            raise HudiConfigError(
+                f"Config conflict: partition fields {','.join(names) or '(none)'} differ from the table's "
+                f"{','.join(recorded)}.",
+                help="a table's partition fields cannot change",
+            )
+
+
+def _flag(
+    configs: HudiConfigs, table: HudiConfigs | None, write_key: HudiWriteConfig, table_key: HudiTableConfig
+) -> bool:
+    if table is not None and table.is_set(table_key):
+        return bool(table.get(table_key))
+    return bool(configs.get(write_key))
+
+
+def _raw_bool(configs: HudiConfigs, key: str) -> bool:
+    raw = configs.get(key)
+    if raw is None:
+        return False
+    try:
+        return parse_bool(str(raw))
+    except ValueError:
+        raise HudiConfigError(
+            f"Option '{key}' has a value that does not parse: {raw!r} (not true or false)."
+        ) from None
+
+
+def _check_unsupported(configs: HudiConfigs) -> None:
+    if _raw_bool(configs, CONSISTENT_LOGICAL_TIMESTAMP):
+        raise UnsupportedFeatureError(
+            f"'{CONSISTENT_LOGICAL_TIMESTAMP}=true' (keys from java.sql.Timestamp strings) is not supported.",
+            help="leave it false, Hudi's default: timestamp key values are micros since the epoch",
+        )
+
+
+def _timestamp_options(
+    implementation: type[KeyGenerator],
+    partition_specs: Sequence[str],
+    configs: HudiConfigs,
+    table: HudiConfigs | None,
+) -> TimestampOptions | None:
+    """Timestamp options when the key generator formats times, else ``None`` (they are not read)."""
+    if implementation.key_generator_type is KeyGeneratorType.TIMESTAMP:
+        needed = True
+    elif implementation.key_generator_type is KeyGeneratorType.CUSTOM:
+        needed = any(
+            ":" in spec and parse_partition_spec(spec)[1] is PartitionKeyType.TIMESTAMP
+            for spec in partition_specs
+        )
+    else:
+        needed = False
+    if not needed:
+        return None
+    layered = HudiConfigs.layered(table.raw() if table is not None else None, configs.raw())
+    return TimestampOptions.from_configs(layered)

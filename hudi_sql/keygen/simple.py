@@ -1,0 +1,51 @@
+"""SimpleKeyGenerator: one record key field, at most one partition field, values used as they are.
+
+Hudi 0.14 (``SimpleKeyGenerator`` / ``SimpleAvroKeyGenerator``, ``KeyGenUtils.getRecordKey``
+and ``getPartitionPath``):
+
+* record key: the value as a string (:mod:`.field_value`); a null or empty value is an error
+  in Hudi ("recordKey value ... cannot be null or empty"), NULL here;
+* partition path: the value, ``__HIVE_DEFAULT_PARTITION__`` when null or empty, escaped when
+  URL encoding is on, ``field=`` in front when hive-style (``10``, ``city=chennai``).
+
+Hudi refuses a second record key or partition field ("Single record-key field is expected"),
+and so does this class.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SimpleKeyGenerator"]
+
+from pyspark.sql import Column
+
+from hudi_sql.errors import HudiConfigError
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+
+
+@register_key_generator
+class SimpleKeyGenerator(KeyGenerator):
+    class_name = "org.apache.hudi.keygen.SimpleKeyGenerator"
+    key_generator_type = KeyGeneratorType.SIMPLE
+    aliases = ("org.apache.hudi.keygen.SimpleAvroKeyGenerator",)
+
+    def _validate(self) -> None:
+        super()._validate()
+        if len(self.record_key_fields) != 1:
+            raise HudiConfigError(
+                f"SimpleKeyGenerator takes one record key field; got {', '.join(self.record_key_fields)}.",
+                help="use ComplexKeyGenerator (hoodie.datasource.write.keygenerator.type=COMPLEX) "
+                "for several",
+            )
+        if len(self.partition_path_fields) != 1:
+            raise HudiConfigError(
+                "SimpleKeyGenerator takes one partition field; "
+                f"got {', '.join(self.partition_path_fields) or 'none'}.",
+                help="use ComplexKeyGenerator for several partition fields, "
+                "NonpartitionedKeyGenerator for none",
+            )
+
+    def record_key(self) -> Column:
+        return self._simple_record_key(self.record_key_fields[0])
+
+    def partition_path(self) -> Column:
+        return self._value_partition_path(self.partition_path_fields)
