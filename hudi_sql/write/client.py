@@ -63,6 +63,7 @@ class WriteResult:
     operation: str
     write_stats: tuple[WriteStat, ...] = ()
     replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    writer_pids: frozenset[int] = frozenset()  # diagnostics: processes that wrote the data files
 
     @property
     def num_inserted(self) -> int:
@@ -231,7 +232,8 @@ class WriteClient:
         txn.complete(metadata)
         if meta.table_type is TableType.MERGE_ON_READ:
             self._inline_compaction(df.sparkSession, meta)
-        return WriteResult(txn.instant_time, operation.value, tuple(stats))
+        return WriteResult(txn.instant_time, operation.value, tuple(stats),
+                           writer_pids=getattr(self, "last_writer_pids", frozenset()))
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
@@ -390,6 +392,7 @@ class WriteClient:
         keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
         statuses = (routed.select(*keep).groupBy(BUCKET_COLUMN)
                     .applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect())
+        self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [_to_write_stat(row.asDict()) for row in statuses]
 
 

@@ -20,7 +20,7 @@ __all__ = ["TaskIdentity", "WriteStatus", "create_handle", "merge_handle", "IS_D
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -78,6 +78,7 @@ class WriteStatus:
     base_file: str = ""
     log_files: str = "[]"  # JSON list of file names
     total_log_blocks: int = 0
+    writer_pid: int = field(default_factory=os.getpid)  # diagnostics: the process that wrote the file
 
     def as_row(self) -> dict[str, object]:
         return asdict(self)
