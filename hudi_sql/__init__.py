@@ -3,6 +3,7 @@
 Entry points:
 
 * :func:`spark_session` - the embedded default SparkSession, with the ``hudi`` format registered;
+* :func:`connect` - a SQL session: ``hudi_sql.connect().sql("SELECT ...")``;
 * :func:`write` - write a DataFrame with Apache Hudi's datasource options;
 * :func:`read` - query a table (snapshot, read-optimized, incremental, time travel);
 * :func:`rollback` - roll back the latest completed commit.
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from hudi_sql.commit.rollback import RollbackResult
+    from hudi_sql.sql.session import HudiSession
 
 __all__ = [
     "CommitConflictError",
@@ -60,6 +62,7 @@ __all__ = [
     "UnsupportedFeatureError",
     "WriteResult",
     "compact",
+    "connect",
     "read",
     "rollback",
     "spark_session",
@@ -88,3 +91,11 @@ def rollback(path: str, instant_time: str | None = None) -> RollbackResult:
     from hudi_sql.table.meta_client import TableMetaClient
 
     return rollback_latest_commit(TableMetaClient.load(path), instant_time)
+
+
+def connect(spark: SparkSession | None = None, **kwargs: Any) -> HudiSession:
+    """A SQL session (``.sql(text)`` runs statements) on *spark* or the embedded default session;
+    see :func:`hudi_sql.sql.session.connect`."""
+    from hudi_sql.sql.session import connect as _connect
+
+    return _connect(spark, **kwargs)

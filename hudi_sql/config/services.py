@@ -25,6 +25,9 @@ class CleanerPolicy(str, Enum):
     KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
     """Keep every slice a query as of any commit of the last H hours reads."""
 
+    def __str__(self) -> str:
+        return self.value
+
     @classmethod
     def parse(cls, value: str) -> CleanerPolicy:
         try:

@@ -58,7 +58,7 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     target = to_arrow_schema(struct)
     payload = meta.properties.get("hoodie.compaction.payload.class", "")
-    first = meta.timeline.first
+    first = meta.timeline.write_timeline().first
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
                      meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
     return frame.mapInArrow(merger, struct)

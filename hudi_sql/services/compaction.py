@@ -291,7 +291,7 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     completed = tuple(meta.timeline.completed_writes().times())
     payload = meta.properties.get("hoodie.compaction.payload.class", "")
-    first = meta.timeline.first
+    first = meta.timeline.write_timeline().first
     compactor = _compactor(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
                            first.instant_time if first else None, meta.precombine_field,
                            payload.endswith("DefaultHoodieRecordPayload"),

@@ -79,6 +79,8 @@ def spark_session(
         "spark.hadoop.hive.metastore.schema.verification": "false",
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={state}",
         "spark.executorEnv.PYTHONPATH": os.environ["PYTHONPATH"],
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
     }
     if metastore_uris:
         settings["spark.hadoop.hive.metastore.uris"] = metastore_uris
@@ -94,6 +96,8 @@ def spark_session(
 
 def register(spark: SparkSession) -> None:
     """Make ``spark.read.format("hudi")`` / ``df.write.format("hudi")`` use hudi-sql."""
+    from hudi_sql.spark.datasource import register_datasource
     from hudi_sql.spark.format_hook import install
 
     install(spark)
+    register_datasource(spark)

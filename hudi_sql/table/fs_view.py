@@ -63,7 +63,8 @@ def list_partition_paths(storage: Storage, base_path: str, *, partitioned: bool)
 
 
 def _is_committed(instant_time: str, committed: set[str], timeline: Timeline) -> bool:
-    return instant_time in committed or timeline.is_before_start(instant_time)
+    # Java's rule uses the commits timeline: a file older than its first instant was archived.
+    return instant_time in committed or timeline.write_timeline().is_before_start(instant_time)
 
 
 def build_file_groups(

@@ -230,10 +230,30 @@ class WriteClient:
             extra_metadata={"schema": schema_json},
         )
         txn.complete(metadata)
-        if meta.table_type is TableType.MERGE_ON_READ:
-            self._inline_compaction(df.sparkSession, meta)
+        self.post_commit(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(stats),
                            writer_pids=getattr(self, "last_writer_pids", frozenset()))
+
+    def post_commit(self, spark: Any, meta: TableMetaClient) -> None:
+        """Table services after a commit, in Hudi's order: inline compaction, clean, archive.
+
+        A commit has landed by now; a failing service is logged and never undoes it.
+        """
+        from hudi_sql.services.archive import maybe_archive
+        from hudi_sql.services.clean import maybe_clean
+
+        for name, service in (
+            ("compaction", lambda: self._inline_compaction(spark, meta)
+             if meta.table_type is TableType.MERGE_ON_READ else None),
+            ("clean", lambda: maybe_clean(meta, self.configs, spark=spark)),
+            ("archival", lambda: maybe_archive(meta, self.configs)),
+        ):
+            try:
+                service()
+            except Exception:  # noqa: BLE001 - the commit stands; report and go on
+                _log.exception("Post-commit %s of '%s' failed; the commit itself is complete.", name,
+                               meta.base_path)
+            meta.reload_timeline()
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""

@@ -96,4 +96,5 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
         extra_metadata={"schema": schema_json}, partition_to_replace_file_ids=replaced,
     )
     txn.complete(metadata)
+    client.post_commit(df.sparkSession, meta)
     return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced)

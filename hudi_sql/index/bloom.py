@@ -1,0 +1,270 @@
+"""BLOOM and GLOBAL_BLOOM index: find file groups by key ranges and bloom filters in base-file footers.
+
+Every base file Hudi writes with meta fields on carries, in its parquet footer, the smallest and
+largest ``_hoodie_record_key`` and a bloom filter of all its keys (see
+:mod:`hudi_sql.index.bloom_filter`). Java's ``HoodieBloomIndex`` uses them to avoid reading the
+keys of every file; this is the same lookup, as Spark work:
+
+1. **Candidate files** (driver): the latest base files of the partitions the batch touches
+   (every partition for GLOBAL_BLOOM), from the file-system view.
+2. **Key ranges** (Spark tasks, ``mapInArrow``): each task opens the footers of some candidate
+   files and returns their ``[min, max]`` keys; the driver collects one small row per file, as
+   Java's ``loadColumnRangesFromFiles`` does. No bloom filter is deserialized here.
+3. **Range pruning** (Spark join): the incoming keys are joined with the broadcast file ranges
+   (``hoodie.bloom.index.prune.by.ranges``), on partition equality too unless global. Only
+   ``(file, key)`` pairs whose key falls in the file's range survive. With monotonically
+   increasing keys (``yyyyMMddHHmm_device``) new keys fall above every old file's range, so old
+   files drop out before their bloom filters are ever read.
+4. **Bloom filter and confirmation** (Spark tasks, ``groupBy(file).applyInArrow``): one task per
+   file that still has candidate keys deserializes its bloom filter, tests the keys, and confirms
+   the positives against the file's actual ``_hoodie_record_key`` column (read alone with
+   pyarrow), so a bloom false positive never becomes an update.
+
+The confirmed ``(key, partition, file id)`` triples are then joined back onto the records by
+:func:`hudi_sql.index.simple.tag_location`, so the output is exactly the SIMPLE index's; the
+global variant honours ``hoodie.bloom.index.update.partition.path`` there.
+
+Tables without meta fields (``hoodie.populate.meta.fields=false``) have no bloom filters or key
+ranges in their footers; the index then behaves as the SIMPLE index (as Java falls back to
+reading the files).
+
+Counts of the lookup, for tests and logs, are in :attr:`BloomIndex.last_stats`. The per-file
+counts come back through a Spark accumulator keyed by file id, so a recomputed task does not
+double count; they are complete once the tagged records have been evaluated (the write's
+profile job).
+
+Key order: ranges are compared as Spark compares strings (UTF-8 bytes), the order our writer and
+Java's Spark-native writer use for min/max. Java's Avro writer orders by UTF-16 code units; the two
+differ only for keys mixing supplementary-plane characters with BMP characters above U+E000.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from pyspark.accumulators import AccumulatorParam
+
+from hudi_sql.config import HudiWriteConfig, IndexType
+from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
+from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
+from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+
+if TYPE_CHECKING:
+    from pyspark import Accumulator
+    from pyspark.sql import DataFrame, SparkSession
+
+_RANGE_DDL = "_fp string, _ef string, _path string, _min string, _max string"
+_CANDIDATE_DDL = "_fp string, _ef string, _path string"
+_MATCH_DDL = "_ek string, _ep string, _ef string"
+_RANGE_SCHEMA = pa.schema([(name, pa.string()) for name in ("_fp", "_ef", "_path", "_min", "_max")])
+_MATCH_SCHEMA = pa.schema([(name, pa.string()) for name in ("_ek", "_ep", "_ef")])
+
+
+@dataclass(frozen=True)
+class FileLookup:
+    """What the lookup task of one candidate file did.
+
+    Attributes:
+        keys_checked: distinct incoming keys inside the file's key range.
+        bloom_loaded: whether a bloom filter was deserialized (False: the footer has none, so
+            every checked key was confirmed against the file's keys).
+        bloom_positives: keys the bloom filter passed (all checked keys without a filter).
+        keys_confirmed: keys actually present in the file: the updates.
+    """
+
+    keys_checked: int
+    bloom_loaded: bool
+    bloom_positives: int
+    keys_confirmed: int
+
+
+@dataclass(frozen=True)
+class BloomIndexStats:
+    """Counts of one bloom index lookup.
+
+    Attributes:
+        candidate_files: latest base files of the consulted partitions.
+        footers_read: files whose footer key range was read (0 with range pruning off).
+        files_range_matched: files with at least one incoming key inside their key range (all
+            candidate files with pruning off); only these get a lookup task.
+        bloom_filters_loaded: bloom filters deserialized.
+        keys_checked: (file, key) pairs tested against a bloom filter.
+        bloom_positives: pairs the bloom filter passed, confirmed against the file's keys.
+        keys_confirmed: pairs found in the file (updates, or moves for the global index).
+        loaded_file_ids: file ids whose bloom filters were deserialized.
+    """
+
+    candidate_files: int
+    footers_read: int
+    files_range_matched: int
+    bloom_filters_loaded: int
+    keys_checked: int
+    bloom_positives: int
+    keys_confirmed: int
+    loaded_file_ids: frozenset[str]
+
+    @classmethod
+    def of(cls, *, candidate_files: int, footers_read: int, lookups: Mapping[str, FileLookup]) -> BloomIndexStats:
+        return cls(
+            candidate_files=candidate_files,
+            footers_read=footers_read,
+            files_range_matched=len(lookups),
+            bloom_filters_loaded=sum(1 for f in lookups.values() if f.bloom_loaded),
+            keys_checked=sum(f.keys_checked for f in lookups.values()),
+            bloom_positives=sum(f.bloom_positives for f in lookups.values()),
+            keys_confirmed=sum(f.keys_confirmed for f in lookups.values()),
+            loaded_file_ids=frozenset(fid for fid, f in lookups.items() if f.bloom_loaded),
+        )
+
+
+@register_index(IndexType.BLOOM, IndexType.GLOBAL_BLOOM)
+class BloomIndex(Index):
+    """Tag records by footer key ranges and bloom filters, confirmed against the file's keys."""
+
+    def __init__(self, context: IndexContext) -> None:
+        super().__init__(context)
+        self._candidate_files = 0
+        self._footers_read = 0
+        self._lookups: Accumulator[dict[str, FileLookup]] | None = None
+
+    @property
+    def last_stats(self) -> BloomIndexStats:
+        """Counts of the latest :meth:`tag_location`; per-file counts fill in as its tasks run."""
+        lookups = self._lookups.value if self._lookups is not None else {}
+        return BloomIndexStats.of(candidate_files=self._candidate_files, footers_read=self._footers_read,
+                                  lookups=lookups)
+
+    def tag_location(self, records: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        self._candidate_files = self._footers_read = 0
+        self._lookups = None
+        context = self.context
+        if not context.meta_client.populate_meta_fields:
+            return SimpleIndex(context).tag_location(records)
+        base_files = latest_base_files(context, records)
+        self._candidate_files = len(base_files)
+        if not base_files:
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        spark = records.sparkSession
+        global_index = context.index_type.is_global
+        ranges = self._file_ranges(spark, base_files)
+        pairs = candidate_pairs(records, ranges, global_index=global_index)
+        self._lookups = spark.sparkContext.accumulator({}, _LookupParam())
+        existing = pairs.groupBy("_path").applyInArrow(_file_key_lookup(self._lookups), _MATCH_DDL)
+        return tag_location(records, existing, global_index=global_index,
+                            update_partition_path=update_partition_path(context))
+
+    def _file_ranges(self, spark: SparkSession, base_files: list[tuple[str, str]]) -> DataFrame:
+        """(partition, file id, path, min key, max key) per candidate file, as a small local frame.
+
+        With range pruning on, Spark tasks read the key ranges from the footers and the driver
+        collects them (one row per file); with it off, every file's range is unbounded (null).
+        """
+        from hudi_sql.model.file_names import BaseFileName
+
+        files = [(partition, BaseFileName.parse(path.rsplit("/", 1)[-1]).file_id, path)
+                 for partition, path in base_files]
+        if self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
+            slices = min(len(files), spark.sparkContext.defaultParallelism)
+            rows = (spark.createDataFrame(files, _CANDIDATE_DDL).repartition(slices)
+                    .mapInArrow(_read_key_ranges, _RANGE_DDL).collect())
+            self._footers_read = len(rows)
+            return spark.createDataFrame([tuple(r) for r in rows], _RANGE_DDL)
+        return spark.createDataFrame([(*f, None, None) for f in files], _RANGE_DDL)
+
+
+def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool) -> DataFrame:
+    """``(_path, _fp, _ef, _k)``: incoming keys paired with each file whose key range holds them.
+
+    A range join of the incoming keys with the broadcast file ranges (a file without a range
+    takes every key); non-global indexes also require the record's partition to be the file's.
+    """
+    from pyspark.sql import functions as F
+
+    keys = records.select(F.col(RECORD_KEY_FIELD).alias("_k"), F.col(PARTITION_PATH_FIELD).alias("_kp")).where(
+        F.col("_k").isNotNull())
+    in_range = F.col("_min").isNull() | ((F.col("_k") >= F.col("_min")) & (F.col("_k") <= F.col("_max")))
+    condition = in_range if global_index else (F.col("_kp") == F.col("_fp")) & in_range
+    return keys.join(F.broadcast(ranges), condition, "inner").select("_path", "_fp", "_ef", "_k")
+
+
+# --------------------------------------------------------------------------------------------
+# Executor side
+# --------------------------------------------------------------------------------------------
+
+
+def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow: footer ``[min, max]`` record keys of each candidate file (no bloom filter parsed)."""
+    import pyarrow.parquet as pq
+
+    from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
+
+    for batch in batches:
+        columns: dict[str, list[str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
+        for partition, file_id, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
+            metadata: dict[bytes, bytes] = pq.read_metadata(path).metadata or {}
+            min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
+            max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
+            if min_key is None or max_key is None:
+                bounds: tuple[str | None, str | None] = (None, None)  # no range: every key is a candidate
+            else:
+                bounds = (min_key.decode("utf-8"), max_key.decode("utf-8"))
+            for name, value in zip(_RANGE_SCHEMA.names, (partition, file_id, path, *bounds)):
+                columns[name].append(value)
+        yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
+
+
+def _file_key_lookup(lookups: Accumulator[dict[str, FileLookup]]) -> Callable[[pa.Table], pa.Table]:
+    """The per-file function for ``applyInArrow`` (typed, so Spark picks the Table-in/Table-out form)."""
+
+    def run(pairs: pa.Table) -> pa.Table:
+        return _lookup_file(pairs, lookups)
+
+    return run
+
+
+def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]]) -> pa.Table:
+    """The candidate keys of one file: bloom test, then confirmation against the file's own keys."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from hudi_sql.index.bloom_filter import read_footer_index
+
+    if pairs.num_rows == 0:
+        return _MATCH_SCHEMA.empty_table()
+    path = pairs.column("_path")[0].as_py()
+    partition = pairs.column("_fp")[0].as_py()
+    file_id = pairs.column("_ef")[0].as_py()
+    keys = pc.unique(pairs.column("_k").combine_chunks())
+    footer = read_footer_index(pq.read_metadata(path).metadata)
+    bloom = footer.bloom_filter if footer is not None else None
+    if bloom is not None:
+        positives = keys.filter(pa.array(bloom.might_contain_all(keys.to_pylist())))
+    else:
+        positives = keys
+    confirmed = positives
+    if len(positives):
+        stored = pq.read_table(path, columns=[RECORD_KEY_FIELD]).column(RECORD_KEY_FIELD).combine_chunks()
+        confirmed = positives.filter(pc.is_in(positives, value_set=stored.cast(pa.string())))
+    lookups.add({file_id: FileLookup(len(keys), bloom is not None, len(positives), len(confirmed))})
+    n = len(confirmed)
+    return pa.table([confirmed.cast(pa.string()), pa.array([partition] * n, pa.string()),
+                     pa.array([file_id] * n, pa.string())], schema=_MATCH_SCHEMA)
+
+
+class _LookupParam(AccumulatorParam[dict[str, FileLookup]]):
+    """Accumulator of per-file lookups; a recomputed task replaces its own entry (no double count)."""
+
+    def zero(self, value: dict[str, FileLookup]) -> dict[str, FileLookup]:
+        return {}
+
+    def addInPlace(self, value1: dict[str, FileLookup],
+                   value2: dict[str, FileLookup]) -> dict[str, FileLookup]:
+        value1.update(value2)
+        return value1

@@ -1,0 +1,367 @@
+"""Savepoints and restore (Hudi 0.14 ``SavepointActionExecutor`` / ``CopyOnWriteRestoreActionExecutor``).
+
+A **savepoint** pins the table as of one completed commit: its instant reuses that commit's
+time, and its metadata lists, per partition, the file names of the latest file slices as of
+that commit. The cleaner never deletes a listed file and archival never passes the first
+savepoint, so the table can later be restored to it::
+
+    <t>.savepoint.inflight   empty
+    <t>.savepoint            Avro HoodieSavepointMetadata
+
+A **restore** rolls back every write instant after the savepoint (completed or pending), newest
+first. Unlike :func:`hudi_sql.commit.rollback.rollback_instant` it publishes no rollback
+instants: each rollback's ``HoodieRollbackMetadata`` goes into the restore's metadata::
+
+    <r>.restore.requested    Avro HoodieRestorePlan (instantsToRollback, newest first)
+    <r>.restore.inflight     empty
+    (per instant: its completed file first, then its data files, then its other state files)
+    <r>.restore              Avro HoodieRestoreMetadata
+
+Afterwards the latest completed write is the savepointed commit, so snapshot reads return
+exactly what they returned as of the savepoint. Later savepoints are left as Java leaves them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RestorePlan",
+    "RestoreResult",
+    "SavepointMetadata",
+    "create_savepoint",
+    "delete_savepoint",
+    "plan_restore",
+    "plan_restore_from",
+    "plan_savepoint",
+    "read_savepoint_metadata",
+    "restore_to_savepoint",
+    "savepoint_times",
+    "savepointed_files",
+    "show_savepoints",
+]
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hudi_sql.commit.rollback import plan_rollback
+from hudi_sql.errors import HudiTimelineError
+from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
+from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.timeline import Timeline
+from hudi_sql.storage.fs import to_uri
+from hudi_sql.table.meta_client import TableMetaClient
+
+_log = logging.getLogger(__name__)
+
+RESTORE_PLAN_VERSION = 2
+"""``RestorePlanActionExecutor.RESTORE_PLAN_VERSION_2`` (carries ``savepointToRestoreTimestamp``)."""
+
+
+# -- savepoints ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SavepointMetadata:
+    """``HoodieSavepointMetadata``: who pinned which files, as of which commit."""
+
+    instant_time: str
+    savepointed_by: str
+    savepointed_at: int  # epoch milliseconds, as Java's System.currentTimeMillis()
+    comments: str
+    partition_files: Mapping[str, tuple[str, ...]]  # partition -> file names (base and log)
+
+    def file_names(self) -> frozenset[str]:
+        return frozenset(name for names in self.partition_files.values() for name in names)
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "savepointedBy": self.savepointed_by,
+            "savepointedAt": self.savepointed_at,
+            "comments": self.comments,
+            "partitionMetadata": {p: {"partitionPath": p, "savepointDataFile": list(names)}
+                                  for p, names in self.partition_files.items()},
+            "version": 1,
+        }
+
+    @classmethod
+    def from_avro(cls, instant_time: str, record: Mapping[str, Any]) -> SavepointMetadata:
+        return cls(
+            instant_time=instant_time,
+            savepointed_by=record.get("savepointedBy") or "",
+            savepointed_at=int(record.get("savepointedAt") or 0),
+            comments=record.get("comments") or "",
+            partition_files={p: tuple(m.get("savepointDataFile") or ())
+                             for p, m in (record.get("partitionMetadata") or {}).items()},
+        )
+
+
+def savepoint_times(timeline: Timeline) -> tuple[str, ...]:
+    """Times of the completed savepoints, oldest first."""
+    return tuple(i.instant_time for i in timeline.completed().with_actions(Action.SAVEPOINT))
+
+
+def read_savepoint_metadata(meta_client: TableMetaClient, instant_time: str) -> SavepointMetadata:
+    data = meta_client.storage.read_bytes(meta_client.layout.instant_path(Instant(instant_time, Action.SAVEPOINT)))
+    return SavepointMetadata.from_avro(instant_time, deserialize(data, AvroMetadataKind.SAVEPOINT_METADATA))
+
+
+def savepointed_files(meta_client: TableMetaClient) -> dict[str, frozenset[str]]:
+    """Completed savepoint time -> the file names it pins (what the cleaner must keep)."""
+    return {t: read_savepoint_metadata(meta_client, t).file_names() for t in savepoint_times(meta_client.timeline)}
+
+
+def _lookup_window_start(meta_client: TableMetaClient) -> str:
+    """The oldest commit a savepoint may pin: the last clean's earliest commit to retain."""
+    from hudi_sql.services.clean import read_clean_metadata, read_cleaner_plan
+
+    timeline = meta_client.timeline
+    last_clean = timeline.latest_states().with_actions(Action.CLEAN).last
+    if last_clean is not None:
+        if last_clean.is_completed:
+            return str(read_clean_metadata(meta_client, last_clean.instant_time).get("earliestCommitToRetain") or "")
+        ectr = read_cleaner_plan(meta_client, last_clean.instant_time).earliest_instant_to_retain
+        return ectr.instant_time if ectr else ""
+    first = timeline.completed_writes().first
+    return first.instant_time if first else ""
+
+
+def plan_savepoint(meta_client: TableMetaClient, instant_time: str | None = None, *, user: str = "",
+                   comments: str = "") -> SavepointMetadata:
+    """The savepoint metadata of *instant_time* (default: the latest completed commit); writes nothing.
+
+    Raises:
+        HudiTimelineError: the instant is not a completed commit on the active timeline, is
+            already savepointed, or is older than what the cleaner retains.
+    """
+    from hudi_sql.table.fs_view import FileSystemView
+
+    meta_client.reload_timeline()
+    timeline = meta_client.timeline
+    commits = timeline.completed_writes()
+    if instant_time is None:
+        if commits.last is None:
+            raise HudiTimelineError(f"Table '{meta_client.base_path}' has no completed commit to savepoint.")
+        instant_time = commits.last.instant_time
+    if not commits.contains_time(instant_time):
+        raise HudiTimelineError(
+            f"Could not savepoint non-existing commit {instant_time} of '{meta_client.base_path}'.",
+            help="savepoint a completed commit of the active timeline (see show_commits)")
+    if instant_time in savepoint_times(timeline):
+        raise HudiTimelineError(f"Commit {instant_time} is already savepointed.")
+    window = _lookup_window_start(meta_client)
+    if instant_time < window:
+        raise HudiTimelineError(
+            f"Could not savepoint commit {instant_time}: it is beyond the lookup window {window} (the cleaner "
+            "may already have deleted its files).", help=f"savepoint a commit at or after {window}")
+    view = FileSystemView(meta_client, as_of=instant_time)
+    files: dict[str, tuple[str, ...]] = {}
+    for partition in view.partition_paths():
+        names: list[str] = []
+        for file_slice in view.latest_file_slices([partition]):
+            if file_slice.base_file is not None:
+                names.append(file_slice.base_file.file_name)
+            names.extend(lf.file_name for lf in file_slice.log_files)
+        files[partition] = tuple(names)
+    return SavepointMetadata(instant_time, user, int(time.time() * 1000), comments, files)
+
+
+def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = None, *, user: str = "",
+                     comments: str = "") -> SavepointMetadata:
+    """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then ``<t>.savepoint``."""
+    metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
+    storage, layout = meta_client.storage, meta_client.layout
+    instant = Instant(metadata.instant_time, Action.SAVEPOINT)
+    storage.write_bytes(layout.instant_path(instant.to(State.INFLIGHT)), b"")
+    storage.write_bytes(layout.instant_path(instant), serialize(AvroMetadataKind.SAVEPOINT_METADATA,
+                                                                metadata.to_avro()), overwrite=False)
+    meta_client.reload_timeline()
+    _log.info("Savepoint %s created (%d files pinned).", metadata.instant_time, len(metadata.file_names()))
+    return metadata
+
+
+def show_savepoints(meta_client: TableMetaClient) -> list[dict[str, Any]]:
+    """Completed savepoints, newest first."""
+    meta_client.reload_timeline()
+    rows = []
+    for instant_time in reversed(savepoint_times(meta_client.timeline)):
+        metadata = read_savepoint_metadata(meta_client, instant_time)
+        rows.append({
+            "savepoint_time": instant_time,
+            "savepointed_by": metadata.savepointed_by,
+            "savepointed_at": metadata.savepointed_at,
+            "comments": metadata.comments,
+            "partitions": len(metadata.partition_files),
+            "files": len(metadata.file_names()),
+        })
+    return rows
+
+
+def delete_savepoint(meta_client: TableMetaClient, instant_time: str) -> None:
+    """Remove a savepoint: its files may then be cleaned and its commit archived.
+
+    Raises:
+        HudiTimelineError: there is no completed savepoint at *instant_time*.
+    """
+    meta_client.reload_timeline()
+    existing = savepoint_times(meta_client.timeline)
+    if instant_time not in existing:
+        raise HudiTimelineError(f"No savepoint {instant_time} in '{meta_client.base_path}'.",
+                                help=f"existing savepoints: {', '.join(existing) or 'none'}")
+    instant = Instant(instant_time, Action.SAVEPOINT)
+    for state in (State.COMPLETED, State.INFLIGHT):
+        path = meta_client.layout.instant_path(instant.to(state))
+        if meta_client.storage.delete(path):
+            _log.info("Deleted savepoint file %s", path)
+    meta_client.reload_timeline()
+
+
+# -- restore -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """``HoodieRestorePlan``: the write instants to roll back, newest first."""
+
+    savepoint_time: str
+    instants_to_rollback: tuple[Instant, ...]
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "instantsToRollback": [{"commitTime": i.instant_time, "action": i.action.value}
+                                   for i in self.instants_to_rollback],
+            "version": RESTORE_PLAN_VERSION,
+            "savepointToRestoreTimestamp": self.savepoint_time,
+        }
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    restore_instant_time: str | None
+    plan: RestorePlan
+    deleted_files: tuple[str, ...] = ()
+    dry_run: bool = False
+
+
+def plan_restore_from(timeline: Timeline, savepoint_time: str) -> RestorePlan:
+    """Every write instant after *savepoint_time*, in its furthest state, newest first (pure).
+
+    Raises:
+        HudiTimelineError: there is no completed savepoint at *savepoint_time*.
+    """
+    if savepoint_time not in savepoint_times(timeline):
+        raise HudiTimelineError(f"No savepoint {savepoint_time} to restore to.",
+                                help="create one with create_savepoint, or list them with show_savepoints")
+    later = [i for i in timeline.latest_states().write_timeline() if i.instant_time > savepoint_time]
+    return RestorePlan(savepoint_time, tuple(sorted(later, key=Instant.sort_key, reverse=True)))
+
+
+def plan_restore(meta_client: TableMetaClient, savepoint_time: str) -> RestorePlan:
+    meta_client.reload_timeline()
+    return plan_restore_from(meta_client.timeline, savepoint_time)
+
+
+def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, dry_run: bool = False) -> RestoreResult:
+    """Roll the table back to the savepoint at *savepoint_time* (see the module doc).
+
+    With *dry_run* only the plan is returned (and logged). No other writer may run meanwhile.
+
+    Raises:
+        HudiTimelineError: no such savepoint, or the timeline does not end at the savepoint afterwards.
+    """
+    plan = plan_restore(meta_client, savepoint_time)
+    if dry_run:
+        for instant in plan.instants_to_rollback:
+            _log.info("Restore (dry run) would roll back %s", instant)
+        return RestoreResult(None, plan, dry_run=True)
+    started = time.time()
+    storage, layout = meta_client.storage, meta_client.layout
+    restore_time = InstantTimeGenerator.next(after=meta_client.timeline.latest_time())
+    restore = Instant(restore_time, Action.RESTORE)
+    storage.write_bytes(layout.instant_path(restore.to(State.REQUESTED)),
+                        serialize(AvroMetadataKind.RESTORE_PLAN, plan.to_avro()), overwrite=False)
+    storage.write_bytes(layout.instant_path(restore.to(State.INFLIGHT)), b"")
+    rollbacks: dict[str, list[dict[str, Any]]] = {}
+    deleted: list[str] = []
+    for instant in plan.instants_to_rollback:
+        metadata = _rollback_for_restore(meta_client, instant, restore_time)
+        rollbacks[instant.instant_time] = [metadata]
+        deleted.extend(f for p in metadata["partitionMetadata"].values() for f in p["successDeleteFiles"])
+    record = {
+        "startRestoreTime": restore_time,
+        "timeTakenInMillis": int((time.time() - started) * 1000),
+        "instantsToRollback": [i.instant_time for i in plan.instants_to_rollback],
+        "hoodieRestoreMetadata": rollbacks,
+        "version": 1,
+        "restoreInstantInfo": [{"commitTime": i.instant_time, "action": i.action.value}
+                               for i in plan.instants_to_rollback],
+        "extraMetadata": None,
+    }
+    storage.write_bytes(layout.instant_path(restore), serialize(AvroMetadataKind.RESTORE_METADATA, record),
+                        overwrite=False)
+    meta_client.reload_timeline()
+    latest = meta_client.timeline.completed_writes().last
+    if latest is None or latest.instant_time != savepoint_time:
+        raise HudiTimelineError(
+            f"Restore {restore_time} ended with latest commit {latest.instant_time if latest else None}, "
+            f"not the savepoint {savepoint_time}.", help="inspect .hoodie/; another writer may have committed")
+    _log.info("Restored '%s' to savepoint %s (restore %s rolled back %d instants).", meta_client.base_path,
+              savepoint_time, restore_time, len(plan.instants_to_rollback))
+    return RestoreResult(restore_time, plan, tuple(deleted))
+
+
+def _rollback_for_restore(meta_client: TableMetaClient, instant: Instant, restore_time: str) -> dict[str, Any]:
+    """Roll back one instant without a rollback instant; returns its ``HoodieRollbackMetadata``.
+
+    The order follows :func:`hudi_sql.commit.rollback.rollback_instant`: the completed file goes
+    first (readers stop seeing the instant at once), then the data files, then the requested /
+    inflight files and markers. A compaction's ``.compaction.*`` files go with its commit.
+    """
+    # The rollback command block writer is shared with plain rollbacks.
+    from hudi_sql.commit.rollback import _write_rollback_block
+
+    started = time.time()
+    storage, layout = meta_client.storage, meta_client.layout
+    plan = plan_rollback(meta_client, instant)
+    if instant.is_completed:
+        storage.delete(layout.instant_path(instant))
+    deleted: dict[str, list[str]] = defaultdict(list)
+    rollback_logs: dict[str, dict[str, int]] = defaultdict(dict)
+    failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
+    for request in plan.requests:
+        for path in request.files_to_delete:
+            if storage.delete(path) or not storage.exists(path):
+                _log.info("Restore %s: deleted %s (written by %s)", restore_time, path, instant.instant_time)
+                deleted[request.partition_path].append(to_uri(path))
+        if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
+            path, size = _write_rollback_block(meta_client, request, instant.instant_time, restore_time)
+            rollback_logs[request.partition_path][to_uri(path)] = size
+            for log_path, log_size in request.log_files_to_cancel:
+                failed_logs[request.partition_path][to_uri(log_path)] = log_size
+    for state in (State.INFLIGHT, State.REQUESTED):
+        storage.delete(layout.instant_path(instant.to(state)))
+        if instant.action is Action.COMMIT:
+            storage.delete(layout.instant_path(Instant(instant.instant_time, Action.COMPACTION, state)))
+    storage.delete_dir(layout.marker_dir(instant.instant_time))
+    partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
+    _log.info("Restore %s rolled back %s.", restore_time, instant)
+    return {
+        "startRollbackTime": restore_time,
+        "timeTakenInMillis": int((time.time() - started) * 1000),
+        "totalFilesDeleted": sum(len(v) for v in deleted.values()),
+        "commitsRollback": [instant.instant_time],
+        "partitionMetadata": {
+            p: {
+                "partitionPath": p,
+                "successDeleteFiles": deleted.get(p, []),
+                "failedDeleteFiles": [],
+                "rollbackLogFiles": rollback_logs.get(p) or None,
+                "logFilesFromFailedCommit": failed_logs.get(p) or None,
+            }
+            for p in partitions
+        },
+        "version": 1,
+        "instantsRollback": [{"commitTime": instant.instant_time, "action": instant.action.value}],
+    }

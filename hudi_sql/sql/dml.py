@@ -1,0 +1,295 @@
+"""Writes from SQL: INSERT INTO / INSERT OVERWRITE, UPDATE, DELETE and MERGE INTO.
+
+Every statement becomes DataFrames computed by Spark over a snapshot of the target read when
+the statement starts, written with :func:`hudi_sql.write` using the options
+:mod:`hudi_sql.sql.planner` chose. The result is one row of metrics
+(``num_affected_rows, num_inserted_rows, num_updated_rows, num_deleted_rows, instant_time``).
+
+A statement that fails leaves the table as it was: checks that can fail (duplicate keys under
+``dup.policy=fail``, a target row matched by two source rows) run before anything is written;
+a write that fails before its commit is rolled back at once; and when a statement needs a
+second commit (deletes next to upserts, see :func:`write_changes`) and that one fails, the
+first is rolled back.
+"""
+
+from __future__ import annotations
+
+__all__ = ["aligned_frame", "delete", "insert_into", "merge_into", "update", "write_changes", "write_frame"]
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from catalog.base import quote_identifier
+from hudi_sql.config import HudiConfigs, HudiWriteConfig
+from hudi_sql.errors import CommitStateUnknownError, HudiSqlError
+from hudi_sql.sql import statements as st
+from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_insert, write_options
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from hudi_sql.sql.runner import Runner
+    from hudi_sql.write.client import WriteResult
+
+_log = logging.getLogger(__name__)
+
+
+# Writing --------------------------------------------------------------------------------------------
+
+
+def write_frame(runner: Runner, facts: HudiTableFacts, df: DataFrame, options: Mapping[str, str]) -> WriteResult:
+    """One :func:`hudi_sql.write`; if it fails before committing, its instant is rolled back now
+    (not left for the next writer), unless the commit's outcome is unknown."""
+    from hudi_sql.write.api import write
+
+    try:
+        return write(df, facts.location, dict(options))
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        _rollback_pending(facts.location)
+        raise
+
+
+def _rollback_pending(location: str) -> None:
+    from hudi_sql.commit.rollback import rollback_failed_writes
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    try:
+        rollback_failed_writes(TableMetaClient.load(location))
+    except Exception:  # the next writer rolls it back anyway
+        _log.warning("Could not roll back the failed write on '%s' now; the next write will.", location,
+                     exc_info=True)
+
+
+def _key_columns(facts: HudiTableFacts) -> list[str]:
+    """Record key and partition columns in the table's spelling (what a delete needs)."""
+    names = [f.name for f in facts.target_schema().fields]
+    lowered = {n.lower(): n for n in names}
+    wanted = [*facts.record_key_fields, *facts.partition_fields]
+    out: list[str] = []
+    for column in wanted:
+        name = lowered.get(column.split(".")[0].lower())
+        if name is not None and name not in out:
+            out.append(name)
+    return out
+
+
+def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | None,
+                  deletes: DataFrame | None, *, known_counts: tuple[int, int] | None = None) -> DataFrame:
+    """Write upserted rows and deleted keys; returns the metrics row.
+
+    Upserts go in one ``upsert``, deleted keys in one ``delete`` (a ``_hoodie_is_deleted``
+    column would become a column of the table, as it does in Hudi). When both are present the
+    delete is a second commit; if it fails, the upsert is rolled back.
+
+    Args:
+        known_counts: (upserts, deletes) row counts when the caller knows them.
+    """
+    from hudi_sql.commit.rollback import rollback_latest_commit
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    upsert_options = write_options(facts, runner.options, {HudiWriteConfig.OPERATION.key: "upsert"})
+    delete_options = write_options(facts, runner.options, {HudiWriteConfig.OPERATION.key: "delete"})
+    if known_counts is not None:
+        if known_counts[0] == 0:
+            upserts = None
+        if known_counts[1] == 0:
+            deletes = None
+    elif upserts is not None and deletes is not None and deletes.limit(1).count() == 0:
+        deletes = None
+    if deletes is None and upserts is None:
+        return runner.metrics(None)
+    if deletes is None:
+        assert upserts is not None
+        return runner.metrics(write_frame(runner, facts, upserts, upsert_options))
+    if upserts is None:
+        return runner.metrics(write_frame(runner, facts, deletes, delete_options))
+    first = write_frame(runner, facts, upserts, upsert_options)
+    try:
+        second = write_frame(runner, facts, deletes, delete_options)
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        if first.instant_time is not None:
+            rollback_latest_commit(TableMetaClient.load(facts.location), first.instant_time)
+        raise
+    inserted, updated = first.num_inserted, first.num_updated
+    deleted = second.num_deleted
+    return runner.rows(
+        "num_affected_rows long, num_inserted_rows long, num_updated_rows long, num_deleted_rows long, "
+        "instant_time string",
+        [(inserted + updated + deleted, inserted, updated, deleted, second.instant_time or first.instant_time)])
+
+
+# INSERT ---------------------------------------------------------------------------------------------
+
+
+def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.InsertInto) -> DataFrame:
+    """The query's rows as the table's columns (see :func:`~hudi_sql.sql.planner.align_insert`),
+    cast to the table's types as Spark's INSERT casts them."""
+    from pyspark.sql import functions as F
+
+    sources = align_insert(statement, facts, len(source.columns))
+    renamed = source.toDF(*[f"__hudi_c{i}" for i in range(len(source.columns))])
+    columns = []
+    for where, field_ in zip(sources, facts.target_schema().fields, strict=True):
+        if where.literal is not None:
+            value = F.expr(where.literal)
+        elif where.position is not None:
+            value = F.col(f"__hudi_c{where.position}")
+        else:
+            value = F.lit(None)
+        columns.append(value.cast(field_.dataType).alias(field_.name))
+    return renamed.select(*columns)
+
+
+def _require_new_keys(runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str]) -> None:
+    """``dup.policy=fail``: refuse the INSERT if any incoming key exists (before writing)."""
+    from pyspark.sql import functions as F
+
+    from hudi_sql.keygen import key_generator_for
+
+    configs = HudiConfigs.of(dict(options))
+    incoming_keys = key_generator_for(configs, table_properties=facts.table_properties, schema=frame.schema, sql=True)
+    incoming = frame.select(incoming_keys.record_key().alias("__k"), incoming_keys.partition_path().alias("__p"))
+    snapshot = runner.snapshot(facts.location)
+    if facts.populate_meta_fields:
+        existing = snapshot.select(F.col("_hoodie_record_key").alias("__k"),
+                                   F.col("_hoodie_partition_path").alias("__p"))
+    else:
+        data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
+        keys = key_generator_for(configs, table_properties=facts.table_properties, schema=data.schema, sql=True)
+        existing = data.select(keys.record_key().alias("__k"), keys.partition_path().alias("__p"))
+    hit = incoming.join(existing, ["__k", "__p"], "left_semi").limit(1).collect()
+    if hit:
+        raise HudiSqlError(f"Duplicate key found for insert statement, key is: {hit[0]['__k']}",
+                           help=f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail refuses existing keys; "
+                                "use drop to skip them, or upsert")
+
+
+def insert_into(runner: Runner, statement: st.Statement) -> DataFrame:
+    assert isinstance(statement, st.InsertInto)
+    resolved = runner.resolve(statement.table)
+    refs = statement.query.table_refs
+    if not resolved.is_hudi:
+        with runner.bound(refs) as views:
+            return runner.spark.sql(st.bind(statement.sql, refs, views))
+    facts = runner.facts(resolved)
+    mode = str(runner.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
+    plan = plan_insert(statement, facts, runner.options, dynamic_overwrite=mode == "dynamic")
+    with runner.bound(refs) as views:
+        source = runner.spark.sql(statement.query.bind(views))
+        frame = aligned_frame(source, facts, statement)
+        if plan.dup_policy == DupPolicy.FAIL:
+            _require_new_keys(runner, facts, frame, plan.options)
+        result = write_frame(runner, facts, frame, plan.options)
+    if plan.static_partition is not None:
+        _empty_static_partition(runner, facts, plan.static_partition, result)
+    if plan.operation.is_overwrite:
+        return runner.metrics(result, affected=result.num_inserted)
+    return runner.metrics(result)
+
+
+def _empty_static_partition(runner: Runner, facts: HudiTableFacts, static: Mapping[str, str],
+                            result: WriteResult) -> None:
+    """``INSERT OVERWRITE t PARTITION (p = v) <no rows>`` empties partition p = v, as in Spark."""
+    from hudi_sql.sql.ddl import _decoded, _delete_partitions, _live_partitions
+    from hudi_sql.sql.planner import spec_matches
+
+    spec = [st.PartitionValue(k, v, v) for k, v in static.items()]
+
+    doomed = [p for p in _live_partitions(facts) if spec_matches(_decoded(facts, p), spec)
+              and p not in result.replaced_file_ids and not any(s.partition_path == p for s in result.write_stats)]
+    if doomed:
+        _delete_partitions(runner, facts, doomed)
+
+
+# UPDATE / DELETE ------------------------------------------------------------------------------------
+
+
+def _q(name: str) -> str:
+    return quote_identifier(name)
+
+
+def update(runner: Runner, statement: st.Statement) -> DataFrame:
+    assert isinstance(statement, st.Update)
+    resolved = runner.resolve(statement.table)
+    if not resolved.is_hudi:
+        with runner.bound(statement.table_refs) as views:
+            return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
+    facts = runner.facts(resolved)
+    where_ = f"UPDATE {resolved.ident}"
+    alias = statement.alias or facts.name
+    keys = {k.lower() for k in facts.record_key_fields}
+    assigned: dict[str, str] = {}
+    for assignment in statement.assignments:
+        column = facts.column(assignment.column, where_)
+        if column.lower() in keys:
+            raise HudiSqlError(f"{where_}: column '{column}' is part of the record key and cannot be updated.",
+                               help="delete the row and insert it with the new key")
+        assigned[column.lower()] = assignment.value
+    fields = facts.target_schema().fields
+    partitions = {p.lower() for p in facts.partition_fields}
+    with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
+        target = runner.register_view(runner.snapshot(facts.location))
+        created.append(target)
+
+        def value(field_name: str) -> str:
+            text = assigned.get(field_name.lower())
+            return f"({st.bind(text, statement.table_refs, views)})" if text is not None else \
+                f"{_q(alias)}.{_q(field_name)}"
+
+        new_columns = [f"CAST({value(f.name)} AS {f.dataType.simpleString()}) AS {_q(f.name)}" for f in fields]
+        where = f" WHERE {st.bind(statement.where, statement.table_refs, views)}" if statement.where else ""
+        source = f"FROM {target} AS {_q(alias)}{where}"
+        upserts = runner.spark.sql(f"SELECT {', '.join(new_columns)} {source}")
+        deletes = None
+        moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
+        if moved:
+            changed = " OR ".join(f"NOT (CAST({value(f.name)} AS {f.dataType.simpleString()}) <=> "
+                                  f"{_q(alias)}.{_q(f.name)})" for f in moved)
+            old = ", ".join(f"{_q(alias)}.{_q(c)} AS {_q(c)}" for c in _key_columns(facts))
+            condition = f"({st.bind(statement.where, statement.table_refs, views)}) AND ({changed})" \
+                if statement.where else changed
+            deletes = runner.spark.sql(f"SELECT {old} FROM {target} AS {_q(alias)} WHERE {condition}")
+        return write_changes(runner, facts, upserts, deletes)
+
+
+def delete(runner: Runner, statement: st.Statement) -> DataFrame:
+    assert isinstance(statement, st.Delete)
+    resolved = runner.resolve(statement.table)
+    if not resolved.is_hudi:
+        with runner.bound(statement.table_refs) as views:
+            return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
+    facts = runner.facts(resolved)
+    alias = statement.alias or facts.name
+    with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
+        target = runner.register_view(runner.snapshot(facts.location))
+        created.append(target)
+        columns = ", ".join(f"{_q(alias)}.{_q(f.name)}" for f in facts.target_schema().fields)
+        where = f" WHERE {st.bind(statement.where, statement.table_refs, views)}" if statement.where else ""
+        doomed = runner.spark.sql(f"SELECT {columns} FROM {target} AS {_q(alias)}{where}")
+        return write_changes(runner, facts, None, doomed)
+
+
+# MERGE ----------------------------------------------------------------------------------------------
+
+
+def merge_into(runner: Runner, statement: st.Statement) -> DataFrame:
+    from hudi_sql.sql.merge import build_merge
+
+    assert isinstance(statement, st.MergeInto)
+    resolved = runner.resolve(statement.target)
+    if not resolved.is_hudi:
+        with runner.bound(statement.table_refs) as views:
+            return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
+    facts = runner.facts(resolved)
+    with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
+        frames = build_merge(runner, statement, facts, views, created)
+        try:
+            counts = frames.check_and_count()
+            return write_changes(runner, facts, frames.upserts, frames.deletes, known_counts=counts)
+        finally:
+            frames.release()

@@ -1,0 +1,512 @@
+"""From typed statements and catalog facts to engine calls: pure decisions, no Spark.
+
+The runner loads what a decision needs (a :class:`HudiTableFacts` per Hudi table, the
+session's options) and asks this module what to do: which write operation and options an
+``INSERT`` uses (:func:`plan_insert`), what ``hoodie.properties`` a ``CREATE TABLE`` writes
+(:func:`plan_create`), how a query's columns map onto the table (:func:`align_insert`), how a
+table reference is read (:func:`read_options`). Everything here takes and returns plain values
+and is tested without a JVM (``tests/sql/test_planner.py``).
+
+Option precedence follows Hudi's Spark SQL (``ProvidesHoodieConfig.combineOptions``): the
+table's fixed properties < session options (``SET hoodie.x=...``) < the table's
+``TBLPROPERTIES`` < what the statement itself decides (operation, partitions).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_SQL_PAYLOAD",
+    "HudiTableFacts",
+    "InsertPlan",
+    "CreatePlan",
+    "ColumnSource",
+    "align_insert",
+    "plan_create",
+    "plan_insert",
+    "read_options",
+    "sql_table_options",
+    "write_options",
+    "spec_matches",
+]
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, HudiWriteConfig, QueryType, TableType
+from hudi_sql.errors import HudiConfigError, HudiSqlError, UnsupportedFeatureError, did_you_mean
+from hudi_sql.sql import statements as st
+from hudi_sql.write.operation import WriteOperationType
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
+DEFAULT_SQL_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+"""Tables created by SQL take the newest write of a key (Hudi 0.14 SQL tables record this
+payload for MERGE_ON_READ; for COPY_ON_WRITE it is the default and not written)."""
+
+SQL_KEY_GENERATOR = "org.apache.spark.sql.hudi.command.SqlKeyGenerator"
+SQL_ORIGIN_KEY_GENERATOR = "hoodie.sql.origin.keygen.class"
+
+# Hudi's SQL option names (HoodieOptionConfig) and the write options they stand for.
+_SQL_SHORT_NAMES = {
+    "primarykey": HudiWriteConfig.RECORD_KEY_FIELDS.key,
+    "precombinefield": HudiWriteConfig.PRECOMBINE_FIELD.key,
+    "type": HudiWriteConfig.TABLE_TYPE.key,
+    "payloadclass": HudiWriteConfig.PAYLOAD_CLASS.key,
+}
+#: Properties fixed when a table is created; ALTER TABLE ... SET TBLPROPERTIES may not change them.
+FIXED_PROPERTIES = frozenset({
+    "primarykey", "precombinefield", "type",
+    HudiWriteConfig.RECORD_KEY_FIELDS.key, HudiWriteConfig.PRECOMBINE_FIELD.key, HudiWriteConfig.TABLE_TYPE.key,
+    HudiWriteConfig.PARTITION_PATH_FIELDS.key, HudiWriteConfig.KEY_GENERATOR_CLASS.key,
+    HudiTableConfig.NAME.key, HudiTableConfig.TYPE.key, HudiTableConfig.RECORD_KEY_FIELDS.key,
+    HudiTableConfig.PRECOMBINE_FIELD.key, HudiTableConfig.PARTITION_FIELDS.key,
+    HudiTableConfig.KEY_GENERATOR_CLASS.key, HudiTableConfig.HIVE_STYLE_PARTITIONING.key,
+    HudiTableConfig.URL_ENCODE_PARTITIONING.key, HudiTableConfig.POPULATE_META_FIELDS.key,
+})
+_READ_KEYS = frozenset(k.key for k in HudiReadConfig) | {"as.of.instant"}
+
+
+def sql_table_options(properties: Mapping[str, str]) -> dict[str, str]:
+    """``TBLPROPERTIES`` / ``OPTIONS`` as write options: Hudi's SQL short names (``primaryKey``,
+    ``preCombineField``, ``type``, ``payloadClass``) become their ``hoodie.*`` keys; other
+    non-``hoodie.*`` keys (``comment``, user tags) are not options and are dropped."""
+    options: dict[str, str] = {}
+    for key, value in properties.items():
+        target = _SQL_SHORT_NAMES.get(key.lower())
+        if target == HudiWriteConfig.TABLE_TYPE.key:
+            options[target] = TableType.parse(value).value
+        elif target is not None:
+            options[target] = value
+        elif key.startswith("hoodie."):
+            options[key] = value
+    return options
+
+
+def validate_options(options: Mapping[str, str], what: str) -> None:
+    """Unknown ``hoodie.*`` keys (and values that do not parse) are errors naming the key."""
+    try:
+        configs = HudiConfigs.of(dict(options))
+    except HudiConfigError as e:
+        raise HudiConfigError(f"{what}: {e}") from None
+    for enum_key in (*HudiWriteConfig, *HudiTableConfig, *HudiReadConfig):
+        if configs.is_set(enum_key):
+            try:
+                configs.get(enum_key)
+            except HudiConfigError as e:
+                raise HudiConfigError(f"{what}: {e}") from None
+
+
+@dataclass(frozen=True)
+class HudiTableFacts:
+    """What the planner needs to know about one Hudi table (loaded by the runner).
+
+    ``data_schema`` is the table's current schema (latest commit, else the create schema)
+    without meta columns; ``catalog_schema`` the columns the catalog records, in catalog order
+    (partition columns last) with the declared SQL types (``TINYINT`` where Avro says int).
+    """
+
+    name: str
+    location: str
+    table_properties: Mapping[str, str] = field(default_factory=dict, hash=False)
+    catalog_properties: Mapping[str, str] = field(default_factory=dict, hash=False)
+    data_schema: StructType | None = field(default=None, hash=False, compare=False)
+    catalog_schema: StructType | None = field(default=None, hash=False, compare=False)
+
+    @property
+    def configs(self) -> HudiConfigs:
+        return HudiConfigs.of(self.table_properties, validate=False)
+
+    @property
+    def record_key_fields(self) -> tuple[str, ...]:
+        return tuple(self.configs.get(HudiTableConfig.RECORD_KEY_FIELDS))
+
+    @property
+    def partition_fields(self) -> tuple[str, ...]:
+        return tuple(f.split(":", 1)[0] for f in self.configs.get(HudiTableConfig.PARTITION_FIELDS))
+
+    @property
+    def precombine_field(self) -> str | None:
+        value = self.configs.get(HudiTableConfig.PRECOMBINE_FIELD)
+        return str(value) if value else None
+
+    @property
+    def table_type(self) -> TableType:
+        return self.configs.get(HudiTableConfig.TYPE)  # type: ignore[no-any-return]
+
+    @property
+    def hive_style(self) -> bool:
+        return bool(self.configs.get(HudiTableConfig.HIVE_STYLE_PARTITIONING))
+
+    @property
+    def url_encode(self) -> bool:
+        return bool(self.configs.get(HudiTableConfig.URL_ENCODE_PARTITIONING))
+
+    @property
+    def populate_meta_fields(self) -> bool:
+        return bool(self.configs.get(HudiTableConfig.POPULATE_META_FIELDS))
+
+    @property
+    def key_generator_class(self) -> str | None:
+        value = self.table_properties.get(HudiTableConfig.KEY_GENERATOR_CLASS.key)
+        return value or None
+
+    def target_schema(self) -> StructType:
+        """The columns an INSERT fills, in the order a positional INSERT uses.
+
+        The catalog's order and declared types when the catalog lists exactly the table's
+        columns (the usual case), else the table's own schema (written by other tools).
+        """
+        from pyspark.sql.types import StructField, StructType
+
+        data = self.data_schema or StructType([])
+        catalog = self.catalog_schema
+        if catalog is None:
+            return data
+        names = {f.name.lower() for f in data.fields}
+        if {f.name.lower() for f in catalog.fields} != names:
+            return data
+        by_name = {f.name.lower(): f for f in data.fields}
+        return StructType([StructField(by_name[f.name.lower()].name, f.dataType, True, f.metadata)
+                           for f in catalog.fields])
+
+    def column(self, name: str, what: str) -> str:
+        """The table's spelling of column *name*; raises naming the column with a hint."""
+        names = [f.name for f in self.target_schema().fields]
+        for candidate in names:
+            if candidate.lower() == name.lower():
+                return candidate
+        raise HudiSqlError(
+            f"{what}: column '{name}' is not a column of table {self.name}.{did_you_mean(name, names)}",
+            help=f"columns are {', '.join(names)}",
+        )
+
+
+# Reads ---------------------------------------------------------------------------------------------
+
+
+def read_options(ref: st.TableRef, session: Mapping[str, str]) -> dict[str, str]:
+    """Read options for one table reference: its hint or table function, else the session's
+    ``hoodie.datasource.query.type`` (and incremental range)."""
+    if ref.incremental_format == "cdc":
+        raise UnsupportedFeatureError(
+            "not supported: hudi_table_changes(..., 'cdc', ...) (change data capture logs)",
+            help="use 'latest_state' for the latest state of each changed record",
+        )
+    options = {k: v for k, v in session.items() if k in _READ_KEYS}
+    if ref.as_of is not None:
+        options.pop(HudiReadConfig.BEGIN_INSTANT.key, None)
+        options.pop(HudiReadConfig.END_INSTANT.key, None)
+        options[HudiReadConfig.QUERY_TYPE.key] = QueryType.SNAPSHOT.value
+        options[HudiReadConfig.AS_OF_INSTANT.key] = ref.as_of
+        return options
+    if ref.query_type is not None:
+        options[HudiReadConfig.QUERY_TYPE.key] = ref.query_type.value
+        if ref.query_type is QueryType.INCREMENTAL:
+            options.pop(HudiReadConfig.END_INSTANT.key, None)
+            options[HudiReadConfig.BEGIN_INSTANT.key] = ref.begin or "000"
+            if ref.end:
+                options[HudiReadConfig.END_INSTANT.key] = ref.end
+    return options
+
+
+# Writes --------------------------------------------------------------------------------------------
+
+
+def write_options(table: HudiTableFacts, session: Mapping[str, str],
+                  statement: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The options of a SQL write to *table*, layered as Hudi's SQL does (see the module doc)."""
+    base = {
+        HudiTableConfig.NAME.key: str(table.table_properties.get(HudiTableConfig.NAME.key, table.name)),
+        HudiWriteConfig.TABLE_TYPE.key: table.table_type.value,
+    }
+    if table.key_generator_class:
+        # Hudi's SQL writes wrap the table's key generator (timestamp partition values as SQL writes them).
+        base[HudiWriteConfig.KEY_GENERATOR_CLASS.key] = SQL_KEY_GENERATOR
+        base[SQL_ORIGIN_KEY_GENERATOR] = table.key_generator_class
+    if table.precombine_field:
+        base[HudiWriteConfig.PRECOMBINE_FIELD.key] = table.precombine_field
+    session_write = {k: v for k, v in session.items() if k.startswith("hoodie.") and k not in _READ_KEYS}
+    layered = {**base, **session_write, **sql_table_options(table.catalog_properties), **(statement or {})}
+    # A table's key generator is fixed; options naming one (a TBLPROPERTIES copy) must not undo the wrapper.
+    if table.key_generator_class:
+        layered[HudiWriteConfig.KEY_GENERATOR_CLASS.key] = SQL_KEY_GENERATOR
+    return layered
+
+
+class DupPolicy:
+    NONE = "none"
+    DROP = "drop"
+    FAIL = "fail"
+
+
+@dataclass(frozen=True)
+class InsertPlan:
+    """How one ``INSERT`` is written.
+
+    ``operation`` is Hudi's write operation; ``options`` the full write options;
+    ``dup_policy`` is ``fail`` when existing keys must be checked before writing;
+    ``static_partition`` the partition path a fully static ``PARTITION (...)`` overwrites
+    (emptied even when the query returns no rows).
+    """
+
+    operation: WriteOperationType
+    options: Mapping[str, str] = field(hash=False)
+    dup_policy: str = DupPolicy.NONE
+    static_partition: Mapping[str, str] | None = field(default=None, hash=False)
+
+
+def plan_insert(statement: st.InsertInto, table: HudiTableFacts, session: Mapping[str, str], *,
+                dynamic_overwrite: bool) -> InsertPlan:
+    """Hudi 0.14's operation choice for ``INSERT INTO`` / ``INSERT OVERWRITE``.
+
+    * ``INSERT OVERWRITE``: a non-partitioned table, or a partitioned one without a
+      ``PARTITION`` clause in static overwrite mode, is replaced whole
+      (``insert_overwrite_table``); otherwise the partitions written are replaced
+      (``insert_overwrite``).
+    * ``INSERT INTO``: ``hoodie.spark.sql.insert.into.operation`` when set; else ``upsert``
+      when the table has an ordering (preCombine) field, ``insert`` otherwise.
+      ``hoodie.datasource.insert.dup.policy``: ``drop`` drops incoming records whose key
+      exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
+
+    Args:
+        dynamic_overwrite: Spark's ``spark.sql.sources.partitionOverwriteMode`` is ``dynamic``.
+    """
+    probe = write_options(table, session)
+    configs = HudiConfigs.of(probe, validate=False)
+    statement_options: dict[str, str] = {}
+    static = {p.column: p.text or "" for p in statement.partition_spec if p.value is not None}
+    if statement.overwrite:
+        partitioned = bool(table.partition_fields)
+        full_static = partitioned and bool(statement.partition_spec) and all(
+            p.value is not None for p in statement.partition_spec) and len(statement.partition_spec) == len(
+            table.partition_fields)
+        if not partitioned or (not statement.partition_spec and not dynamic_overwrite):
+            operation = WriteOperationType.INSERT_OVERWRITE_TABLE
+        else:
+            operation = WriteOperationType.INSERT_OVERWRITE
+        statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
+        return InsertPlan(operation, {**probe, **statement_options},
+                          static_partition=static if full_static else None)
+
+    policy = str(configs.get(HudiWriteConfig.INSERT_DUP_POLICY)).lower()
+    explicit = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
+    if explicit:
+        operation = WriteOperationType.parse(str(explicit))
+    elif policy != DupPolicy.NONE:
+        operation = WriteOperationType.INSERT
+    else:
+        operation = WriteOperationType.UPSERT if table.precombine_field else WriteOperationType.INSERT
+    if policy != DupPolicy.NONE and operation is not WriteOperationType.INSERT:
+        raise HudiConfigError(
+            f"'{HudiWriteConfig.INSERT_DUP_POLICY.key}={policy}' needs the insert operation, but "
+            f"'{HudiWriteConfig.SQL_INSERT_MODE.key}' is {operation.value.lower()}.",
+            help=f"set {HudiWriteConfig.SQL_INSERT_MODE.key}=insert, or the dup policy to none",
+        )
+    statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
+    if policy == DupPolicy.DROP:
+        statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
+    return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy)
+
+
+@dataclass(frozen=True)
+class ColumnSource:
+    """Where one target column's value comes from: query column ``position``, a static
+    partition ``literal`` (Spark SQL), or NULL when neither (columns an INSERT leaves out)."""
+
+    column: str
+    position: int | None = None
+    literal: str | None = None
+
+
+def align_insert(statement: st.InsertInto, table: HudiTableFacts, query_width: int) -> list[ColumnSource]:
+    """Map the query's output columns onto the table's columns, as Spark's INSERT does: by
+    position over the non-static columns, or by the explicit column list; static
+    ``PARTITION (p = v)`` values fill their columns.
+
+    Raises:
+        HudiSqlError: a column count mismatch, an unknown column, a static partition column
+            that is not a partition column or is also listed.
+    """
+    target = [f.name for f in table.target_schema().fields]
+    where = f"INSERT INTO {table.name}"
+    partition_names = {p.lower() for p in table.partition_fields}
+    static: dict[str, str] = {}
+    for entry in statement.partition_spec:
+        column = table.column(entry.column, where)
+        if column.lower() not in partition_names:
+            raise HudiSqlError(
+                f"{where}: '{entry.column}' in PARTITION (...) is not a partition column.",
+                help=f"partition columns are {', '.join(table.partition_fields) or '(none)'}",
+            )
+        if entry.value is not None:
+            static[column.lower()] = entry.value
+    if statement.columns:
+        listed = [table.column(c, where) for c in statement.columns]
+        clash = [c for c in listed if c.lower() in static]
+        if clash:
+            raise HudiSqlError(f"{where}: column '{clash[0]}' has a static value in PARTITION (...) and is "
+                               "also listed.")
+        if len(listed) != query_width:
+            raise HudiSqlError(
+                f"{where}: the column list names {len(listed)} columns but the query gives {query_width}.")
+        positions = {c.lower(): i for i, c in enumerate(listed)}
+    else:
+        expected = [c for c in target if c.lower() not in static]
+        if len(expected) != query_width:
+            raise HudiSqlError(
+                f"{where}: the query gives {query_width} columns but the table expects {len(expected)} "
+                f"({', '.join(expected)}).",
+                help="list the columns, INSERT INTO t (a, b) SELECT ..., or match the table's column order",
+            )
+        positions = {c.lower(): i for i, c in enumerate(expected)}
+    return [ColumnSource(c, position=positions.get(c.lower()), literal=static.get(c.lower())) for c in target]
+
+
+# CREATE TABLE --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreatePlan:
+    """A new Hudi table: its ``hoodie.properties`` and its catalog entry.
+
+    ``schema`` is in the table's column order (non-partition columns as declared, then the
+    partition columns in ``PARTITIONED BY`` order, as Spark orders datasource tables).
+    """
+
+    table_properties: Mapping[str, str] = field(hash=False)
+    catalog_properties: Mapping[str, str] = field(hash=False)
+    schema: StructType = field(hash=False, compare=False)
+    partition_columns: tuple[str, ...] = ()
+    precombine_field: str | None = None
+
+
+def order_columns(schema: StructType, partition_columns: Sequence[str]) -> StructType:
+    """Partition columns moved to the end, in ``PARTITIONED BY`` order."""
+    from pyspark.sql.types import StructType
+
+    by_name = {f.name.lower(): f for f in schema.fields}
+    parts = [by_name[p.lower()] for p in partition_columns]
+    rest = [f for f in schema.fields if f.name.lower() not in {p.lower() for p in partition_columns}]
+    return StructType(rest + parts)
+
+
+def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: StructType) -> CreatePlan:
+    """``hoodie.properties`` for a table created by SQL, as Hudi 0.14's ``CreateHoodieTableCommand``
+    writes them: hive-style partitioning unless the properties say otherwise, the key generator
+    inferred from the fields, the SQL payload for MERGE_ON_READ.
+
+    Args:
+        schema: the declared columns, or the CTAS query's output, in declared order.
+    """
+    from pyspark.sql.types import StructField, StructType
+
+    from hudi_sql.keygen import key_generator_for
+    from hudi_sql.model.schema import META_FIELDS, avro_schema_json
+
+    where = f"CREATE TABLE {name}"
+    columns = {f.name.lower(): f.name for f in schema.fields}
+    for field_ in schema.fields:
+        if field_.name in META_FIELDS:
+            raise HudiSqlError(f"{where}: '{field_.name}' is a Hudi meta column and cannot be declared.")
+
+    def known(column: str, what: str) -> str:
+        if column.lower() not in columns:
+            raise HudiSqlError(f"{where}: {what} '{column}' is not a column of the table."
+                               f"{did_you_mean(column, list(columns.values()))}",
+                               help=f"columns are {', '.join(columns.values())}")
+        return columns[column.lower()]
+
+    partitions = tuple(known(c, "partition column") for c in statement.partitioned_by)
+    record_keys = tuple(known(c, "primaryKey field") for c in statement.primary_key)
+    precombine = known(statement.precombine_field, "preCombineField") if statement.precombine_field else None
+    if not record_keys:
+        raise UnsupportedFeatureError(
+            f"not supported: {where} without a primary key (Hudi's auto-generated record keys)",
+            help="declare one: TBLPROPERTIES (primaryKey = 'id')",
+        )
+    options = statement.hoodie_options()
+    validate_options(options, where)
+    configs = HudiConfigs.of(options)
+    table_type = statement.table_type or TableType.COPY_ON_WRITE
+    hive_style = configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING) if configs.is_set(
+        HudiWriteConfig.HIVE_STYLE_PARTITIONING) else True
+    keygen_options = {
+        HudiWriteConfig.RECORD_KEY_FIELDS.key: ",".join(record_keys),
+        HudiWriteConfig.PARTITION_PATH_FIELDS.key: ",".join(partitions),
+        HudiWriteConfig.HIVE_STYLE_PARTITIONING.key: str(bool(hive_style)).lower(),
+        HudiWriteConfig.URL_ENCODE_PARTITIONING.key: str(bool(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
+                                                         ).lower(),
+    }
+    for key in (HudiWriteConfig.KEY_GENERATOR_CLASS.key, HudiWriteConfig.KEY_GENERATOR_TYPE.key):
+        if key in options and options[key] != SQL_KEY_GENERATOR:
+            keygen_options[key] = options[key]
+    keygen = key_generator_for(HudiConfigs.of({**options, **keygen_options}), sql=True)
+    ordered = order_columns(StructType([StructField(f.name, f.dataType, True, f.metadata) for f in schema.fields]),
+                            partitions)
+    props: dict[str, str] = {
+        HudiTableConfig.NAME.key: name,
+        HudiTableConfig.TYPE.key: table_type.value,
+        HudiTableConfig.DATABASE_NAME.key: database,
+        HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(ordered, name, style="create"),
+        HudiTableConfig.DROP_PARTITION_COLUMNS.key: "false",
+        **keygen.table_properties(),
+    }
+    if precombine:
+        props[HudiTableConfig.PRECOMBINE_FIELD.key] = precombine
+    if not configs.get(HudiWriteConfig.POPULATE_META_FIELDS):
+        props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
+    payload = options.get(HudiWriteConfig.PAYLOAD_CLASS.key)
+    if payload or table_type is TableType.MERGE_ON_READ:
+        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
+    catalog = dict(statement.properties)
+    catalog.setdefault("type", "mor" if table_type is TableType.MERGE_ON_READ else "cow")
+    catalog.setdefault("primaryKey", ",".join(record_keys))
+    if precombine:
+        catalog.setdefault("preCombineField", precombine)
+    return CreatePlan(props, catalog, ordered, partitions, precombine)
+
+
+def registration_properties(table_properties: Mapping[str, str], declared: Mapping[str, str],
+                            name: str) -> dict[str, str]:
+    """Catalog properties for ``CREATE TABLE t USING hudi LOCATION`` over an existing table:
+    the declared ones, checked against the table's fixed properties, plus its keys and type."""
+    facts = HudiTableFacts(name, "", table_properties)
+    statement_like = sql_table_options(declared)
+    checks = {
+        HudiWriteConfig.RECORD_KEY_FIELDS.key: ",".join(facts.record_key_fields),
+        HudiWriteConfig.PRECOMBINE_FIELD.key: facts.precombine_field or "",
+        HudiWriteConfig.TABLE_TYPE.key: facts.table_type.value,
+    }
+    for key, actual in checks.items():
+        given = statement_like.get(key)
+        if given is not None and given.replace(" ", "") != actual:
+            raise HudiSqlError(
+                f"CREATE TABLE {name}: '{key}' is {given} but the table at the location has {actual or '(none)'}.",
+                help="leave it out: the properties of an existing table come from its hoodie.properties",
+            )
+    props = dict(declared)
+    props.setdefault("type", "mor" if facts.table_type is TableType.MERGE_ON_READ else "cow")
+    if facts.record_key_fields:
+        props.setdefault("primaryKey", ",".join(facts.record_key_fields))
+    if facts.precombine_field:
+        props.setdefault("preCombineField", facts.precombine_field)
+    return props
+
+
+# Partition specs -----------------------------------------------------------------------------------
+
+
+def spec_matches(values: Mapping[str, str] | None, spec: Sequence[st.PartitionValue]) -> bool:
+    """Whether a partition with decoded *values* matches every entry of a static *spec*
+    (column names compared case-insensitively; a NULL value matches Hudi's default partition)."""
+    if values is None:
+        return False
+    lowered = {k.lower(): v for k, v in values.items()}
+    for entry in spec:
+        actual = lowered.get(entry.column.lower())
+        expected = entry.text if entry.text is not None else "__HIVE_DEFAULT_PARTITION__"
+        if actual != expected:
+            return False
+    return True

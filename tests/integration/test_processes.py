@@ -1,0 +1,203 @@
+"""Writes across processes: a Spark standalone cluster, and a writer killed in the middle of a commit.
+
+Both run their driver in a subprocess (a process holds one SparkContext; the test session's
+own is local). Every server or driver started here is stopped by process id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hudi_sql
+from hudi_sql.model.instant import Action, State
+from hudi_sql.table.meta_client import TableMetaClient
+from table_helpers import data_rows, our_table, rows_of, rust_table
+
+pytestmark = pytest.mark.spark
+
+DRIVERS = Path(__file__).parent / "drivers"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["PYSPARK_PYTHON"] = sys.executable
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for_port(port: int, timeout: float) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below *pid* (PySpark's worker daemon leaves the driver's process group)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _kill_tree(pid: int) -> None:
+    for target in [pid, *_descendants(pid)]:
+        try:
+            os.kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _stop(proc: subprocess.Popen[Any]) -> None:
+    if proc.poll() is None:
+        _kill_tree(proc.pid)
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Spark master and one worker from the PySpark wheel, on loopback."""
+    import pyspark
+
+    spark_home = os.path.dirname(pyspark.__file__)
+    spark_class = os.path.join(spark_home, "bin", "spark-class")
+    env = _env()
+    env["SPARK_HOME"] = spark_home
+    work = tmp_path_factory.mktemp("spark-worker")
+    port, ui, worker_ui = _free_port(), _free_port(), _free_port()
+    master = subprocess.Popen(
+        [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
+         "--webui-port", str(ui)], env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        _wait_for_port(port, 60)
+        worker = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.worker.Worker", "--cores", "2", "--memory", "2g",
+             "--webui-port", str(worker_ui), "--work-dir", str(work), f"spark://127.0.0.1:{port}"],
+            env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(3)
+        yield f"spark://127.0.0.1:{port}"
+    finally:
+        if worker is not None:
+            _stop(worker)
+        _stop(master)
+
+
+def test_write_on_standalone_cluster_files_written_by_executor_processes(
+        spark: Any, standalone_cluster: str, tmp_path: Path) -> None:
+    table = tmp_path / "table"
+    driver = subprocess.run(
+        [sys.executable, str(DRIVERS / "cluster_write.py"), standalone_cluster, str(table), str(tmp_path / "state")],
+        env=_env(), capture_output=True, text=True, timeout=300, start_new_session=True)
+    assert driver.returncode == 0, driver.stderr[-3000:]
+    report = json.loads(driver.stdout.strip().splitlines()[-1])
+    assert report["writer_pids"], "no data file was written"
+    assert report["driver_pid"] not in report["writer_pids"]
+    for pid in report["writer_pids"]:
+        chain = report["ancestry"][str(pid)]
+        assert any("org.apache.spark.executor.CoarseGrainedExecutorBackend" in link for link in chain), \
+            f"writer {pid} does not run under an executor JVM: {[link[:120] for link in chain]}"
+        assert not any(link.startswith(f"{report['driver_pid']}:") for link in chain), \
+            f"writer {pid} is a child of the driver"
+    # The table the cluster wrote is a Hudi table both readers agree on.
+    ours = our_table(spark, str(table))
+    assert ours.num_rows == 200
+    assert rows_of(ours) == rows_of(rust_table(str(table)))
+    assert {r["name"] for r in ours.to_pylist() if r["id"] < 50} == {f"NAME-{i}" for i in range(50)}
+
+
+def test_writer_killed_mid_commit_previous_snapshot_visible_and_next_write_rolls_back(
+        spark: Any, tmp_path: Path) -> None:
+    table = tmp_path / "table"
+    proc = subprocess.Popen(
+        [sys.executable, str(DRIVERS / "killable_write.py"), str(table), str(tmp_path / "state")],
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        first_line = proc.stdout.readline()
+        assert first_line.startswith("FIRST "), "the first commit did not complete"
+        first_instant = first_line.split()[1]
+        temp = table / ".hoodie" / ".temp"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            markers = [p for p in temp.rglob("*.marker.*")] if temp.exists() else []
+            if len(markers) >= 3:
+                break
+            time.sleep(0.02)
+        else:
+            pytest.fail("the second write never started writing files")
+        _kill_tree(proc.pid)  # the writer and every process it started, at once
+    finally:
+        _stop(proc)
+    proc.wait(timeout=30)
+
+    meta = TableMetaClient.load(str(table))
+    pending = meta.timeline.pending_writes()
+    assert len(pending) == 1, "the killed write must have left a pending instant"
+    failed = pending.instants[0].instant_time
+    assert meta.timeline.completed_writes().times() == [first_instant]
+    stray = [p for p in table.rglob("*.parquet") if failed in p.name]
+    assert stray, "the killed write had written data files"
+
+    # Readers see the snapshot of the first commit only.
+    ours = our_table(spark, str(table))
+    assert {r["v"] for r in ours.to_pylist()} == {"v1"} and ours.num_rows == 30
+    assert rows_of(ours) == rows_of(rust_table(str(table)))
+
+    # The next write rolls the failed instant back: its files go, a rollback instant records it.
+    options = {"hoodie.table.name": "crash_t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts"}
+    hudi_sql.write(spark.createDataFrame([(1000, "v3", 3, "p0")], "id int, v string, ts int, p string"),
+                   str(table), options)
+    meta = TableMetaClient.load(str(table))
+    assert not meta.timeline.pending_writes().instants
+    rollbacks = meta.timeline.completed().with_actions(Action.ROLLBACK)
+    assert len(rollbacks) == 1
+    assert meta.timeline.find(failed, state=State.INFLIGHT) is None
+    assert not [p for p in table.rglob("*.parquet") if failed in p.name]
+    assert not (table / ".hoodie" / ".temp" / failed).exists()
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
+
+    record = deserialize((table / ".hoodie" / f"{rollbacks.instants[0].instant_time}.rollback").read_bytes(),
+                         AvroMetadataKind.ROLLBACK_METADATA)
+    assert record["commitsRollback"] == [failed]
+    deleted_names = sorted(os.path.basename(f) for p in record["partitionMetadata"].values()
+                           for f in p["successDeleteFiles"])
+    assert deleted_names == sorted(p.name for p in stray)
+    final = our_table(spark, str(table))
+    assert final.num_rows == 31
+    assert data_rows(final, "id") == data_rows(rust_table(str(table)), "id")
