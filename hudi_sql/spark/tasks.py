@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN, TaskIdentity, WriteStatus, create_handle, merge_handle
 from hudi_sql.write.plan import BucketType, WritePlan
 
@@ -66,19 +67,21 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     task = _task_identity()
     target = _target_schema(plan)
     options = plan.handle_options
+    if plan.sort_mode in ("GLOBAL_SORT", "PARTITION_SORT"):
+        records = records.sort_by(RECORD_KEY_FIELD)
     if bucket.bucket_type is BucketType.INSERT:
         inserts = records.filter(_not_deleted(records))
         if inserts.num_rows == 0:
             return statuses_to_arrow([])
-        status = create_handle(options, bucket, inserts, target, task)
+        statuses = create_handle(options, bucket, inserts, target, task)
     elif plan.action == "deltacommit" and not bucket.small_file_inserts:
         from hudi_sql.write.append_handle import append_handle
 
-        status = append_handle(options, bucket, records, target, task)
+        statuses = [append_handle(options, bucket, records, target, task)]
     else:
-        status = merge_handle(options, bucket, records, target, task, match_keys=plan.operation not in (
+        statuses = merge_handle(options, bucket, records, target, task, match_keys=plan.operation not in (
             "INSERT", "BULK_INSERT"))
-    return statuses_to_arrow([status])
+    return statuses_to_arrow(statuses)
 
 
 def _not_deleted(records: pa.Table) -> pa.Array:

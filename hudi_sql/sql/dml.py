@@ -14,7 +14,17 @@ first is rolled back.
 
 from __future__ import annotations
 
-__all__ = ["aligned_frame", "delete", "insert_into", "merge_into", "update", "write_changes", "write_frame"]
+__all__ = [
+    "aligned_frame",
+    "delete",
+    "delete_frame",
+    "insert_into",
+    "merge_into",
+    "update",
+    "update_frames",
+    "write_changes",
+    "write_frame",
+]
 
 import logging
 from collections.abc import Mapping
@@ -220,7 +230,15 @@ def update(runner: Runner, statement: st.Statement) -> DataFrame:
         with runner.bound(statement.table_refs) as views:
             return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
     facts = runner.facts(resolved)
-    where_ = f"UPDATE {resolved.ident}"
+    with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
+        upserts, deletes = update_frames(runner, statement, facts, views, created)
+        return write_changes(runner, facts, upserts, deletes)
+
+
+def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, views: Mapping[str, str],
+                  created: list[str]) -> tuple[DataFrame, DataFrame | None]:
+    """The rows an UPDATE writes, and the old keys of rows it moves to another partition."""
+    where_ = f"UPDATE {facts.name}"
     alias = statement.alias or facts.name
     keys = {k.lower() for k in facts.record_key_fields}
     assigned: dict[str, str] = {}
@@ -232,29 +250,26 @@ def update(runner: Runner, statement: st.Statement) -> DataFrame:
         assigned[column.lower()] = assignment.value
     fields = facts.target_schema().fields
     partitions = {p.lower() for p in facts.partition_fields}
-    with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
-        target = runner.register_view(runner.snapshot(facts.location))
-        created.append(target)
+    target = runner.register_view(runner.snapshot(facts.location))
+    created.append(target)
 
-        def value(field_name: str) -> str:
-            text = assigned.get(field_name.lower())
-            return f"({st.bind(text, statement.table_refs, views)})" if text is not None else \
-                f"{_q(alias)}.{_q(field_name)}"
+    def value(field_name: str) -> str:
+        text = assigned.get(field_name.lower())
+        return f"({st.bind(text, statement.table_refs, views)})" if text is not None else \
+            f"{_q(alias)}.{_q(field_name)}"
 
-        new_columns = [f"CAST({value(f.name)} AS {f.dataType.simpleString()}) AS {_q(f.name)}" for f in fields]
-        where = f" WHERE {st.bind(statement.where, statement.table_refs, views)}" if statement.where else ""
-        source = f"FROM {target} AS {_q(alias)}{where}"
-        upserts = runner.spark.sql(f"SELECT {', '.join(new_columns)} {source}")
-        deletes = None
-        moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
-        if moved:
-            changed = " OR ".join(f"NOT (CAST({value(f.name)} AS {f.dataType.simpleString()}) <=> "
-                                  f"{_q(alias)}.{_q(f.name)})" for f in moved)
-            old = ", ".join(f"{_q(alias)}.{_q(c)} AS {_q(c)}" for c in _key_columns(facts))
-            condition = f"({st.bind(statement.where, statement.table_refs, views)}) AND ({changed})" \
-                if statement.where else changed
-            deletes = runner.spark.sql(f"SELECT {old} FROM {target} AS {_q(alias)} WHERE {condition}")
-        return write_changes(runner, facts, upserts, deletes)
+    new_columns = [f"CAST({value(f.name)} AS {f.dataType.simpleString()}) AS {_q(f.name)}" for f in fields]
+    condition = st.bind(statement.where, statement.table_refs, views) if statement.where else None
+    where = f" WHERE {condition}" if condition else ""
+    upserts = runner.spark.sql(f"SELECT {', '.join(new_columns)} FROM {target} AS {_q(alias)}{where}")
+    moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
+    if not moved:
+        return upserts, None
+    changed = " OR ".join(f"NOT (CAST({value(f.name)} AS {f.dataType.simpleString()}) <=> "
+                          f"{_q(alias)}.{_q(f.name)})" for f in moved)
+    old = ", ".join(f"{_q(alias)}.{_q(c)} AS {_q(c)}" for c in _key_columns(facts))
+    both = f"({condition}) AND ({changed})" if condition else changed
+    return upserts, runner.spark.sql(f"SELECT {old} FROM {target} AS {_q(alias)} WHERE {both}")
 
 
 def delete(runner: Runner, statement: st.Statement) -> DataFrame:
@@ -264,14 +279,19 @@ def delete(runner: Runner, statement: st.Statement) -> DataFrame:
         with runner.bound(statement.table_refs) as views:
             return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
     facts = runner.facts(resolved)
-    alias = statement.alias or facts.name
     with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
-        target = runner.register_view(runner.snapshot(facts.location))
-        created.append(target)
-        columns = ", ".join(f"{_q(alias)}.{_q(f.name)}" for f in facts.target_schema().fields)
-        where = f" WHERE {st.bind(statement.where, statement.table_refs, views)}" if statement.where else ""
-        doomed = runner.spark.sql(f"SELECT {columns} FROM {target} AS {_q(alias)}{where}")
-        return write_changes(runner, facts, None, doomed)
+        return write_changes(runner, facts, None, delete_frame(runner, statement, facts, views, created))
+
+
+def delete_frame(runner: Runner, statement: st.Delete, facts: HudiTableFacts, views: Mapping[str, str],
+                 created: list[str]) -> DataFrame:
+    """The rows a DELETE removes."""
+    alias = statement.alias or facts.name
+    target = runner.register_view(runner.snapshot(facts.location))
+    created.append(target)
+    columns = ", ".join(f"{_q(alias)}.{_q(f.name)}" for f in facts.target_schema().fields)
+    where = f" WHERE {st.bind(statement.where, statement.table_refs, views)}" if statement.where else ""
+    return runner.spark.sql(f"SELECT {columns} FROM {target} AS {_q(alias)}{where}")
 
 
 # MERGE ----------------------------------------------------------------------------------------------

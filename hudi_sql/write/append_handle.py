@@ -20,14 +20,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.types import StructType
 
-from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.commit.markers import IOType, Marker
 from hudi_sql.log.block import DataBlock, DeleteRecord, OrderingValue
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
-from hudi_sql.write.handles import IS_DELETE_COLUMN, TaskIdentity, WriteStatus, _meta_columns, _with_meta
+from hudi_sql.write.handles import (
+    IS_DELETE_COLUMN,
+    TaskIdentity,
+    WriteStatus,
+    _meta_columns,
+    _with_meta,
+    write_marker,
+)
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
 
@@ -50,9 +57,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     layout = TableLayout.of(options.base_path)
     base_instant = bucket.append_base_instant or bucket.prev_commit
     marker_name = BaseFileName(bucket.file_id, task.write_token, base_instant).name
-    if options.marker_type == "DIRECT":
-        write_direct_marker(storage, layout, options.instant_time, Marker(bucket.partition_path, marker_name,
-                                                                          IOType.APPEND))
+    write_marker(options, layout, storage, Marker(bucket.partition_path, marker_name, IOType.APPEND))
     log_name, all_logs = _next_log_name(storage, layout, bucket, base_instant, task.write_token)
     path = layout.file_path(bucket.partition_path, log_name.name)
 

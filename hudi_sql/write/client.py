@@ -365,8 +365,11 @@ class WriteClient:
         # Logs written under a pending compaction start the slice the compaction will head.
         buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
+        sort_mode = str(self.configs.get(HudiWriteConfig.BULK_INSERT_SORT_MODE)).upper() \
+            if operation is WriteOperationType.BULK_INSERT else "NONE"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
-                                                                      ordering), tuple(buckets), tuple(ranges))
+                                                                      ordering), tuple(buckets), tuple(ranges),
+                         sort_mode=sort_mode)
 
     @staticmethod
     def _workload_metadata(profile: WorkloadProfile, plan: WritePlan, operation: WriteOperationType) -> CommitMetadata:
@@ -400,7 +403,14 @@ class WriteClient:
         if plan.insert_ranges:
             ranges = spark.createDataFrame([(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
                                            "_ip string, _lo int, _hi int, _ib int")
-            slot = F.pmod(F.xxhash64(F.col(RECORD_KEY_FIELD)), F.lit(SLOTS))
+            if plan.sort_mode == "GLOBAL_SORT":
+                # Key order decides the file: each new file holds one contiguous key range.
+                from pyspark.sql import Window
+
+                rank = F.percent_rank().over(Window.partitionBy(PARTITION_PATH_FIELD).orderBy(RECORD_KEY_FIELD))
+                slot = F.least(F.floor(rank * SLOTS), F.lit(SLOTS - 1)).cast("int")
+            else:
+                slot = F.pmod(F.xxhash64(F.col(RECORD_KEY_FIELD)), F.lit(SLOTS))
             routed = routed.withColumn("_slot", slot).join(
                 F.broadcast(ranges),
                 F.col(FILE_ID_COLUMN).isNull() & (F.col(PARTITION_PATH_FIELD) == F.col("_ip"))
@@ -410,8 +420,19 @@ class WriteClient:
         routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
             F.col(BUCKET_COLUMN).isNotNull())
         keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
-        statuses = (routed.select(*keep).groupBy(BUCKET_COLUMN)
-                    .applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect())
+        grouped = routed.select(*keep).groupBy(BUCKET_COLUMN)
+        if plan.handle_options.marker_type == "TIMELINE_SERVER_BASED":
+            from hudi_sql.commit.marker_server import MarkerServer
+            from hudi_sql.storage.layout import TableLayout
+
+            host = spark.conf.get("spark.driver.host", "127.0.0.1") or "127.0.0.1"
+            with MarkerServer(TableLayout.of(plan.handle_options.base_path), plan.handle_options.instant_time,
+                              host=host) as server:
+                served = replace(plan, handle_options=replace(plan.handle_options, marker_server_url=server.url))
+                statuses = grouped.applyInArrow(bucket_writer(served), WRITE_STATUS_DDL).collect()
+                self.last_marker_batches = server.batches_written
+        else:
+            statuses = grouped.applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [_to_write_stat(row.asDict()) for row in statuses]
 

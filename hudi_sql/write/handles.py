@@ -14,8 +14,8 @@ Incoming records arrive as an Arrow table with the table's data columns plus
 
 from __future__ import annotations
 
-__all__ = ["TaskIdentity", "WriteStatus", "create_handle", "merge_handle", "IS_DELETE_COLUMN", "BUCKET_COLUMN",
-           "write_base_file", "ensure_partition_metadata"]
+__all__ = ["TaskIdentity", "WriteStatus", "WrittenFile", "create_handle", "merge_handle", "IS_DELETE_COLUMN",
+           "BUCKET_COLUMN", "write_base_file", "write_rolling", "write_marker", "ensure_partition_metadata", "conform"]
 
 import json
 import os
@@ -135,7 +135,19 @@ def conform(table: pa.Table, target: pa.Schema) -> pa.Table:
 
 def write_base_file(storage: Storage, path: str, table: pa.Table, options: HandleOptions,
                     record_keys: pa.Array | None) -> int:
-    """Write a parquet base file with Hudi's footer keys; returns its size in bytes."""
+    """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(sink, table.schema, compression=_codec(options)) as writer:
+        writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
+        writer.add_key_value_metadata(_footer(options, record_keys))
+    return storage.size(path)
+
+
+def _codec(options: HandleOptions) -> str:
+    return "none" if options.compression in ("uncompressed", "none") else options.compression
+
+
+def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes, bytes]:
     from hudi_sql.index.bloom_filter import footer_metadata
 
     metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
@@ -145,20 +157,17 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
             num_entries=options.bloom_num_entries, fpp=options.bloom_fpp,
             max_entries=options.bloom_max_entries, filter_type=options.bloom_filter_type,
         ))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    schema = table.schema.with_metadata(metadata)
-    codec = "none" if options.compression in ("uncompressed", "none") else options.compression
-    with pq.ParquetWriter(path, schema, compression=codec) as writer:
-        row_group = max(1, min(table.num_rows, _rows_per_group(table, options.row_group_bytes)))
-        writer.write_table(table.replace_schema_metadata(metadata), row_group_size=row_group)
-    return storage.size(path)
+    return metadata
 
 
-def _rows_per_group(table: pa.Table, row_group_bytes: int) -> int:
+def _rows_per_group(table: pa.Table, options: HandleOptions) -> int:
+    """Rows per row group: below the row-group size and a quarter of the max file size (measured
+    in memory, which is larger than on disk), so a file overshoots the max by less than one
+    row group."""
     if table.num_rows == 0:
         return 1
     per_row = max(1, table.nbytes // table.num_rows)
-    return max(1, row_group_bytes // per_row)
+    return max(1, min(options.row_group_bytes, max(1, options.max_file_size // 4)) // per_row)
 
 
 def _spark_row_metadata(options: HandleOptions) -> str:
@@ -167,37 +176,89 @@ def _spark_row_metadata(options: HandleOptions) -> str:
     return json.dumps({"type": "struct", "fields": meta + data["fields"]}, separators=(",", ":"))
 
 
-def _new_file(options: HandleOptions, bucket: BucketInfo, task: TaskIdentity, io_type: IOType
-              ) -> tuple[Storage, TableLayout, str, str]:
+@dataclass(frozen=True)
+class WrittenFile:
+    file_id: str
+    path: str
+    size: int
+    num_rows: int
+
+
+def _next_file_id(file_id: str, step: int) -> str:
+    """Java's ``createNewFileId(prefix, n)``: same prefix, next counter."""
+    prefix, _, counter = file_id.rpartition("-")
+    return f"{prefix}-{int(counter) + step}" if counter.isdigit() else f"{file_id}-{step}"
+
+
+def write_marker(options: HandleOptions, layout: TableLayout, storage: Storage, marker: Marker) -> None:
+    """Register *marker* before its data file exists: a marker file, or the driver's marker service."""
+    if options.marker_server_url:
+        from hudi_sql.commit.marker_server import post_marker
+
+        post_marker(options.marker_server_url, marker.name)
+    else:
+        write_direct_marker(storage, layout, options.instant_time, marker)
+
+
+def write_rolling(options: HandleOptions, partition_path: str, file_id: str, task: TaskIdentity, io_type: IOType,
+                  table: pa.Table) -> list[WrittenFile]:
+    """Write *table* as base files of at most ``max_file_size`` (plus one row group).
+
+    When a file is full the rest rolls over to a new file group (the next file-id counter, as
+    Java's handles do). Every row's ``_hoodie_file_name`` is the file it lands in, and each
+    file carries its own bloom filter and key range.
+    """
     storage = Storage()
     layout = TableLayout.of(options.base_path)
-    name = BaseFileName(bucket.file_id, task.write_token, options.instant_time).name
-    if options.marker_type == "DIRECT":
-        write_direct_marker(storage, layout, options.instant_time, Marker(bucket.partition_path, name, io_type))
-    path = layout.file_path(bucket.partition_path, name)
-    return storage, layout, name, path
+    rows_per_group = _rows_per_group(table, options)
+    written: list[WrittenFile] = []
+    start = 0
+    while start < table.num_rows or not written:
+        step = len(written)
+        current_id = file_id if step == 0 else _next_file_id(file_id, step)
+        name = BaseFileName(current_id, task.write_token, options.instant_time).name
+        write_marker(options, layout, storage, Marker(partition_path, name, io_type if step == 0 else IOType.CREATE))
+        path = layout.file_path(partition_path, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        first = start
+        with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(sink, table.schema, compression=_codec(options)) as writer:
+            while start < table.num_rows:
+                chunk = table.slice(start, rows_per_group)
+                names = pa.array([name] * chunk.num_rows, pa.string())
+                chunk = chunk.set_column(chunk.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
+                writer.write_table(chunk)
+                start += chunk.num_rows
+                if sink.tell() >= options.max_file_size:
+                    break
+            part = table.slice(first, start - first)
+            keys = part.column(RECORD_KEY_FIELD).combine_chunks() if options.populate_meta_fields else None
+            writer.add_key_value_metadata(_footer(options, keys))
+        written.append(WrittenFile(current_id, path, storage.size(path), start - first))
+        if table.num_rows == 0:
+            break
+    return written
 
 
 def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
-                  task: TaskIdentity) -> WriteStatus:
-    """Write *records* (inserts, deletes already removed) as the first base file of a new group."""
+                  task: TaskIdentity) -> list[WriteStatus]:
+    """Write *records* (inserts, deletes already removed) as the base file(s) of new file groups."""
     started = time.time()
-    storage, layout, name, path = _new_file(options, bucket, task, IOType.CREATE)
-    ensure_partition_metadata(storage, layout, bucket.partition_path, options.instant_time)
+    layout = TableLayout.of(options.base_path)
+    ensure_partition_metadata(Storage(), layout, bucket.partition_path, options.instant_time)
     keys = records.column(RECORD_KEY_FIELD).combine_chunks()
-    meta = _meta_columns(options, keys, bucket.partition_path, name, task.partition_id)
+    meta = _meta_columns(options, keys, bucket.partition_path, "", task.partition_id)
     table = _with_meta(records, target, meta)
-    size = write_base_file(storage, path, table, options, keys)
-    return WriteStatus(
-        partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
-        prev_commit="null", num_writes=table.num_rows, num_deletes=0, num_update_writes=0,
-        num_inserts=table.num_rows, total_write_bytes=size, file_size=size,
-        total_create_time=int((time.time() - started) * 1000),
-    )
+    files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.CREATE, table)
+    millis = int((time.time() - started) * 1000)
+    return [WriteStatus(
+        partition_path=bucket.partition_path, file_id=f.file_id, path=layout.relative(f.path),
+        prev_commit="null", num_writes=f.num_rows, num_deletes=0, num_update_writes=0,
+        num_inserts=f.num_rows, total_write_bytes=f.size, file_size=f.size, total_create_time=millis,
+    ) for f in files]
 
 
 def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
-                 task: TaskIdentity, *, match_keys: bool = True) -> WriteStatus:
+                 task: TaskIdentity, *, match_keys: bool = True) -> list[WriteStatus]:
     """Rewrite the bucket's base file with *records* merged in (a new slice of the same group).
 
     Args:
@@ -207,7 +268,7 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     started = time.time()
     assert bucket.base_file_path is not None
     old = conform(pq.read_table(bucket.base_file_path), target)
-    storage, layout, name, path = _new_file(options, bucket, task, IOType.MERGE)
+    layout = TableLayout.of(options.base_path)
     incoming_keys = records.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
     old_keys = _old_record_keys(old, options)
@@ -230,13 +291,12 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     updated_old = pc.and_(take_incoming, pc.invert(pc.take(is_delete, pos_filled)))
 
     incoming_matched = pc.is_in(incoming_keys, value_set=old_keys) if match_keys else pa.array(
-        [False] * len(incoming_keys))
+        [False] * len(incoming_keys), pa.bool_())
     new_inserts = pc.and_(pc.invert(incoming_matched), pc.invert(is_delete))
 
     # Old rows in their order: kept as they were, or replaced in place by the update.
     keep_rows = pc.invert(deleted_old)
     old_kept = old.filter(keep_rows)
-    old_meta = {FILE_NAME_FIELD: pa.array([name] * old_kept.num_rows, pa.string())}
     update_mask = updated_old.filter(keep_rows)
     update_positions = pos_filled.filter(keep_rows)
     n_updates = pc.sum(update_mask).as_py() or 0
@@ -245,10 +305,10 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     updated = records.take(update_positions.filter(update_mask))
     inserted = records.filter(new_inserts)
     seq_updates = _meta_columns(options, updated.column(RECORD_KEY_FIELD).combine_chunks(), bucket.partition_path,
-                                name, task.partition_id)
+                                "", task.partition_id)
     seq_inserts = _meta_columns(options, inserted.column(RECORD_KEY_FIELD).combine_chunks(),
-                                bucket.partition_path, name, task.partition_id, seq_start=n_updates)
-    old_part = _with_meta(old_kept, target, {**{f: old_kept.column(f) for f in META_FIELDS}, **old_meta})
+                                bucket.partition_path, "", task.partition_id, seq_start=n_updates)
+    old_part = _with_meta(old_kept, target, {f: old_kept.column(f) for f in META_FIELDS})
     upd_part = _with_meta(updated, target, seq_updates)
     ins_part = _with_meta(inserted, target, seq_inserts)
     stacked = pa.concat_tables([old_part, upd_part])
@@ -257,14 +317,20 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     order = pc.if_else(update_mask, pc.add(update_index, old_part.num_rows),
                        pa.array(range(old_part.num_rows), pa.int64()))
     merged = pa.concat_tables([stacked.take(order), ins_part])
-    keys_out = merged.column(RECORD_KEY_FIELD).combine_chunks() if options.populate_meta_fields else None
-    size = write_base_file(storage, path, merged, options, keys_out)
-    return WriteStatus(
-        partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
-        prev_commit=bucket.prev_commit, num_writes=merged.num_rows,
-        num_deletes=pc.sum(deleted_old).as_py() or 0, num_update_writes=n_updates, num_inserts=n_inserts,
-        total_write_bytes=size, file_size=size, total_upsert_time=int((time.time() - started) * 1000),
-    )
+    files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.MERGE, merged)
+    millis = int((time.time() - started) * 1000)
+    n_deletes = pc.sum(deleted_old).as_py() or 0
+    statuses = []
+    for index, f in enumerate(files):
+        first = index == 0  # the file group itself; later files are new groups taking the overflow
+        statuses.append(WriteStatus(
+            partition_path=bucket.partition_path, file_id=f.file_id, path=layout.relative(f.path),
+            prev_commit=bucket.prev_commit if first else "null", num_writes=f.num_rows,
+            num_deletes=n_deletes if first else 0, num_update_writes=n_updates if first else 0,
+            num_inserts=n_inserts if first else f.num_rows, total_write_bytes=f.size, file_size=f.size,
+            total_upsert_time=millis,
+        ))
+    return statuses
 
 
 def _old_record_keys(old: pa.Table, options: HandleOptions) -> pa.Array:

@@ -96,6 +96,7 @@ class HandleOptions:
     bloom_filter_type: str = "DYNAMIC_V0"
     max_file_size: int = 120 * 1024 * 1024
     marker_type: str = "DIRECT"
+    marker_server_url: str | None = None  # TIMELINE_SERVER_BASED: the driver's marker service
     base_path: str = ""
     log_data_block_format: str = "avro"
     log_max_size: int = 1024 * 1024 * 1024
@@ -112,6 +113,7 @@ class WritePlan:
     buckets: tuple[BucketInfo, ...]
     insert_ranges: tuple[InsertRange, ...] = ()
     replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sort_mode: str = "NONE"  # bulk_insert: NONE, GLOBAL_SORT (key ranges per file), PARTITION_SORT
 
     def bucket(self, bucket_id: int) -> BucketInfo:
         return self.buckets[bucket_id]

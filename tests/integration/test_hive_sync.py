@@ -1,0 +1,371 @@
+"""Hive sync against real services: a standalone Hive metastore and Spark's HiveServer2.
+
+Started once for the module, on loopback ports picked free, and stopped by process id in
+fixture finalizers (also when a test fails):
+
+* the Hive metastore (``org.apache.hadoop.hive.metastore.HiveMetaStore`` from the PySpark
+  wheel's jars, Derby in a temp folder);
+* a separate Python process whose SparkSession uses that metastore and runs Spark's Thrift
+  server (``HiveThriftServer2.startWithContext``) - the jdbc target. Spark loads a Hive table's
+  InputFormat class when it creates or alters it, so that process gets a two-class stand-in
+  for Hudi's hadoop-mr bundle (``HoodieParquetInputFormat`` and ``HoodieParquetRealtimeInputFormat``
+  subclassing Hive's Parquet input format), compiled here with ``javac``.
+
+Tables are written with ``hudi_sql.write`` through the shared ``spark`` fixture, whose JVM
+also carries the ``hms``-mode client (Hive's thrift ``HiveMetaStoreClient``); everything
+synced is read back with PyHive through the HiveServer2.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.spark]
+
+INJECTION = "x'); DROP TABLE t; --"
+OPTS = {
+    "hoodie.table.name": "trips",
+    "hoodie.datasource.write.recordkey.field": "id",
+    "hoodie.datasource.write.partitionpath.field": "p",
+    "hoodie.datasource.write.precombine.field": "ts",
+}
+
+_HIVE_SITE = """<?xml version="1.0"?>
+<configuration>
+<property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName={db};create=true</value></property>
+<property><name>hive.metastore.warehouse.dir</name><value>{wh}</value></property>
+<property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
+<property><name>hive.metastore.schema.verification</name><value>false</value></property>
+</configuration>
+"""
+
+_STUBS = {
+    "org/apache/hudi/hadoop/HoodieParquetInputFormat.java":
+        "package org.apache.hudi.hadoop;\n"
+        "public class HoodieParquetInputFormat\n"
+        "    extends org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat {}\n",
+    "org/apache/hudi/hadoop/realtime/HoodieParquetRealtimeInputFormat.java":
+        "package org.apache.hudi.hadoop.realtime;\n"
+        "public class HoodieParquetRealtimeInputFormat extends org.apache.hudi.hadoop.HoodieParquetInputFormat {}\n",
+}
+
+_HS2_SCRIPT = r"""
+import os, socket, sys, time
+metastore_port, port, jar, state = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+os.environ["PYSPARK_PYTHON"] = sys.executable
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").appName("hive-sync-hs2")
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.hadoop.hive.metastore.uris", f"thrift://127.0.0.1:{metastore_port}")
+         .config("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
+         .config("spark.driver.extraClassPath", jar)
+         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={state}")
+         .config("spark.hive.server2.thrift.port", str(port))
+         .config("spark.hive.server2.thrift.bind.host", "127.0.0.1")
+         .enableHiveSupport().getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+deadline = time.time() + 180  # the session is up; the Thrift server needs the metastore
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", metastore_port), 1).close()
+        break
+    except OSError:
+        if time.time() > deadline:
+            sys.exit("metastore never came up")
+        time.sleep(0.5)
+spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2.startWithContext(
+    spark._jsparkSession.sqlContext())
+print("READY", flush=True)
+sys.stdin.read()
+"""
+
+
+def _spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process {proc.pid} exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"port {port} not open after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen[Any]) -> None:
+    """Stop a process we started, then the rest of its own process group (the JVM a PySpark process spawns)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group was created for this process (start_new_session)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass(frozen=True)
+class Services:
+    metastore_uri: str
+    hs2_port: int
+
+    @property
+    def jdbc_url(self) -> str:
+        return f"jdbc:hive2://127.0.0.1:{self.hs2_port}/default"
+
+
+def _compile_stub_jar(work: Path) -> Path:
+    javac, jar = shutil.which("javac"), shutil.which("jar")
+    if javac is None or jar is None:
+        pytest.skip("javac/jar not found: the Spark Thrift server needs Hudi's input format classes "
+                    "(compiled here as stubs) to create Hudi tables")
+    src, classes = work / "src", work / "classes"
+    for rel, text in _STUBS.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    classpath = str(_spark_home() / "jars" / "*")
+    subprocess.run([javac, "-d", str(classes), "-cp", classpath, *(str(src / rel) for rel in _STUBS)],
+                   check=True, capture_output=True, timeout=120)
+    out = work / "hudi-input-format-stub.jar"
+    subprocess.run([jar, "cf", str(out), "-C", str(classes), "."], check=True, capture_output=True, timeout=60)
+    return out
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Services]:
+    """A Hive metastore and a Spark HiveServer2 using it, both on free loopback ports."""
+    work = tmp_path_factory.mktemp("hive-services")
+    conf = work / "conf"
+    conf.mkdir()
+    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
+    metastore_port, hs2_port = _free_port(), _free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+
+    ms_log = work / "metastore.log"
+    metastore = subprocess.Popen(
+        ["java", "-Dlog4j2.contextSelector=org.apache.logging.log4j.core.selector.ClassLoaderContextSelector",
+         f"-Dderby.system.home={work}", "-cp", f"{conf}{os.pathsep}{_spark_home() / 'jars' / '*'}",
+         "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(metastore_port)],
+        cwd=work, stdout=ms_log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True,
+    )
+    request.addfinalizer(lambda: _stop(metastore))
+
+    jar = _compile_stub_jar(work)
+    hs2_state = work / "hs2"
+    hs2_state.mkdir()
+    hs2_log = work / "hs2.log"
+    hs2 = subprocess.Popen(
+        [sys.executable, "-c", _HS2_SCRIPT, str(metastore_port), str(hs2_port), str(jar), str(hs2_state)],
+        cwd=hs2_state, stdin=subprocess.PIPE, stdout=hs2_log.open("w"), stderr=subprocess.STDOUT, env=env,
+        start_new_session=True,
+    )
+    request.addfinalizer(lambda: _stop(hs2))
+
+    _wait_for_port(metastore_port, metastore, ms_log, 180)
+    _wait_for_port(hs2_port, hs2, hs2_log, 240)
+    yield Services(f"thrift://127.0.0.1:{metastore_port}", hs2_port)
+
+
+class Hive:
+    """PyHive through the HiveServer2: the independent view of what the metastore holds."""
+
+    def __init__(self, port: int) -> None:
+        from pyhive import hive
+
+        self.conn = hive.connect(host="127.0.0.1", port=port, username="test")
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        cursor = self.conn.cursor()
+        try:
+            cursor.execute(sql)
+            return [tuple(r) for r in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def partitions(self, table: str) -> set[str]:
+        return {r[0] for r in self.query(f"SHOW PARTITIONS {table}")}
+
+    def columns(self, table: str) -> list[tuple[str, str]]:
+        out = []
+        for name, dtype, *_ in self.query(f"DESCRIBE {table}"):
+            if not name or name.startswith("#"):
+                break
+            out.append((name, dtype))
+        return out
+
+
+@pytest.fixture(scope="module")
+def hive(services: Services) -> Iterator[Hive]:
+    h = Hive(services.hs2_port)
+    yield h
+    h.conn.close()
+
+
+def _write(spark: Any, path: Path, rows: list[tuple[Any, ...]], schema: str, **options: str) -> None:
+    import hudi_sql
+
+    hudi_sql.write(spark.createDataFrame(rows, schema), str(path), {**OPTS, **options})
+
+
+def _sync(path: Path, options: dict[str, str], client: Any) -> Any:
+    from catalog.hive import HiveSyncTool
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    return HiveSyncTool(TableMetaClient.load(str(path)), {**OPTS, **options}, client).sync()
+
+
+META = [("_hoodie_commit_time", "string"), ("_hoodie_commit_seqno", "string"), ("_hoodie_record_key", "string"),
+        ("_hoodie_partition_path", "string"), ("_hoodie_file_name", "string")]
+
+
+def test_hive_sync_cow_table_jdbc_and_hms_lifecycle(spark: Any, services: Services, hive: Hive,
+                                                    tmp_path: Path) -> None:
+    from catalog.hive import HmsMetastoreClient, JdbcMetastoreClient
+    from catalog.hive.client import SqlDialect
+
+    path = tmp_path / "trips"
+    schema = "id long, p string, ts long, v double"
+    _write(spark, path, [(1, "a", 1, 1.5), (2, INJECTION, 1, 2.5)], schema)
+
+    jdbc_opts = {"hoodie.datasource.hive_sync.mode": "jdbc", "hoodie.datasource.hive_sync.jdbcurl": services.jdbc_url,
+                 "hoodie.datasource.hive_sync.database": "jdbc_db"}
+    # Without the spark.sql.sources.* properties, so Spark's HiveServer2 (which has no "hudi"
+    # data source) can describe the table; the MOR test checks those properties.
+    hms_opts = {"hoodie.datasource.hive_sync.mode": "hms",
+                "hoodie.datasource.hive_sync.metastore.uris": services.metastore_uri,
+                "hoodie.datasource.hive_sync.database": "hms_db",
+                "hoodie.datasource.hive_sync.sync_as_datasource": "false"}
+    jdbc = JdbcMetastoreClient(services.jdbc_url, "test")
+    hms = HmsMetastoreClient.from_spark(spark, services.metastore_uri)
+    try:
+        assert jdbc.dialect is SqlDialect.SPARK
+
+        # -- first sync: database, table, both partitions (the injection value as plain data)
+        first = _sync(path, jdbc_opts, jdbc)
+        assert first.plan.create_database and first.plan.tables[0].create is not None
+        assert first.plan.warnings  # Spark SQL cannot store spark.sql.* properties
+        assert _sync(path, hms_opts, hms).plan.tables[0].create is not None
+        expected_parts = {"p=a", "p=x%27); DROP TABLE t; --"}
+        for db in ("jdbc_db", "hms_db"):
+            assert hive.partitions(f"{db}.trips") == expected_parts
+            assert hive.columns(f"{db}.trips") == [*META, ("id", "bigint"), ("ts", "bigint"), ("v", "double"),
+                                                    ("p", "string")]
+            assert [r[1] for r in hive.query(f"SHOW TABLES IN {db}")] == ["trips"]
+        table = hms.get_table("hms_db", "trips")
+        assert table is not None
+        assert "spark.sql.sources.provider" not in table.properties
+        assert table.properties["last_commit_time_sync"] == first.plan.tables[0].last_commit_time_sync
+        assert table.properties["EXTERNAL"] == "TRUE"
+        assert table.input_format == "org.apache.hudi.hadoop.HoodieParquetInputFormat"
+        locations = {p.values: p.location for p in hms.list_partitions("hms_db", "trips")}
+        assert locations[(INJECTION,)] == f"file:{path}/{INJECTION}"
+        # the value went through Spark's SQL parser and came back unchanged
+        assert jdbc.partition_locations("jdbc_db", "trips", ["p"], [[INJECTION]]) == {
+            (INJECTION,): f"file:{path}/{INJECTION}"}
+        jdbc_table = jdbc.get_table("jdbc_db", "trips")
+        assert jdbc_table is not None and jdbc_table.input_format == "org.apache.hudi.hadoop.HoodieParquetInputFormat"
+
+        # -- re-sync of an unchanged table changes nothing
+        assert _sync(path, jdbc_opts, jdbc).plan.is_noop
+        assert _sync(path, hms_opts, hms).plan.is_noop
+
+        # -- schema evolution: a batch with an extra column, into a new partition
+        _write(spark, path, [(3, "b", 2, 3.5, 7)], "id long, p string, ts long, v double, n int")
+        for opts, client, db in ((jdbc_opts, jdbc, "jdbc_db"), (hms_opts, hms, "hms_db")):
+            result = _sync(path, opts, client)
+            [tp] = result.plan.tables
+            assert tp.schema_update is not None and [c.name for c in tp.schema_update.added] == ["n"]
+            assert not tp.full_listing
+            assert hive.partitions(f"{db}.trips") == expected_parts | {"p=b"}
+        assert ("n", "int") in hive.columns("jdbc_db.trips")
+        assert ("n", "int") in hive.columns("hms_db.trips")
+        hms_cols = [c.name for c in hms.get_table("hms_db", "trips").columns]  # type: ignore[union-attr]
+        assert hms_cols[-1] == "n"
+
+        # -- delete_partition: the partition leaves the metastore
+        _write(spark, path, [], schema, **{"hoodie.datasource.write.operation": "delete_partition",
+                                            "hoodie.datasource.write.partitions.to.delete": "a"})
+        for opts, client, db in ((jdbc_opts, jdbc, "jdbc_db"), (hms_opts, hms, "hms_db")):
+            [tp] = _sync(path, opts, client).plan.tables
+            assert [(e.type.value, e.values) for e in tp.partition_events] == [("drop", ("a",))]
+            assert hive.partitions(f"{db}.trips") == {"p=b", "p=x%27); DROP TABLE t; --"}
+            assert _sync(path, opts, client).plan.is_noop
+        assert {r[0] for r in hive.query("SHOW DATABASES")} >= {"default", "jdbc_db", "hms_db"}
+    finally:
+        jdbc.close()
+        hms.close()
+
+
+def test_hive_sync_mor_table_registers_ro_and_rt(spark: Any, services: Services, hive: Hive, tmp_path: Path) -> None:
+    from catalog.hive import HmsMetastoreClient
+    from hudi_sql.errors import UnsupportedFeatureError
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    path = tmp_path / "trips_mor"
+    rows, schema = [(1, "a", 1, 1.5)], "id long, p string, ts long, v double"
+    try:
+        _write(spark, path, rows, schema, **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    except UnsupportedFeatureError:
+        # MOR writes unavailable: a COW table relabelled MERGE_ON_READ has the same sync inputs.
+        shutil.rmtree(path, ignore_errors=True)
+        _write(spark, path, rows, schema)
+        TableMetaClient.load(str(path)).update_properties({"hoodie.table.type": "MERGE_ON_READ"})
+    assert TableMetaClient.load(str(path)).table_type.value == "MERGE_ON_READ"
+
+    hms = HmsMetastoreClient.from_spark(spark, services.metastore_uri)
+    base = {"hoodie.datasource.hive_sync.mode": "hms", "hoodie.datasource.hive_sync.metastore.uris": services.metastore_uri}
+    try:
+        plan = _sync(path, {**base, "hoodie.datasource.hive_sync.database": "mor_db"}, hms).plan
+        assert [t.table for t in plan.tables] == ["trips_ro", "trips_rt"]
+        ro, rt = hms.get_table("mor_db", "trips_ro"), hms.get_table("mor_db", "trips_rt")
+        assert ro is not None and rt is not None
+        assert ro.input_format == "org.apache.hudi.hadoop.HoodieParquetInputFormat"
+        assert rt.input_format == "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInputFormat"
+        assert ro.serde_properties is not None and rt.serde_properties is not None
+        assert ro.serde_properties["hoodie.query.as.ro.table"] == "true"
+        assert rt.serde_properties["hoodie.query.as.ro.table"] == "false"
+        assert ro.serde_properties["path"] == str(path)
+        for table in (ro, rt):  # sync_as_datasource (default): Spark would read these as hudi tables
+            assert table.properties["spark.sql.sources.provider"] == "hudi"
+            assert table.properties["spark.sql.sources.schema.partCol.0"] == "p"
+            assert '"name":"p","type":"string"' in table.properties["spark.sql.sources.schema.part.0"]
+            assert [p.values for p in hms.list_partitions("mor_db", table.table)] == [("a",)]
+        # Spark's HiveServer2 lists the tables (it cannot describe them: it has no "hudi" data source)
+        assert sorted(r[1] for r in hive.query("SHOW TABLES IN mor_db")) == ["trips_ro", "trips_rt"]
+
+        skip = _sync(path, {**base, "hoodie.datasource.hive_sync.database": "mor_skip_db",
+                            "hoodie.datasource.hive_sync.skip_ro_suffix": "true"}, hms).plan
+        assert [t.table for t in skip.tables] == ["trips", "trips_rt"]
+        assert sorted(r[1] for r in hive.query("SHOW TABLES IN mor_skip_db")) == ["trips", "trips_rt"]
+    finally:
+        hms.close()

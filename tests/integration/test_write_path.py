@@ -1,0 +1,203 @@
+"""File sizing, overwrite operations, markers and rollback on the write path."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+import hudi_sql
+from hudi_sql.commit.transaction import Transaction
+from hudi_sql.model.instant import Action
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.client import WriteClient
+from table_helpers import data_rows, our_table, rows_of, rust_table
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = "id int, payload string, ts int, p string"
+
+
+def _options(name: str, **extra: str) -> dict[str, str]:
+    return {"hoodie.table.name": name, "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts",
+            **extra}
+
+
+def _rows(ids: range, ts: int = 1, p: str = "a", width: int = 200) -> list[tuple[int, str, int, str]]:
+    return [(i, f"{i:08d}" * (width // 8), ts, p) for i in ids]
+
+
+def _latest_sizes(path: Path) -> dict[str, int]:
+    view = FileSystemView(TableMetaClient.load(str(path)))
+    return {s.file_id: s.base_file.size for s in view.latest_file_slices() if s.base_file}
+
+
+def test_file_sizing_inserts_fill_small_files_then_roll_over_within_max(spark: Any, tmp_path: Path) -> None:
+    max_size = 60_000
+    options = _options("sizing", **{"hoodie.parquet.max.file.size": str(max_size),
+                                    "hoodie.parquet.small.file.limit": str(40_000),
+                                    "hoodie.copyonwrite.record.size.estimate": "200",
+                                    "hoodie.parquet.compression.codec": "uncompressed",
+                                    # a small filter: the default one alone is ~431 KB per file
+                                    "hoodie.index.bloom.num_entries": "100", "hoodie.index.bloom.fpp": "0.01"})
+    hudi_sql.write(spark.createDataFrame(_rows(range(0, 40)), SCHEMA), str(tmp_path), options)
+    first = _latest_sizes(tmp_path)
+    assert len(first) == 1 and list(first.values())[0] < 40_000, "the first commit makes one small file"
+
+    result = hudi_sql.write(spark.createDataFrame(_rows(range(40, 80)), SCHEMA), str(tmp_path), options)
+    second = _latest_sizes(tmp_path)
+    (small_id,) = first
+    assert small_id in second and second[small_id] > first[small_id], "inserts went into the small file first"
+    assert any(s.file_id == small_id and s.num_inserts > 0 for s in result.write_stats)
+
+    hudi_sql.write(spark.createDataFrame(_rows(range(80, 1200)), SCHEMA), str(tmp_path), options)
+    files = list(tmp_path.rglob("*.parquet"))
+    latest = _latest_sizes(tmp_path)
+    assert len(latest) > 3, "a large insert is spread over several files"
+    for file_id, size in latest.items():
+        path = next(f for f in files if f.name.startswith(file_id) and f.stat().st_size == size)
+        meta = pq.ParquetFile(path).metadata
+        largest_group = max(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        assert size <= max_size + largest_group + 8192, f"{path.name} is {size} bytes"
+    assert our_table(spark, str(tmp_path)).num_rows == 1200
+    assert rows_of(our_table(spark, str(tmp_path))) == rows_of(rust_table(str(tmp_path)))
+
+
+def test_bulk_insert_global_sort_gives_files_disjoint_key_ranges(spark: Any, tmp_path: Path) -> None:
+    options = _options("sorted", **{"hoodie.datasource.write.operation": "bulk_insert",
+                                    "hoodie.bulkinsert.sort.mode": "GLOBAL_SORT",
+                                    "hoodie.copyonwrite.insert.auto.split": "false",
+                                    "hoodie.copyonwrite.insert.split.size": "100",
+                                    "hoodie.datasource.write.recordkey.field": "payload"})
+    rows = _rows(range(1000), width=16)
+    hudi_sql.write(spark.createDataFrame(list(reversed(rows)), SCHEMA), str(tmp_path), options)
+    ranges = []
+    for path in tmp_path.rglob("*.parquet"):
+        footer = pq.ParquetFile(path).metadata.metadata
+        ranges.append((footer[b"hoodie_min_record_key"].decode(), footer[b"hoodie_max_record_key"].decode()))
+        keys = pq.read_table(path, columns=["_hoodie_record_key"]).column(0).to_pylist()
+        assert keys == sorted(keys), "rows are sorted by key inside a file"
+    ranges.sort()
+    assert len(ranges) == 10
+    assert all(prev[1] < nxt[0] for prev, nxt in zip(ranges, ranges[1:])), ranges
+
+
+@pytest.mark.parametrize("operation", ["insert_overwrite", "insert_overwrite_table", "delete_partition"])
+def test_overwrite_operations_replace_file_groups_visible_only_after_instant(
+        spark: Any, tmp_path: Path, operation: str) -> None:
+    options = _options("ow")
+    first = hudi_sql.write(spark.createDataFrame(_rows(range(0, 6), p="a") + _rows(range(6, 9), p="b"), SCHEMA),
+                           str(tmp_path), options)
+    batch = _rows(range(100, 102), ts=2, p="a")
+    extra = {"hoodie.datasource.write.operation": operation}
+    if operation == "delete_partition":
+        extra["hoodie.datasource.write.partitions.to.delete"] = "a*"
+    second = hudi_sql.write(spark.createDataFrame(batch, SCHEMA), str(tmp_path), {**options, **extra})
+
+    meta = TableMetaClient.load(str(tmp_path))
+    instant = meta.timeline.completed_writes().last
+    assert instant is not None and instant.action is Action.REPLACE_COMMIT
+    replaced = meta.commit_metadata(instant).partition_to_replace_file_ids or {}
+    expected_ids = {
+        "insert_overwrite": {100, 101, 6, 7, 8},
+        "insert_overwrite_table": {100, 101},
+        "delete_partition": {6, 7, 8},
+    }[operation]
+    assert set(replaced) == ({"a", "b"} if operation == "insert_overwrite_table" else {"a"})
+    ours = our_table(spark, str(tmp_path))
+    assert {r["id"] for r in ours.to_pylist()} == expected_ids
+    assert rows_of(ours) == rows_of(rust_table(str(tmp_path)))
+    # Time travel before the replacecommit still sees the replaced data.
+    before = our_table(spark, str(tmp_path), {"as.of.instant": first.instant_time})
+    assert {r["id"] for r in before.to_pylist()} == set(range(9))
+    assert rows_of(before) == rows_of(rust_table(str(tmp_path), as_of=first.instant_time))
+    # Incremental after the first commit: only what the replacecommit wrote.
+    changes = our_table(spark, str(tmp_path), {"hoodie.datasource.query.type": "incremental",
+                                               "hoodie.datasource.read.begin.instanttime": first.instant_time})
+    assert {r["id"] for r in changes.to_pylist()} == ({100, 101} if operation != "delete_partition" else set())
+    assert second.instant_time == instant.instant_time
+
+
+def test_timeline_server_markers_batch_into_few_files_and_rollback_finds_every_file(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = _options("tsb", **{"hoodie.write.markers.type": "TIMELINE_SERVER_BASED",
+                                 "hoodie.parquet.small.file.limit": "0"})
+    df = spark.createDataFrame([(i, "x", 1, f"p{i % 40}") for i in range(400)], SCHEMA)
+    client = WriteClient(str(tmp_path), options)
+    result = client.write(df)
+    assert len(result.write_stats) == 40
+    assert client.last_marker_batches >= 1
+
+    # A write whose driver dies before completing: every file it wrote is found from MARKERS files.
+    marker_listing: list[str] = []
+
+    def die_before_completing(self: Transaction, metadata: Any) -> None:
+        marker_dir = Path(self.marker_dir())
+        marker_listing.extend(sorted(p.name for p in marker_dir.iterdir()))
+        raise RuntimeError("driver died")
+
+    monkeypatch.setattr(Transaction, "complete", die_before_completing)
+    with pytest.raises(RuntimeError, match="driver died"):
+        WriteClient(str(tmp_path), options).write(df.selectExpr("id", "'y' as payload", "2 as ts", "p"))
+    monkeypatch.undo()
+    # No per-file marker objects: the 40 markers live as lines of at most four MARKERS files.
+    assert "MARKERS.type" in marker_listing and not any(".marker." in n for n in marker_listing)
+    assert 1 <= len([n for n in marker_listing if n.startswith("MARKERS") and n != "MARKERS.type"]) <= 4
+    failed = TableMetaClient.load(str(tmp_path)).timeline.pending_writes().instants[0].instant_time
+    assert len([p for p in tmp_path.rglob("*.parquet") if failed in p.name]) == 40
+
+    hudi_sql.write(spark.createDataFrame([(999, "z", 3, "p0")], SCHEMA), str(tmp_path), options)
+    assert not [p for p in tmp_path.rglob("*.parquet") if failed in p.name], "rollback deleted every file"
+    assert {r["payload"] for r in our_table(spark, str(tmp_path)).to_pylist()} == {"x", "z"}
+
+
+def test_duplicate_task_attempt_file_deleted_before_commit_completes(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = _options("dup")
+    hudi_sql.write(spark.createDataFrame(_rows(range(5)), SCHEMA), str(tmp_path), options)
+    original = Transaction.complete
+    planted: list[Path] = []
+
+    def with_speculative_copy(self: Transaction, metadata: Any) -> None:
+        # A second attempt of one task wrote the same file group under its own write token.
+        stat = metadata.write_stats()[0]
+        real = tmp_path / stat.path
+        fid, token, rest = real.name.split("_")
+        loser = real.with_name(f"{fid}_{token.split('-')[0]}-{token.split('-')[1]}-999_{rest}")
+        shutil.copy(real, loser)
+        marker = Path(self.marker_dir()) / (loser.relative_to(tmp_path).as_posix() + ".marker.MERGE")
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+        planted.append(loser)
+        original(self, metadata)
+
+    monkeypatch.setattr(Transaction, "complete", with_speculative_copy)
+    hudi_sql.write(spark.createDataFrame(_rows(range(3), ts=2), SCHEMA), str(tmp_path), options)
+    monkeypatch.undo()
+    assert planted and not planted[0].exists(), "the losing attempt's file was deleted"
+    ours = our_table(spark, str(tmp_path))
+    assert ours.num_rows == 5
+    assert rows_of(ours) == rows_of(rust_table(str(tmp_path)))
+
+
+def test_rollback_latest_commit_restores_previous_snapshot(spark: Any, tmp_path: Path) -> None:
+    options = _options("rb")
+    first = hudi_sql.write(spark.createDataFrame(_rows(range(4)), SCHEMA), str(tmp_path), options)
+    before = data_rows(our_table(spark, str(tmp_path)), "id")
+    second = hudi_sql.write(spark.createDataFrame(_rows(range(2, 6), ts=5), SCHEMA), str(tmp_path), options)
+    with pytest.raises(hudi_sql.HudiTimelineError, match="not the latest"):
+        hudi_sql.rollback(str(tmp_path), first.instant_time)
+    result = hudi_sql.rollback(str(tmp_path), second.instant_time)
+    assert result.rolled_back.instant_time == second.instant_time
+    assert all(second.instant_time in f for f in result.deleted_files) and result.deleted_files
+    after = our_table(spark, str(tmp_path))
+    assert data_rows(after, "id") == before
+    assert rows_of(after) == rows_of(rust_table(str(tmp_path)))
+    meta = TableMetaClient.load(str(tmp_path))
+    assert [i.instant_time for i in meta.timeline.completed().with_actions(Action.ROLLBACK)] == [
+        result.rollback_instant_time]
