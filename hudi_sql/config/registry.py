@@ -149,10 +149,32 @@ class ConfigEnum(str, Enum):
 
 def all_config_enums() -> list[type[ConfigEnum]]:
     """Every registered option scope (importing :mod:`hudi_sql.config` fills the list)."""
+    _load_plugins()
     return list(_ENUMS)
 
 
+#: Modules outside the engine that declare option scopes (the catalog's Hive sync keys). They
+#: are imported on first validation, so the engine does not depend on them at import time.
+PLUGIN_CONFIG_MODULES = ("catalog.hive.config",)
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    import importlib
+
+    for module in PLUGIN_CONFIG_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:  # pragma: no cover - the catalog package is part of the distribution
+            _log.debug("option plugin %s not available", module)
+
+
 def _known_keys() -> dict[str, ConfigEnum]:
+    _load_plugins()
     known: dict[str, ConfigEnum] = {}
     for enum in _ENUMS:
         for member in enum:

@@ -247,6 +247,7 @@ class WriteClient:
              if meta.table_type is TableType.MERGE_ON_READ else None),
             ("clean", lambda: maybe_clean(meta, self.configs, spark=spark)),
             ("archival", lambda: maybe_archive(meta, self.configs)),
+            ("Hive sync", lambda: self._meta_sync(spark, meta)),
         ):
             try:
                 service()
@@ -254,6 +255,12 @@ class WriteClient:
                 _log.exception("Post-commit %s of '%s' failed; the commit itself is complete.", name,
                                meta.base_path)
             meta.reload_timeline()
+
+    def _meta_sync(self, spark: Any, meta: TableMetaClient) -> None:
+        """``hoodie.datasource.hive_sync.enable``: keep a Hive metastore in step with the table."""
+        from catalog.hive.sync import sync_if_enabled
+
+        sync_if_enabled(meta.base_path, self.configs.raw(), spark=spark)
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
