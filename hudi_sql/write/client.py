@@ -197,16 +197,18 @@ class WriteClient:
             df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
             delete_operation=operation.is_delete, dedup=bool(dedup), global_index=index_type.is_global,
         )
-        if meta is None:
-            meta = self._create_table(df, keygen, prepared.data_schema)
-        schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
-        view = FileSystemView(meta)
-        uses_index = operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
-            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+        uses_index = meta is not None and (operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
+            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS)))
+        view = FileSystemView(meta) if meta is not None else None
         tagged = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
         tagged = tagged.persist()
         try:
             profile = self._profile(tagged, keygen)
+            if meta is None:  # created only once the batch proved valid
+                meta = self._create_table(df, keygen, prepared.data_schema)
+                view = FileSystemView(meta)
+            assert view is not None
+            schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
             if operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS):
                 from pyspark.sql import functions as F
 
@@ -277,13 +279,13 @@ class WriteClient:
         if plan is not None and inline:
             run_compaction(spark, meta, plan.instant_time, self.configs)
 
-    def _tag(self, records: DataFrame, meta: TableMetaClient, view: FileSystemView, keygen: KeyGenerator,
-             index_type: IndexType, uses_index: bool) -> DataFrame:
+    def _tag(self, records: DataFrame, meta: TableMetaClient | None, view: FileSystemView | None,
+             keygen: KeyGenerator, index_type: IndexType, uses_index: bool) -> DataFrame:
         from pyspark.sql import functions as F
 
         from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext, index_for
 
-        if not uses_index or view.is_empty:
+        if not uses_index or meta is None or view is None or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         return index_for(IndexContext(meta, view, keygen, self.configs, index_type)).tag_location(records)
 

@@ -59,17 +59,13 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
                                        HudiWriteConfig.COMBINE_BEFORE_INSERT)), global_index=False)
         prepared_records = prepared.records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         data_schema = prepared.data_schema
-    if meta is None:
-        assert data_schema is not None
-        meta = client._create_table(df, keygen, data_schema)
     assert data_schema is not None
-    view = FileSystemView(meta)
     tagged = prepared_records.persist() if prepared_records is not None else None
     try:
-        if tagged is not None:
-            profile = client._profile(tagged, keygen)
-        else:
-            profile = WorkloadProfile({})
+        profile = client._profile(tagged, keygen) if tagged is not None else WorkloadProfile({})
+        if meta is None:  # created only once the batch proved valid
+            meta = client._create_table(df, keygen, data_schema)
+        view = FileSystemView(meta)
         if deleting:
             partitions = match_partitions(view.partition_paths(), patterns) if patterns else sorted(profile.partitions)
             profile = WorkloadProfile({})

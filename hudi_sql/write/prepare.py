@@ -73,9 +73,7 @@ def prepare_records(
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    df = df.drop(*[c for c in META_FIELDS if c in df.columns])
-    _require_columns(df, keygen.record_key_fields, "record key")
-    _require_columns(df, keygen.partition_path_fields, "partition path")
+    df = df.drop(*[c for c in META_FIELDS if c in df.columns])  # key and partition columns: checked by the keygen
     if delete_operation:
         data_schema = table_schema
         if data_schema is None:
