@@ -8,6 +8,8 @@ from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int
 
 
 class HudiCompactionConfig(ConfigEnum):
+    """Merge-On-Read compaction: trigger, strategy, inline or on demand (service scope)."""
+
     INLINE = ("hoodie.compact.inline", parse_bool, False,
               "Schedule and run a compaction right after a deltacommit when the trigger says so.")
     SCHEDULE_INLINE = ("hoodie.compact.schedule.inline", parse_bool, False,

@@ -23,6 +23,8 @@ class QueryType(str, Enum):
 
 
 class HudiReadConfig(ConfigEnum):
+    """Options of a query: query type, incremental range, time travel (read scope)."""
+
     QUERY_TYPE = ("hoodie.datasource.query.type", QueryType.parse, QueryType.SNAPSHOT,
                   "snapshot, read_optimized or incremental.")
     BEGIN_INSTANT = ("hoodie.datasource.read.begin.instanttime", parse_str, None,

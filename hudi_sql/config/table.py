@@ -25,6 +25,8 @@ class TableType(str, Enum):
 
 
 class HudiTableConfig(ConfigEnum):
+    """Keys of `.hoodie/hoodie.properties`: fixed when a table is created (table scope)."""
+
     NAME = ("hoodie.table.name", parse_str, None, "Table name; required.")
     TYPE = ("hoodie.table.type", TableType.parse, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
     VERSION = ("hoodie.table.version", parse_int, 6, "Table version; hudi-sql writes version 6.")

@@ -34,6 +34,8 @@ _MB = 1024 * 1024
 
 
 class HudiWriteConfig(ConfigEnum):
+    """Options of a write: operation, keys, index, file sizing, markers (write scope)."""
+
     TABLE_NAME = ("hoodie.datasource.write.table.name", parse_str, None,
                   "Table name for a new table (hoodie.table.name is read first).")
     TABLE_TYPE = ("hoodie.datasource.write.table.type", TableType.parse, TableType.COPY_ON_WRITE,
