@@ -34,6 +34,7 @@ import datetime
 import decimal
 import io
 import json
+import logging
 import os
 import sys
 import time
@@ -325,6 +326,8 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
 
     parser = _parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
+    # PySpark logs every failed analysis as JSON on stderr; the shell reports errors itself.
+    logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     spark_conf, options = _split_conf(args.conf, parser)

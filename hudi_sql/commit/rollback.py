@@ -99,7 +99,18 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
             elif stat.path:
                 deletes[partition].append(layout.file_path("", stat.path))
     else:
-        # No markers (e.g. killed before the first task started): find files by instant in name.
+        # No markers (e.g. killed before the first task started, or markers already cleared):
+        # base files carry the instant in their name; log appends are found from the slices the
+        # inflight workload profile says this instant updated.
+        inflight = instant.to(State.INFLIGHT)
+        if instant.action is Action.DELTA_COMMIT and storage.exists(layout.instant_path(inflight)):
+            from hudi_sql.model.commit_metadata import CommitMetadata
+
+            workload = CommitMetadata.from_bytes(storage.read_bytes(layout.instant_path(inflight)))
+            for partition, stats in workload.partition_to_write_stats.items():
+                for stat in stats:
+                    if stat.file_id and stat.prev_commit not in ("", "null"):
+                        appends[(partition, stat.file_id, stat.prev_commit)] = None
         for status in storage.walk_files(meta_client.base_path):
             if "/.hoodie/" in status.path:
                 continue

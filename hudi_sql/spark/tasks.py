@@ -67,6 +67,7 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     task = _task_identity()
     target = _target_schema(plan)
     options = plan.handle_options
+    natural_deletes = plan.operation in ("DELETE", "DELETE_PREPPED")
     if plan.sort_mode in ("GLOBAL_SORT", "PARTITION_SORT"):
         records = records.sort_by(RECORD_KEY_FIELD)
     if bucket.bucket_type is BucketType.INSERT:
@@ -77,10 +78,10 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     elif plan.action == "deltacommit" and not bucket.small_file_inserts:
         from hudi_sql.write.append_handle import append_handle
 
-        statuses = [append_handle(options, bucket, records, target, task)]
+        statuses = [append_handle(options, bucket, records, target, task, natural_deletes=natural_deletes)]
     else:
         statuses = merge_handle(options, bucket, records, target, task, match_keys=plan.operation not in (
-            "INSERT", "BULK_INSERT"))
+            "INSERT", "BULK_INSERT"), natural_deletes=natural_deletes)
     return statuses_to_arrow(statuses)
 
 

@@ -28,7 +28,7 @@ __all__ = [
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from catalog.base import quote_identifier
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
@@ -87,7 +87,8 @@ def _key_columns(facts: HudiTableFacts) -> list[str]:
 
 
 def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | None,
-                  deletes: DataFrame | None, *, known_counts: tuple[int, int] | None = None) -> DataFrame:
+                  deletes: DataFrame | None, *, known_counts: tuple[int, int] | None = None,
+                  moves_are_updates: bool = False) -> DataFrame:
     """Write upserted rows and deleted keys; returns the metrics row.
 
     Upserts go in one ``upsert``, deleted keys in one ``delete`` (a ``_hoodie_is_deleted``
@@ -96,6 +97,8 @@ def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | No
 
     Args:
         known_counts: (upserts, deletes) row counts when the caller knows them.
+        moves_are_updates: the deleted keys are old homes of updated rows (UPDATE moving rows to
+            another partition): report the rows as updated, not as inserted and deleted.
     """
     from hudi_sql.commit.rollback import rollback_latest_commit
     from hudi_sql.table.meta_client import TableMetaClient
@@ -127,6 +130,8 @@ def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | No
         raise
     inserted, updated = first.num_inserted, first.num_updated
     deleted = second.num_deleted
+    if moves_are_updates:
+        inserted, updated, deleted = 0, inserted + updated, 0
     return runner.rows(
         "num_affected_rows long, num_inserted_rows long, num_updated_rows long, num_deleted_rows long, "
         "instant_time string",
@@ -148,11 +153,27 @@ def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.Insert
         if where.literal is not None:
             value = F.expr(where.literal)
         elif where.position is not None:
+            given = source.schema.fields[where.position].dataType
+            if not _can_cast(source, given, field_.dataType):
+                raise HudiSqlError(
+                    f"INSERT INTO {facts.name}: column '{field_.name}' is {field_.dataType.simpleString()} but "
+                    f"query column {where.position + 1} ('{source.columns[where.position]}') is "
+                    f"{given.simpleString()}.",
+                    help="columns are filled by position, partition columns last: "
+                         + ", ".join(f.name for f in facts.target_schema().fields))
             value = F.col(f"__hudi_c{where.position}")
         else:
             value = F.lit(None)
         columns.append(value.cast(field_.dataType).alias(field_.name))
     return renamed.select(*columns)
+
+
+def _can_cast(df: DataFrame, source: Any, target: Any) -> bool:
+    """Spark's ``Cast.canCast`` (what an explicit CAST accepts)."""
+    session = df.sparkSession
+    parse = session._jsparkSession.parseDataType
+    cast = session._jvm.org.apache.spark.sql.catalyst.expressions.Cast
+    return bool(cast.canCast(parse(source.json()), parse(target.json())))
 
 
 def _require_new_keys(runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str]) -> None:
@@ -232,7 +253,7 @@ def update(runner: Runner, statement: st.Statement) -> DataFrame:
     facts = runner.facts(resolved)
     with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
         upserts, deletes = update_frames(runner, statement, facts, views, created)
-        return write_changes(runner, facts, upserts, deletes)
+        return write_changes(runner, facts, upserts, deletes, moves_are_updates=True)
 
 
 def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, views: Mapping[str, str],

@@ -117,34 +117,32 @@ class Runner:
 
     def resolve(self, name: st.TableName) -> Resolved:
         """The table *name* stands for, or a :class:`TableNotFoundError` with a "did you mean"."""
+        resolved = self.lookup(name)
+        if resolved is None:
+            raise self.not_found(self.ident(name))
+        return resolved
+
+    def lookup(self, name: st.TableName) -> Resolved | None:
+        """The table *name* stands for, or ``None``."""
         ident = self.ident(name)
         if self._is_temp_view(name) or ident.database == _GLOBAL_TEMP:
             return Resolved(ident, temp_view=True)
         info = self.catalog.load_table(ident)
-        if info is None:
-            raise self.not_found(ident)
-        return Resolved(ident, info)
-
-    def lookup(self, name: st.TableName) -> Resolved | None:
-        try:
-            return self.resolve(name)
-        except TableNotFoundError:
-            return None
+        return Resolved(ident, info) if info is not None else None
 
     def not_found(self, ident: TableIdent, what: str = "Table or view") -> TableNotFoundError:
         if not self.catalog.database_exists(ident.database):
             return TableNotFoundError(f"{what} '{ident}' not found: database '{ident.database}' does not exist.")
         candidates = [t.name for t in self.catalog.list_tables(ident.database)]
-        candidates += [str(v.name) for v in self._temp_views()]
+        candidates += self._temp_views()
         return TableNotFoundError(f"{what} '{ident.name}' not found in database '{ident.database}'."
                                   f"{did_you_mean(ident.name, candidates)}",
                                   help="SHOW TABLES lists the tables of the current database")
 
-    def _temp_views(self) -> list[Any]:
+    def _temp_views(self) -> list[str]:
         jcatalog = self.spark._jsparkSession.sessionState().catalog()
-        names = jcatalog.listTempViews()
-        java = self.spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(names)
-        return [t.identifier().table() for t in java] if java is not None else []
+        views = self.spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(jcatalog.listLocalTempViews("*"))
+        return [str(v.table()) for v in views if not str(v.table()).startswith("__hudi_")]
 
     def hudi_table(self, name: st.TableName, what: str) -> tuple[Resolved, HudiTableFacts]:
         """A Hudi table of the catalog, with its facts; errors for anything else."""

@@ -51,7 +51,14 @@ def _next_log_name(storage: Storage, layout: TableLayout, bucket: BucketInfo, ba
 
 
 def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
-                  task: TaskIdentity) -> WriteStatus:
+                  task: TaskIdentity, *, natural_deletes: bool = False) -> WriteStatus:
+    """Append one log file to the bucket's slice.
+
+    Args:
+        natural_deletes: the delete *operation*: deletes are written with ``IntWrapper(0)``
+            and apply whatever the stored ordering value (Java's ``EmptyHoodieRecordPayload``);
+            ``_hoodie_is_deleted`` rows carry their ordering value and compete on it.
+    """
     started = time.time()
     storage = Storage()
     layout = TableLayout.of(options.base_path)
@@ -77,7 +84,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
             avro_rows = DataBlock(options.instant_time, schema_json, rows).to_avro_records()
             blocks.append(encode_avro_data_block(options.instant_time, schema_json, avro_rows))
     if deletes.num_rows:
-        ordering = options.ordering_field if options.event_time_ordering else None
+        ordering = options.ordering_field if options.event_time_ordering and not natural_deletes else None
         values = deletes.column(ordering).to_pylist() if ordering and ordering in deletes.column_names else None
         delete_records = [
             DeleteRecord(key, partition, OrderingValue.infer(values[i]) if values and values[i] is not None else None)

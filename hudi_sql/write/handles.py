@@ -258,12 +258,16 @@ def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
 
 
 def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
-                 task: TaskIdentity, *, match_keys: bool = True) -> list[WriteStatus]:
+                 task: TaskIdentity, *, match_keys: bool = True, natural_deletes: bool = False
+                 ) -> list[WriteStatus]:
     """Rewrite the bucket's base file with *records* merged in (a new slice of the same group).
 
     Args:
         match_keys: False for insert operations, whose records are appended even when their
             key exists (Hudi's insert does no index lookup, so duplicates are the user's choice).
+        natural_deletes: the delete *operation*: its records delete whatever the stored
+            ordering value (Java's ``EmptyHoodieRecordPayload``); ``_hoodie_is_deleted`` rows of an
+            upsert compete on the ordering value like any update.
     """
     started = time.time()
     assert bucket.base_file_path is not None
@@ -287,7 +291,7 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
             inc_ord = inc_ord.cast(old_ord.type)
         newer = pc.or_kleene(pc.greater_equal(inc_ord, old_ord), pc.is_null(old_ord)).fill_null(False)
         take_incoming = pc.and_(matched, newer)
-    deleted_old = pc.and_(take_incoming, pc.take(is_delete, pos_filled))
+    deleted_old = pc.and_(matched if natural_deletes else take_incoming, pc.take(is_delete, pos_filled))
     updated_old = pc.and_(take_incoming, pc.invert(pc.take(is_delete, pos_filled)))
 
     incoming_matched = pc.is_in(incoming_keys, value_set=old_keys) if match_keys else pa.array(

@@ -14,8 +14,13 @@ from hudi_sql.table.meta_client import TableMetaClient
 
 def _modified(meta: TableMetaClient, instant: Instant, state: State, fmt: str) -> str | None:
     path = to_local_path(meta.layout.instant_path(instant.to(state)))
-    if state is State.INFLIGHT and instant.action is Action.COMMIT and not os.path.exists(path):
-        path = os.path.join(os.path.dirname(path), f"{instant.instant_time}.inflight")
+    folder = os.path.dirname(path)
+    if not os.path.exists(path) and state is not State.COMPLETED:
+        # A commit's inflight file is "<t>.inflight"; a compaction is requested as "<t>.compaction.*".
+        for name in (f"{instant.instant_time}.inflight", f"{instant.instant_time}.compaction.{state.value}"):
+            if os.path.exists(os.path.join(folder, name)):
+                path = os.path.join(folder, name)
+                break
     try:
         moment = datetime.fromtimestamp(os.path.getmtime(path), tz=timezone.utc)
     except OSError:

@@ -1,0 +1,798 @@
+"""Clustering: rewrite a partition's small base files as fewer, sorted ones (Hudi 0.14, table version 6).
+
+Lifecycle (each step a new file in ``.hoodie/``; nothing is renamed)::
+
+    plan       pure, over the latest file slices          -> ClusteringPlan | None
+    schedule   <t>.replacecommit.requested   Avro HoodieRequestedReplaceMetadata, operationType
+                                            CLUSTER, with the plan (inputGroups, strategy)
+    execute    <t>.replacecommit.inflight    JSON workload profile (the input file groups); then
+                                            one Spark task per clustering group reads the group's
+                                            slices, sorts the rows by the sort columns and writes
+                                            new file groups <newId>_<token>_<t>.parquet
+    complete   <t>.replacecommit             JSON replace-commit metadata, operationType CLUSTER:
+                                            partitionToReplaceFileIds = the input file groups,
+                                            write stats = the new files (via Transaction.resume)
+
+Planning follows ``SparkSizeBasedClusteringPlanStrategy`` / ``PartitionAwareClusteringPlanStrategy``:
+per partition, the latest slices whose base file is smaller than
+``hoodie.clustering.plan.strategy.small.file.limit`` (a slice without a base file counts as
+``hoodie.parquet.max.file.size`` and is always small), except file groups under a pending
+compaction or clustering, sorted by size (largest first) and cut into groups of at most
+``...max.bytes.per.group`` bytes, each writing ``ceil(bytes / ...target.file.max.bytes)`` output
+file groups. A lone slice left at the end of a partition makes a group only when sorting is on or
+``...single.group.clustering.enabled``; at most ``...max.num.groups`` groups per plan.
+
+Execution follows ``SparkSortAndSizeExecutionStrategy`` with Hudi's default
+``preserveHoodieMetadata``: rows keep ``_hoodie_commit_time``/``_hoodie_commit_seqno``/keys (so
+incremental queries still see each row at the commit that wrote it); only
+``_hoodie_file_name`` changes. A group's rows are sorted (ascending, nulls first, as Spark's
+``Dataset.sort``), split into ``numOutputFileGroups`` contiguous ranges and each range written by
+:func:`~hudi_sql.write.handles.write_rolling` capped at the target size.
+
+Writers and pending clustering (``hoodie.clustering.updates.strategy``): with Hudi's default
+``SparkRejectUpdateStrategy`` an update or delete of a file group under pending clustering fails
+(:func:`check_updates_against_pending_clustering`, called by the write path before its instant
+starts); ``SparkAllowUpdateStrategy`` lets it through, and the clustering then refuses to
+complete (and rolls itself back) because committing it would hide that write.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ALLOW_UPDATE_STRATEGY",
+    "REJECT_UPDATE_STRATEGY",
+    "SORT_AND_SIZE_STRATEGY",
+    "ClusteringGroup",
+    "ClusteringInputs",
+    "ClusteringPlan",
+    "ClusteringSettings",
+    "ClusteringSlice",
+    "ClusteringUpdateConflictError",
+    "HudiClusteringConfig",
+    "check_updates_against_pending_clustering",
+    "cluster",
+    "commits_since_last_clustering",
+    "is_clustering_instant",
+    "load_clustering_inputs",
+    "load_clustering_plan",
+    "maybe_cluster",
+    "pending_clustering_file_groups",
+    "pending_clustering_instants",
+    "plan_clustering",
+    "plan_clustering_from",
+    "run_clustering",
+    "schedule_clustering",
+]
+
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
+from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int, parse_str
+from hudi_sql.errors import (
+    CommitConflictError,
+    HudiConfigError,
+    HudiError,
+    HudiFileFormatError,
+    HudiTimelineError,
+    UnsupportedFeatureError,
+    did_you_mean,
+)
+from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
+from hudi_sql.model.file_group import FileSlice
+from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.timeline import Timeline
+from hudi_sql.storage.fs import FileStatus, to_local_path, to_uri
+from hudi_sql.table.fs_view import FileSystemView, build_file_groups
+from hudi_sql.table.meta_client import TableMetaClient
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_log = logging.getLogger(__name__)
+
+_MB = 1024 * 1024
+_STRATEGY_PACKAGE = "org.apache.hudi.client.clustering"
+SORT_AND_SIZE_STRATEGY = f"{_STRATEGY_PACKAGE}.run.strategy.SparkSortAndSizeExecutionStrategy"
+SIZE_BASED_PLAN_STRATEGY = f"{_STRATEGY_PACKAGE}.plan.strategy.SparkSizeBasedClusteringPlanStrategy"
+REJECT_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkRejectUpdateStrategy"
+ALLOW_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkAllowUpdateStrategy"
+CLUSTER_OPERATION = "CLUSTER"  # WriteOperationType.CLUSTER: operationType of plan and commit
+SORT_COLUMNS_PARAM = str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)
+
+
+class HudiClusteringConfig(ConfigEnum):
+    """Clustering keys not (yet) in :class:`~hudi_sql.config.HudiServiceConfig` (``HoodieClusteringConfig``)."""
+
+    MAX_BYTES_PER_GROUP = ("hoodie.clustering.plan.strategy.max.bytes.per.group", parse_int, 2 * 1024 * _MB,
+                           "Most bytes of input files in one clustering group (one Spark task).")
+    MAX_NUM_GROUPS = ("hoodie.clustering.plan.strategy.max.num.groups", parse_int, 30,
+                      "Most clustering groups in one plan.")
+    SINGLE_GROUP_CLUSTERING = ("hoodie.clustering.plan.strategy.single.group.clustering.enabled", parse_bool, True,
+                               "Plan a group of a single file slice (always done when sort columns are set).")
+    PLAN_STRATEGY_CLASS = ("hoodie.clustering.plan.strategy.class", parse_str, SIZE_BASED_PLAN_STRATEGY,
+                           "How file slices are chosen and grouped; only the size-based strategy exists here.")
+    EXECUTION_STRATEGY_CLASS = ("hoodie.clustering.execution.strategy.class", parse_str, SORT_AND_SIZE_STRATEGY,
+                                "How groups are rewritten; only sort-and-size exists here.")
+    PRESERVE_COMMIT_METADATA = ("hoodie.clustering.preserve.commit.metadata", parse_bool, True,
+                                "Rewritten rows keep their _hoodie_commit_time and _hoodie_commit_seqno.")
+
+
+class ClusteringUpdateConflictError(HudiError):
+    """A write would update or delete records of file groups under pending clustering (reject strategy).
+
+    Hudi's ``HoodieClusteringUpdateException``. Nothing was written: the check runs before the
+    write's instant starts.
+
+    Attributes:
+        file_groups: (partition, file id) -> pending clustering instant, for every group hit.
+    """
+
+    def __init__(self, file_groups: Mapping[tuple[str, str], str]) -> None:
+        self.file_groups = dict(sorted(file_groups.items()))
+        (partition, file_id), instant = next(iter(self.file_groups.items()))
+        more = len(self.file_groups) - 1
+        where = f"partition '{partition}'" if partition else "the table"
+        super().__init__(
+            f"Not allowed to update file group {file_id} in {where}: it is under pending clustering {instant}"
+            + (f" ({more} more file group{'s' if more > 1 else ''} too)" if more else "")
+            + ". The write was rejected and nothing was written.",
+            help=f"run the pending clustering first (hudi_sql.services.clustering.cluster(spark, path, "
+                 f"schedule=False), or CALL run_clustering), or set hoodie.clustering.updates.strategy="
+                 f"{ALLOW_UPDATE_STRATEGY}",
+        )
+
+
+# -- the plan -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusteringSlice:
+    """One input file slice (Hudi's ``HoodieSliceInfo``); paths are absolute."""
+
+    partition_path: str
+    file_id: str
+    base_file_path: str | None
+    log_file_paths: tuple[str, ...] = ()
+
+    def to_avro(self) -> dict[str, Any]:
+        return {"dataFilePath": to_uri(self.base_file_path) if self.base_file_path else "",
+                "deltaFilePaths": [to_uri(p) for p in self.log_file_paths], "fileId": self.file_id,
+                "partitionPath": self.partition_path, "bootstrapFilePath": "", "version": 1}
+
+    @classmethod
+    def from_avro(cls, record: Mapping[str, Any], base_path: str) -> ClusteringSlice:
+        partition = record.get("partitionPath") or ""
+
+        def absolute(path: str) -> str:
+            # Java writes full paths; only the name counts, so a copied or moved table still works.
+            name = to_local_path(path).rsplit("/", 1)[-1]
+            return os.path.join(to_local_path(base_path), partition, name) if partition \
+                else os.path.join(to_local_path(base_path), name)
+
+        data = record.get("dataFilePath") or None
+        return cls(partition, record["fileId"], absolute(data) if data else None,
+                   tuple(absolute(p) for p in record.get("deltaFilePaths") or ()))
+
+
+@dataclass(frozen=True)
+class ClusteringGroup:
+    """Slices of one partition rewritten together by one task (``HoodieClusteringGroup``)."""
+
+    slices: tuple[ClusteringSlice, ...]
+    num_output_file_groups: int = 1
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def partition_path(self) -> str:
+        return self.slices[0].partition_path if self.slices else ""
+
+    def to_avro(self) -> dict[str, Any]:
+        return {"slices": [s.to_avro() for s in self.slices], "metrics": dict(self.metrics),
+                "numOutputFileGroups": self.num_output_file_groups, "extraMetadata": None, "version": 1}
+
+
+@dataclass(frozen=True)
+class ClusteringPlan:
+    """What one clustering rewrites (``HoodieClusteringPlan`` inside ``HoodieRequestedReplaceMetadata``)."""
+
+    instant_time: str
+    groups: tuple[ClusteringGroup, ...]
+    strategy_class: str = SORT_AND_SIZE_STRATEGY
+    strategy_params: Mapping[str, str] = field(default_factory=dict)
+    preserve_hoodie_metadata: bool = True
+
+    @property
+    def sort_columns(self) -> tuple[str, ...]:
+        raw = self.strategy_params.get(SORT_COLUMNS_PARAM, "")
+        return tuple(c.strip() for c in raw.split(",") if c.strip())
+
+    def input_file_groups(self) -> dict[tuple[str, str], ClusteringSlice]:
+        return {(s.partition_path, s.file_id): s for g in self.groups for s in g.slices}
+
+    def replaced_file_ids(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for partition, file_id in sorted(self.input_file_groups()):
+            out.setdefault(partition, []).append(file_id)
+        return {p: tuple(ids) for p, ids in out.items()}
+
+    def to_avro(self) -> dict[str, Any]:
+        """The ``HoodieRequestedReplaceMetadata`` record of ``<t>.replacecommit.requested``."""
+        return {
+            "operationType": CLUSTER_OPERATION,
+            "clusteringPlan": {
+                "inputGroups": [g.to_avro() for g in self.groups],
+                "strategy": {"strategyClassName": self.strategy_class, "strategyParams": dict(self.strategy_params),
+                             "version": 1},
+                "extraMetadata": {}, "version": 1, "preserveHoodieMetadata": self.preserve_hoodie_metadata,
+            },
+            "extraMetadata": {},
+            "version": 1,
+        }
+
+    @classmethod
+    def from_avro(cls, instant_time: str, record: Mapping[str, Any], base_path: str) -> ClusteringPlan:
+        plan = record.get("clusteringPlan")
+        if not plan:
+            raise HudiFileFormatError(f"Replacecommit {instant_time} holds no clustering plan.")
+        strategy = plan.get("strategy") or {}
+        groups = tuple(
+            ClusteringGroup(tuple(ClusteringSlice.from_avro(s, base_path) for s in g.get("slices") or ()),
+                            int(g.get("numOutputFileGroups") or 1), dict(g.get("metrics") or {}))
+            for g in plan.get("inputGroups") or ())
+        preserve = plan.get("preserveHoodieMetadata")
+        return cls(instant_time, groups, strategy.get("strategyClassName") or SORT_AND_SIZE_STRATEGY,
+                   dict(strategy.get("strategyParams") or {}), True if preserve is None else bool(preserve))
+
+
+# -- planning (pure) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusteringSettings:
+    """The planning options, typed (see :class:`HudiClusteringConfig` and ``HudiServiceConfig``)."""
+
+    small_file_limit: int = 300 * _MB
+    target_file_max_bytes: int = 1024 * _MB
+    max_bytes_per_group: int = 2 * 1024 * _MB
+    max_num_groups: int = 30
+    single_group: bool = True
+    sort_columns: tuple[str, ...] = ()
+    parquet_max_file_size: int = 120 * _MB  # the assumed size of a slice without a base file
+    preserve_hoodie_metadata: bool = True
+
+    @classmethod
+    def from_configs(cls, configs: HudiConfigs) -> ClusteringSettings:
+        plan_strategy = str(configs.get(HudiClusteringConfig.PLAN_STRATEGY_CLASS))
+        if not plan_strategy.endswith("SizeBasedClusteringPlanStrategy"):
+            raise UnsupportedFeatureError(
+                f"Clustering plan strategy '{plan_strategy}' is not supported.",
+                help=f"use {SIZE_BASED_PLAN_STRATEGY} (the default)")
+        settings = cls(
+            small_file_limit=configs.get(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT),
+            target_file_max_bytes=configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES),
+            max_bytes_per_group=configs.get(HudiClusteringConfig.MAX_BYTES_PER_GROUP),
+            max_num_groups=configs.get(HudiClusteringConfig.MAX_NUM_GROUPS),
+            single_group=configs.get(HudiClusteringConfig.SINGLE_GROUP_CLUSTERING),
+            sort_columns=tuple(configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)),
+            parquet_max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
+            preserve_hoodie_metadata=configs.get(HudiClusteringConfig.PRESERVE_COMMIT_METADATA),
+        )
+        for key, value in ((HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES, settings.target_file_max_bytes),
+                           (HudiClusteringConfig.MAX_BYTES_PER_GROUP, settings.max_bytes_per_group),
+                           (HudiClusteringConfig.MAX_NUM_GROUPS, settings.max_num_groups)):
+            if value < 1:
+                raise HudiConfigError(f"Option '{key}' is {value}; it must be at least 1.")
+        return settings
+
+
+@dataclass(frozen=True)
+class ClusteringInputs:
+    """Everything planning decides from, loaded beforehand (see :func:`load_clustering_inputs`).
+
+    Attributes:
+        timeline: the active timeline, every state of every action.
+        partitions: partition path -> the partition folder's listing.
+        replaced: (partition, file id) of groups replaced by completed replacecommits.
+        busy: (partition, file id) of groups under a pending compaction or clustering.
+    """
+
+    timeline: Timeline
+    partitions: Mapping[str, tuple[FileStatus, ...]]
+    replaced: frozenset[tuple[str, str]] = frozenset()
+    busy: frozenset[tuple[str, str]] = frozenset()
+
+    def latest_slices(self, partition: str) -> list[FileSlice]:
+        groups = build_file_groups(partition, self.partitions[partition], self.timeline, replaced=set(self.replaced))
+        return [g.latest_slice for g in groups if g.latest_slice is not None]
+
+
+def _slice_size(file_slice: FileSlice, settings: ClusteringSettings) -> int:
+    # Java sizes a slice by its base file only; without one it assumes a full-size file.
+    return file_slice.base_file.size if file_slice.base_file is not None else settings.parquet_max_file_size
+
+
+def _metrics(slices: Iterable[FileSlice], default_base_size: int) -> dict[str, float]:
+    """``FileSliceMetricUtils.addFileSliceCommonMetrics`` (sizes in whole MB, as Java's ``getSizeInMB``)."""
+    slices = list(slices)
+    log_files = sum(len(s.log_files) for s in slices)
+    log_bytes = sum(lf.size for s in slices for lf in s.log_files if lf.size >= 0)
+    base_bytes = [s.base_file.size if s.base_file else 0 for s in slices]
+    read_mb = (sum(base_bytes) + log_bytes) // _MB
+    write_mb = sum(b if b > 0 else default_base_size for b in base_bytes) // _MB
+    return {"TOTAL_IO_READ_MB": float(read_mb), "TOTAL_IO_WRITE_MB": float(write_mb),
+            "TOTAL_IO_MB": float(read_mb + write_mb), "TOTAL_LOG_FILES_SIZE": float(log_bytes),
+            "TOTAL_LOG_FILES": float(log_files)}
+
+
+def _to_clustering_slice(file_slice: FileSlice) -> ClusteringSlice:
+    return ClusteringSlice(file_slice.partition_path, file_slice.file_id,
+                           file_slice.base_file.path if file_slice.base_file else None,
+                           tuple(lf.path for lf in file_slice.log_files))
+
+
+def _groups_for_partition(slices: list[FileSlice], settings: ClusteringSettings) -> list[ClusteringGroup]:
+    ordered = sorted(slices, key=lambda s: (-_slice_size(s, settings), s.file_id))
+    cut: list[tuple[list[FileSlice], int]] = []
+    current: list[FileSlice] = []
+    total = 0
+    for file_slice in ordered:
+        size = _slice_size(file_slice, settings)
+        if current and total + size > settings.max_bytes_per_group:
+            cut.append((current, total))
+            current, total = [], 0
+            if len(cut) >= settings.max_num_groups:
+                break
+        current.append(file_slice)
+        total += size
+    if current and (len(current) > 1 or settings.single_group or settings.sort_columns):
+        cut.append((current, total))  # empty after the max-groups break, as in Java
+    return [ClusteringGroup(tuple(_to_clustering_slice(s) for s in members),
+                            max(1, math.ceil(total / settings.target_file_max_bytes)),
+                            _metrics(members, settings.parquet_max_file_size))
+            for members, total in cut]
+
+
+def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringSettings, *,
+                         instant_time: str) -> ClusteringPlan | None:
+    """The clustering plan for *inputs*, or ``None`` when no partition has files worth rewriting.
+
+    Pure: decides from the loaded timeline and listings only.
+    """
+    groups: list[ClusteringGroup] = []
+    for partition in sorted(inputs.partitions):
+        eligible = [s for s in inputs.latest_slices(partition)
+                    if (partition, s.file_id) not in inputs.busy
+                    and (s.base_file.size if s.base_file else 0) < settings.small_file_limit]
+        groups.extend(_groups_for_partition(eligible, settings)[:settings.max_num_groups])
+        if len(groups) >= settings.max_num_groups:
+            break
+    groups = groups[:settings.max_num_groups]
+    if not groups:
+        return None
+    params = {SORT_COLUMNS_PARAM: ",".join(settings.sort_columns)} if settings.sort_columns else {}
+    return ClusteringPlan(instant_time, tuple(groups), SORT_AND_SIZE_STRATEGY, params,
+                          settings.preserve_hoodie_metadata)
+
+
+def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
+    """List the partitions and read what planning needs (replaced and busy file groups)."""
+    view = FileSystemView(meta)
+    timeline = meta.timeline
+    if view.is_empty:
+        return ClusteringInputs(timeline, {})
+    partitions = {p: tuple(meta.storage.list(meta.layout.partition_dir(p))) for p in view.partition_paths()}
+    busy = set(pending_clustering_file_groups(meta))
+    if timeline.pending_compactions():
+        from hudi_sql.services.compaction import pending_compaction_operations
+
+        busy |= set(pending_compaction_operations(meta))
+    return ClusteringInputs(timeline, partitions, frozenset(view.replaced_file_groups()), frozenset(busy))
+
+
+def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *, instant_time: str) -> ClusteringPlan | None:
+    """The plan a clustering at *instant_time* would run (nothing is written: a dry run)."""
+    settings = ClusteringSettings.from_configs(configs)
+    return plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
+
+
+# -- the timeline: pending clusterings ----------------------------------------------------
+
+
+def _requested_record(meta: TableMetaClient, instant_time: str) -> dict[str, Any] | None:
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
+
+    path = meta.layout.instant_path(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED))
+    if not meta.storage.exists(path):
+        return None
+    data = meta.storage.read_bytes(path)
+    if not data:
+        return None  # insert_overwrite by some writers: an empty requested file
+    return deserialize(data, AvroMetadataKind.REQUESTED_REPLACE_METADATA)
+
+
+def is_clustering_instant(meta: TableMetaClient, instant: Instant) -> bool:
+    """Whether a replacecommit is a clustering: its requested file holds a clustering plan
+    (Java's ``ClusteringUtils.isClusteringInstant``), or, once completed, its operation is CLUSTER."""
+    if instant.action is not Action.REPLACE_COMMIT:
+        return False
+    if instant.is_completed and meta.commit_metadata(instant).operation_type == CLUSTER_OPERATION:
+        return True
+    record = _requested_record(meta, instant.instant_time)
+    return bool(record and record.get("clusteringPlan"))
+
+
+def pending_clustering_instants(meta: TableMetaClient) -> Timeline:
+    """Pending (requested or inflight) replacecommits that are clusterings, oldest first.
+
+    The write path's failed-write rollback must leave these alone, as Java's
+    ``getInstantsToRollback`` does: a scheduled clustering is not a failed write.
+    """
+    pending = meta.timeline.pending().with_actions(Action.REPLACE_COMMIT)
+    return Timeline.of(i for i in pending if is_clustering_instant(meta, i))
+
+
+def load_clustering_plan(meta: TableMetaClient, instant_time: str) -> ClusteringPlan:
+    record = _requested_record(meta, instant_time)
+    if record is None or not record.get("clusteringPlan"):
+        raise HudiTimelineError(f"Replacecommit {instant_time} of '{meta.table_name}' is not a clustering.",
+                                help="CALL show_clustering(table => ...) lists pending clusterings")
+    return ClusteringPlan.from_avro(instant_time, record, meta.base_path)
+
+
+def pending_clustering_file_groups(meta: TableMetaClient) -> dict[tuple[str, str], str]:
+    """(partition, file id) -> instant of every file group under a pending clustering."""
+    out: dict[tuple[str, str], str] = {}
+    for instant in pending_clustering_instants(meta):
+        for key in load_clustering_plan(meta, instant.instant_time).input_file_groups():
+            out[key] = instant.instant_time
+    return out
+
+
+def _update_strategy_allows(configs: HudiConfigs) -> bool:
+    strategy = str(configs.get(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY)).strip()
+    name = strategy.rsplit(".", 1)[-1]
+    if name == "SparkAllowUpdateStrategy":
+        return True
+    if name == "SparkRejectUpdateStrategy":
+        return False
+    raise HudiConfigError(
+        f"Option '{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY}' is '{strategy}', which hudi-sql does not know."
+        f"{did_you_mean(name, ('SparkRejectUpdateStrategy', 'SparkAllowUpdateStrategy'))}",
+        help=f"use {REJECT_UPDATE_STRATEGY} (the default) or {ALLOW_UPDATE_STRATEGY}")
+
+
+def check_updates_against_pending_clustering(meta: TableMetaClient, configs: HudiConfigs,
+                                             touched: Iterable[tuple[str, str]]) -> None:
+    """Reject a write that updates or deletes records of file groups under pending clustering.
+
+    Hudi's ``SparkRejectUpdateStrategy.handleUpdate`` (the default
+    ``hoodie.clustering.updates.strategy``); with ``SparkAllowUpdateStrategy`` nothing happens here.
+
+    Args:
+        touched: (partition, file id) of every existing file group the write's updates and
+            deletes were tagged to (inserts routed to small files do not count: the write path
+            keeps groups under pending clustering out of small-file routing).
+
+    Raises:
+        ClusteringUpdateConflictError: a touched group is under pending clustering (reject strategy).
+        HudiConfigError: the strategy option names an unknown class.
+    """
+    allow = _update_strategy_allows(configs)
+    touched = set(touched)
+    if allow or not touched:
+        return
+    pending = pending_clustering_file_groups(meta)
+    hits = {key: pending[key] for key in touched if key in pending}
+    if hits:
+        raise ClusteringUpdateConflictError(hits)
+
+
+def commits_since_last_clustering(meta: TableMetaClient) -> int:
+    """Completed commits, deltacommits and replacecommits after the latest clustering instant (any state).
+
+    Java's ``ClusteringPlanActionExecutor`` counts from the latest replacecommit of any kind;
+    this counts from the latest *clustering* one, so an insert_overwrite does not reset it.
+    """
+    last = None
+    for instant in reversed(meta.timeline.latest_states().with_actions(Action.REPLACE_COMMIT).instants):
+        if is_clustering_instant(meta, instant):
+            last = instant.instant_time
+            break
+    return sum(1 for i in meta.timeline.completed_writes() if last is None or i.instant_time > last)
+
+
+# -- scheduling -----------------------------------------------------------------------------
+
+
+def _check_sort_columns(columns: Iterable[str], schema_json: str | None, table: str) -> None:
+    if not columns or not schema_json:
+        return
+    from hudi_sql.model.schema import from_avro_schema
+
+    struct = from_avro_schema(schema_json)
+    names = {f.name: f for f in struct.fields}
+    for column in columns:
+        if column not in names and not column.startswith("_hoodie_"):
+            raise HudiConfigError(
+                f"Clustering sort column '{column}' is not a column of table '{table}'."
+                f"{did_you_mean(column, names)}", help=f"the columns are: {', '.join(names)}")
+        if column in names and names[column].dataType.typeName() in ("struct", "array", "map"):
+            raise HudiConfigError(f"Clustering sort column '{column}' is a {names[column].dataType.typeName()}; "
+                                  "only scalar columns can be sorted by.")
+
+
+def _check_index(configs: HudiConfigs, table: str) -> None:
+    if configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+        raise UnsupportedFeatureError(
+            f"Cannot cluster '{table}': it uses the BUCKET index, whose file groups are named by bucket "
+            "and must not be rewritten into new file groups.")
+
+
+def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = None) -> ClusteringPlan | None:
+    """Write ``<t>.replacecommit.requested`` with the plan (or nothing when there is nothing to do)."""
+    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
+
+    configs = configs or HudiConfigs()
+    _check_index(configs, meta.table_name)
+    meta.reload_timeline()
+    clusterings = {i.instant_time for i in pending_clustering_instants(meta)}
+    writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
+    if writes:
+        raise HudiTimelineError(
+            f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
+            help="finish or roll back the write first")
+    settings = ClusteringSettings.from_configs(configs)
+    _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
+    instant_time = InstantTimeGenerator.next(after=meta.timeline.latest_time())
+    plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
+    if plan is None:
+        _log.info("Nothing to cluster in '%s'.", meta.table_name)
+        return None
+    requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
+    meta.storage.write_bytes(meta.layout.instant_path(requested),
+                             serialize(AvroMetadataKind.REQUESTED_REPLACE_METADATA, plan.to_avro()), overwrite=False)
+    meta.reload_timeline()
+    _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
+              len(plan.input_file_groups()))
+    return plan
+
+
+# -- execution --------------------------------------------------------------------------------
+
+
+_STATUS_DDL = "partition_path string, file_id string, path string, num_writes long, file_size long, millis long"
+
+
+def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns: tuple[str, ...],
+               completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None,
+               event_time: bool) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The task function: one input row per clustering group, one output row per file written."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import pyarrow.parquet as pq
+        from pyspark import TaskContext
+        from pyspark.sql.types import StructType
+
+        from hudi_sql.commit.markers import IOType
+        from hudi_sql.model.schema import to_arrow_schema
+        from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+        from hudi_sql.storage.layout import TableLayout
+        from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
+        from hudi_sql.write.plan import HandleOptions
+
+        ctx = TaskContext.get()
+        task = TaskIdentity(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else TaskIdentity(0, 0, 0)
+        layout = TableLayout.of(base_path)
+        target = to_arrow_schema(StructType.fromJson(json.loads(schema_json)), with_meta_fields=True)
+        raw = json.loads(options_json)
+        options = HandleOptions(**{**raw, "record_key_fields": tuple(raw["record_key_fields"])})
+        for batch in batches:
+            for row in batch.to_pylist():
+                started = time.time()
+                parts = []
+                for partition, file_id, base, logs in json.loads(row["slices"]):
+                    if logs:
+                        parts.append(read_file_slice(
+                            FileSliceSpec(partition, file_id, base, tuple(logs)), target,
+                            completed_instants=completed, max_instant=options.instant_time,
+                            timeline_start=timeline_start, ordering_field=ordering_field,
+                            event_time_ordering=event_time))
+                    elif base:
+                        parts.append(conform(pq.read_table(base), target))
+                rows = pa.concat_tables(parts) if parts else target.empty_table()
+                if sort_columns and rows.num_rows:
+                    rows = rows.sort_by([(c, "ascending") for c in sort_columns], null_placement="at_start")
+                file_ids = json.loads(row["file_ids"])
+                chunks = min(len(file_ids), rows.num_rows)
+                for index in range(chunks):
+                    lo, hi = index * rows.num_rows // chunks, (index + 1) * rows.num_rows // chunks
+                    for written in write_rolling(options, row["partition_path"], file_ids[index], task,
+                                                 IOType.CREATE, rows.slice(lo, hi - lo)):
+                        yield pa.RecordBatch.from_pylist([{
+                            "partition_path": row["partition_path"], "file_id": written.file_id,
+                            "path": layout.relative(written.path), "num_writes": written.num_rows,
+                            "file_size": written.size, "millis": int((time.time() - started) * 1000),
+                        }])
+
+    return run
+
+
+def _handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: str, schema_json: str,
+                    spark_schema_json: str) -> dict[str, Any]:
+    target = configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
+    return {
+        "instant_time": instant_time, "table_name": meta.table_name, "avro_schema": schema_json,
+        "spark_schema_json": spark_schema_json, "populate_meta_fields": meta.populate_meta_fields,
+        "record_key_fields": list(meta.record_key_fields),
+        "compression": str(configs.get(HudiWriteConfig.PARQUET_COMPRESSION)),
+        "row_group_bytes": configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
+        "bloom_num_entries": configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
+        "bloom_fpp": configs.get(HudiWriteConfig.BLOOM_FPP),
+        "bloom_max_entries": configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
+        "bloom_filter_type": str(configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE)),
+        "max_file_size": target, "base_path": meta.base_path,
+    }
+
+
+def _conflicts(meta: TableMetaClient, plan: ClusteringPlan) -> dict[tuple[str, str], str]:
+    """Input groups that a write completed after the clustering was scheduled changed or replaced."""
+    inputs = set(plan.input_file_groups())
+    hits: dict[tuple[str, str], str] = {}
+    for instant in meta.timeline.completed_writes():
+        if instant.instant_time <= plan.instant_time:
+            continue
+        metadata = meta.commit_metadata(instant)
+        for key in sorted(inputs & (metadata.file_ids_written() | metadata.replaced_file_ids())):
+            hits.setdefault(key, instant.instant_time)
+    return hits
+
+
+def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
+    hits = _conflicts(meta, plan)
+    if not hits:
+        return
+    from hudi_sql.commit.rollback import rollback_instant
+
+    (partition, file_id), other = sorted(hits.items())[0]
+    state = State.INFLIGHT if meta.timeline.find(plan.instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) \
+        else State.REQUESTED
+    rollback_instant(meta, Instant(plan.instant_time, Action.REPLACE_COMMIT, state))
+    raise CommitConflictError(
+        f"Clustering {plan.instant_time} of '{meta.table_name}' was rolled back: instant {other} wrote file group "
+        f"{file_id} in partition '{partition}' after the clustering was scheduled, and completing the clustering "
+        "would hide that write.", help="schedule the clustering again; it will plan over the current files")
+
+
+def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
+                   configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
+    """Execute a scheduled clustering (the earliest pending one by default) and commit it.
+
+    Raises:
+        HudiTimelineError: *instant_time* is not a pending clustering.
+        CommitConflictError: a write changed an input file group since scheduling; the
+            clustering was rolled back.
+    """
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.commit.transaction import Transaction
+    from hudi_sql.model.schema import from_avro_schema
+
+    configs = configs or HudiConfigs()
+    meta.reload_timeline()
+    pending = pending_clustering_instants(meta)
+    if instant_time is None:
+        if not pending.instants:
+            return None
+        instant_time = pending.instants[0].instant_time
+    elif not pending.contains_time(instant_time):
+        raise HudiTimelineError(f"No pending clustering {instant_time} on '{meta.table_name}'.",
+                                help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
+    plan = load_clustering_plan(meta, instant_time)
+    if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
+        raise UnsupportedFeatureError(f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
+                                      help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
+    schema_json = meta.latest_schema()
+    _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
+    _abort_on_conflict(meta, plan)
+    inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
+    if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
+        workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                    for p, ids in plan.replaced_file_ids().items()}
+        meta.storage.write_bytes(meta.layout.instant_path(inflight),
+                                 CommitMetadata(workload, CLUSTER_OPERATION).to_bytes(), overwrite=False)
+    else:
+        # A previous attempt died mid-way: its files are leftovers, named by its markers.
+        from hudi_sql.commit.markers import read_markers
+
+        for marker in read_markers(meta.storage, meta.layout, instant_time):
+            meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+    meta.storage.mkdirs(meta.layout.marker_dir(instant_time))
+    struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
+    from hudi_sql.model.file_names import new_file_id
+
+    rows = [(index, group.partition_path,
+             json.dumps([[s.partition_path, s.file_id, s.base_file_path, list(s.log_file_paths)] for s in group.slices]),
+             json.dumps([new_file_id() for _ in range(group.num_output_file_groups)]))
+            for index, group in enumerate(plan.groups)]
+    frame = spark.createDataFrame(rows, "group_index int, partition_path string, slices string, file_ids string")
+    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    first = meta.timeline.write_timeline().first
+    clusterer = _clusterer(
+        meta.base_path, json.dumps(_handle_options(meta, configs, instant_time, schema_json or "", struct.json())),
+        struct.json(), plan.sort_columns, tuple(meta.timeline.completed_writes().times()),
+        first.instant_time if first else None, meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
+    statuses = frame.mapInArrow(clusterer, _STATUS_DDL).collect()
+    stats: dict[str, list[WriteStat]] = {}
+    for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
+        stats.setdefault(r["partition_path"], []).append(WriteStat(
+            file_id=r["file_id"], path=r["path"], partition_path=r["partition_path"], prev_commit="null",
+            num_writes=r["num_writes"], num_inserts=r["num_writes"], total_write_bytes=r["file_size"],
+            file_size_in_bytes=r["file_size"], runtime_stats=RuntimeStats(0, 0, r["millis"])))
+    metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, CLUSTER_OPERATION,
+                              {"schema": schema_json or ""}, partition_to_replace_file_ids=plan.replaced_file_ids())
+    meta.reload_timeline()
+    _abort_on_conflict(meta, plan)
+    Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time).complete(metadata)
+    _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
+              len(plan.input_file_groups()), len(statuses))
+    return instant_time, metadata
+
+
+# -- entry points --------------------------------------------------------------------------
+
+
+def cluster(spark: SparkSession, path: str, options: Mapping[str, Any] | None = None, *, schedule: bool = True,
+            execute: bool = True, order: str | None = None, instant_time: str | None = None) -> str | None:
+    """Schedule and/or execute a clustering of the table at *path*; returns its instant (or None).
+
+    Args:
+        options: clustering (and parquet/bloom) options, e.g. the target file size.
+        schedule: plan a new clustering (``<t>.replacecommit.requested``).
+        execute: run it; with nothing newly planned, the earliest pending clustering runs.
+        order: sort columns (comma-separated), overriding
+            ``hoodie.clustering.plan.strategy.sort.columns``.
+        instant_time: execute this pending clustering instead of scheduling one.
+    """
+    meta = TableMetaClient.load(path)
+    merged = dict(options or {})
+    if order is not None:
+        merged[str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)] = order
+    configs = HudiConfigs.of(merged)
+    if schedule and instant_time is None:
+        plan = schedule_clustering(meta, configs)
+        if plan is None and not execute:
+            return None
+        instant_time = plan.instant_time if plan else None
+    if not execute:
+        return instant_time
+    result = run_clustering(spark, meta, instant_time, configs)
+    return result[0] if result else None
+
+
+def maybe_cluster(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
+    """Inline clustering after a commit (``hoodie.clustering.inline``): once at least
+    ``hoodie.clustering.inline.max.commits`` commits completed since the last clustering,
+    schedule a clustering and run it (Java's ``inlineClustering``). Returns its instant."""
+    if not configs.get(HudiServiceConfig.CLUSTERING_INLINE):
+        return None
+    meta.reload_timeline()
+    since = commits_since_last_clustering(meta)
+    wanted = configs.get(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS)
+    if since < wanted:
+        _log.debug("Inline clustering waits: %d of %d commits since the last clustering.", since, wanted)
+        return None
+    plan = schedule_clustering(meta, configs)
+    if plan is None:
+        return None
+    run_clustering(spark, meta, plan.instant_time, configs)
+    return plan.instant_time
