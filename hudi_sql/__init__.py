@@ -61,6 +61,7 @@ __all__ = [
     "TableType",
     "UnsupportedFeatureError",
     "WriteResult",
+    "cluster",
     "compact",
     "connect",
     "read",
@@ -83,6 +84,14 @@ def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = Non
     from hudi_sql.services.compaction import compact as run
 
     return run(spark, path, options, schedule=schedule, execute=execute, instant_time=instant_time)
+
+
+def cluster(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, order: str | None = None,
+            schedule: bool = True, execute: bool = True) -> str | None:
+    """Schedule and/or run a clustering (sort and resize small files) of the table at *path*."""
+    from hudi_sql.services.clustering import cluster as run
+
+    return run(spark, path, options, order=order, schedule=schedule, execute=execute)
 
 
 def rollback(path: str, instant_time: str | None = None) -> RollbackResult:

@@ -214,9 +214,15 @@ def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest
 
 def rollback_failed_writes(meta_client: TableMetaClient) -> list[RollbackResult]:
     """Roll back every pending write instant (EAGER failed-writes policy, single writer)."""
+    from hudi_sql.services.clustering import pending_clustering_instants
+
     meta_client.reload_timeline()
+    # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
+    scheduled = {i.instant_time for i in pending_clustering_instants(meta_client)}
     results = []
     for instant in meta_client.timeline.pending_writes():
+        if instant.instant_time in scheduled:
+            continue
         _log.warning("Rolling back failed write %s.", instant)
         results.append(rollback_instant(meta_client, instant))
     return results

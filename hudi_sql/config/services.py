@@ -88,3 +88,19 @@ class HudiServiceConfig(ConfigEnum):
         "hoodie.clustering.updates.strategy", parse_str,
         "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
         "What a write does to file groups under pending clustering (reject by default).")
+    CLUSTERING_MAX_BYTES_PER_GROUP = ("hoodie.clustering.plan.strategy.max.bytes.per.group", parse_int,
+                                      2 * 1024 * _MB, "Most input bytes in one clustering group (one task).")
+    CLUSTERING_MAX_NUM_GROUPS = ("hoodie.clustering.plan.strategy.max.num.groups", parse_int, 30,
+                                 "Most clustering groups in one plan.")
+    CLUSTERING_SINGLE_GROUP = ("hoodie.clustering.plan.strategy.single.group.clustering.enabled", parse_bool, True,
+                               "Plan a group of a single file slice (always done when sorting).")
+    CLUSTERING_PLAN_STRATEGY_CLASS = (
+        "hoodie.clustering.plan.strategy.class", parse_str,
+        "org.apache.hudi.client.clustering.plan.strategy.SparkSizeBasedClusteringPlanStrategy",
+        "How slices are grouped; size-based only.")
+    CLUSTERING_EXECUTION_STRATEGY_CLASS = (
+        "hoodie.clustering.execution.strategy.class", parse_str,
+        "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy",
+        "How groups are rewritten; sort-and-size.")
+    CLUSTERING_PRESERVE_COMMIT_METADATA = ("hoodie.clustering.preserve.commit.metadata", parse_bool, True,
+                                           "Rewritten rows keep _hoodie_commit_time and _hoodie_commit_seqno.")

@@ -48,7 +48,6 @@ __all__ = [
     "ClusteringSettings",
     "ClusteringSlice",
     "ClusteringUpdateConflictError",
-    "HudiClusteringConfig",
     "check_updates_against_pending_clustering",
     "cluster",
     "commits_since_last_clustering",
@@ -76,7 +75,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
-from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int, parse_str
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
@@ -107,23 +105,6 @@ REJECT_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkRejectUpdate
 ALLOW_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkAllowUpdateStrategy"
 CLUSTER_OPERATION = "CLUSTER"  # WriteOperationType.CLUSTER: operationType of plan and commit
 SORT_COLUMNS_PARAM = str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)
-
-
-class HudiClusteringConfig(ConfigEnum):
-    """Clustering keys not (yet) in :class:`~hudi_sql.config.HudiServiceConfig` (``HoodieClusteringConfig``)."""
-
-    MAX_BYTES_PER_GROUP = ("hoodie.clustering.plan.strategy.max.bytes.per.group", parse_int, 2 * 1024 * _MB,
-                           "Most bytes of input files in one clustering group (one Spark task).")
-    MAX_NUM_GROUPS = ("hoodie.clustering.plan.strategy.max.num.groups", parse_int, 30,
-                      "Most clustering groups in one plan.")
-    SINGLE_GROUP_CLUSTERING = ("hoodie.clustering.plan.strategy.single.group.clustering.enabled", parse_bool, True,
-                               "Plan a group of a single file slice (always done when sort columns are set).")
-    PLAN_STRATEGY_CLASS = ("hoodie.clustering.plan.strategy.class", parse_str, SIZE_BASED_PLAN_STRATEGY,
-                           "How file slices are chosen and grouped; only the size-based strategy exists here.")
-    EXECUTION_STRATEGY_CLASS = ("hoodie.clustering.execution.strategy.class", parse_str, SORT_AND_SIZE_STRATEGY,
-                                "How groups are rewritten; only sort-and-size exists here.")
-    PRESERVE_COMMIT_METADATA = ("hoodie.clustering.preserve.commit.metadata", parse_bool, True,
-                                "Rewritten rows keep their _hoodie_commit_time and _hoodie_commit_seqno.")
 
 
 class ClusteringUpdateConflictError(HudiError):
@@ -230,8 +211,8 @@ class ClusteringPlan:
             "operationType": CLUSTER_OPERATION,
             "clusteringPlan": {
                 "inputGroups": [g.to_avro() for g in self.groups],
-                "strategy": {"strategyClassName": self.strategy_class, "strategyParams": dict(self.strategy_params),
-                             "version": 1},
+                "strategy": {"strategyClassName": self.strategy_class,
+                             "strategyParams": dict(self.strategy_params), "version": 1},
                 "extraMetadata": {}, "version": 1, "preserveHoodieMetadata": self.preserve_hoodie_metadata,
             },
             "extraMetadata": {},
@@ -258,7 +239,7 @@ class ClusteringPlan:
 
 @dataclass(frozen=True)
 class ClusteringSettings:
-    """The planning options, typed (see :class:`HudiClusteringConfig` and ``HudiServiceConfig``)."""
+    """The planning options, typed (``HudiServiceConfig`` clustering keys)."""
 
     small_file_limit: int = 300 * _MB
     target_file_max_bytes: int = 1024 * _MB
@@ -271,24 +252,29 @@ class ClusteringSettings:
 
     @classmethod
     def from_configs(cls, configs: HudiConfigs) -> ClusteringSettings:
-        plan_strategy = str(configs.get(HudiClusteringConfig.PLAN_STRATEGY_CLASS))
+        plan_strategy = str(configs.get(HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS))
         if not plan_strategy.endswith("SizeBasedClusteringPlanStrategy"):
             raise UnsupportedFeatureError(
                 f"Clustering plan strategy '{plan_strategy}' is not supported.",
                 help=f"use {SIZE_BASED_PLAN_STRATEGY} (the default)")
+        execution = str(configs.get(HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS))
+        if not execution.endswith("SortAndSizeExecutionStrategy"):
+            raise UnsupportedFeatureError(f"Clustering execution strategy '{execution}' is not supported.",
+                                          help=f"use {SORT_AND_SIZE_STRATEGY} (the default)")
         settings = cls(
             small_file_limit=configs.get(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT),
             target_file_max_bytes=configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES),
-            max_bytes_per_group=configs.get(HudiClusteringConfig.MAX_BYTES_PER_GROUP),
-            max_num_groups=configs.get(HudiClusteringConfig.MAX_NUM_GROUPS),
-            single_group=configs.get(HudiClusteringConfig.SINGLE_GROUP_CLUSTERING),
+            max_bytes_per_group=configs.get(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP),
+            max_num_groups=configs.get(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS),
+            single_group=configs.get(HudiServiceConfig.CLUSTERING_SINGLE_GROUP),
             sort_columns=tuple(configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)),
             parquet_max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
-            preserve_hoodie_metadata=configs.get(HudiClusteringConfig.PRESERVE_COMMIT_METADATA),
+            preserve_hoodie_metadata=configs.get(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA),
         )
-        for key, value in ((HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES, settings.target_file_max_bytes),
-                           (HudiClusteringConfig.MAX_BYTES_PER_GROUP, settings.max_bytes_per_group),
-                           (HudiClusteringConfig.MAX_NUM_GROUPS, settings.max_num_groups)):
+        for key, value in (
+                (HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key, settings.target_file_max_bytes),
+                (HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP.key, settings.max_bytes_per_group),
+                (HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS.key, settings.max_num_groups)):
             if value < 1:
                 raise HudiConfigError(f"Option '{key}' is {value}; it must be at least 1.")
         return settings
@@ -311,7 +297,8 @@ class ClusteringInputs:
     busy: frozenset[tuple[str, str]] = frozenset()
 
     def latest_slices(self, partition: str) -> list[FileSlice]:
-        groups = build_file_groups(partition, self.partitions[partition], self.timeline, replaced=set(self.replaced))
+        groups = build_file_groups(partition, self.partitions[partition], self.timeline,
+                                   replaced=set(self.replaced))
         return [g.latest_slice for g in groups if g.latest_slice is not None]
 
 
@@ -398,7 +385,8 @@ def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
     return ClusteringInputs(timeline, partitions, frozenset(view.replaced_file_groups()), frozenset(busy))
 
 
-def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *, instant_time: str) -> ClusteringPlan | None:
+def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *,
+                    instant_time: str) -> ClusteringPlan | None:
     """The plan a clustering at *instant_time* would run (nothing is written: a dry run)."""
     settings = ClusteringSettings.from_configs(configs)
     return plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
@@ -465,7 +453,8 @@ def _update_strategy_allows(configs: HudiConfigs) -> bool:
     if name == "SparkRejectUpdateStrategy":
         return False
     raise HudiConfigError(
-        f"Option '{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY}' is '{strategy}', which hudi-sql does not know."
+        f"Option '{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY}' is '{strategy}', "
+        "which hudi-sql does not know."
         f"{did_you_mean(name, ('SparkRejectUpdateStrategy', 'SparkAllowUpdateStrategy'))}",
         help=f"use {REJECT_UPDATE_STRATEGY} (the default) or {ALLOW_UPDATE_STRATEGY}")
 
@@ -526,8 +515,8 @@ def _check_sort_columns(columns: Iterable[str], schema_json: str | None, table: 
                 f"Clustering sort column '{column}' is not a column of table '{table}'."
                 f"{did_you_mean(column, names)}", help=f"the columns are: {', '.join(names)}")
         if column in names and names[column].dataType.typeName() in ("struct", "array", "map"):
-            raise HudiConfigError(f"Clustering sort column '{column}' is a {names[column].dataType.typeName()}; "
-                                  "only scalar columns can be sorted by.")
+            kind = names[column].dataType.typeName()
+            raise HudiConfigError(f"Clustering sort column '{column}' is a {kind}; only scalar columns sort.")
 
 
 def _check_index(configs: HudiConfigs, table: str) -> None:
@@ -558,8 +547,8 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
         _log.info("Nothing to cluster in '%s'.", meta.table_name)
         return None
     requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
-    meta.storage.write_bytes(meta.layout.instant_path(requested),
-                             serialize(AvroMetadataKind.REQUESTED_REPLACE_METADATA, plan.to_avro()), overwrite=False)
+    data = serialize(AvroMetadataKind.REQUESTED_REPLACE_METADATA, plan.to_avro())
+    meta.storage.write_bytes(meta.layout.instant_path(requested), data, overwrite=False)
     meta.reload_timeline()
     _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
               len(plan.input_file_groups()))
@@ -569,11 +558,13 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
 # -- execution --------------------------------------------------------------------------------
 
 
-_STATUS_DDL = "partition_path string, file_id string, path string, num_writes long, file_size long, millis long"
+_STATUS_DDL = ("partition_path string, file_id string, path string, num_writes long, file_size long, "
+               "millis long")
 
 
 def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns: tuple[str, ...],
-               completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None,
+               preserve_metadata: bool, completed: tuple[str, ...], timeline_start: str | None,
+               ordering_field: str | None,
                event_time: bool) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The task function: one input row per clustering group, one output row per file written."""
 
@@ -590,7 +581,8 @@ def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns
         from hudi_sql.write.plan import HandleOptions
 
         ctx = TaskContext.get()
-        task = TaskIdentity(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else TaskIdentity(0, 0, 0)
+        task = TaskIdentity(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx \
+            else TaskIdentity(0, 0, 0)
         layout = TableLayout.of(base_path)
         target = to_arrow_schema(StructType.fromJson(json.loads(schema_json)), with_meta_fields=True)
         raw = json.loads(options_json)
@@ -611,6 +603,8 @@ def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns
                 rows = pa.concat_tables(parts) if parts else target.empty_table()
                 if sort_columns and rows.num_rows:
                     rows = rows.sort_by([(c, "ascending") for c in sort_columns], null_placement="at_start")
+                if not preserve_metadata and options.populate_meta_fields:
+                    rows = _restamp(rows, options.instant_time, task.partition_id)
                 file_ids = json.loads(row["file_ids"])
                 chunks = min(len(file_ids), rows.num_rows)
                 for index in range(chunks):
@@ -624,6 +618,17 @@ def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns
                         }])
 
     return run
+
+
+def _restamp(rows: pa.Table, instant_time: str, partition_id: int) -> pa.Table:
+    """Rows as written by this instant (``preserveHoodieMetadata`` false): new commit time and seqno."""
+    from hudi_sql.model.schema import COMMIT_SEQNO_FIELD, COMMIT_TIME_FIELD
+
+    n = rows.num_rows
+    rows = rows.set_column(rows.schema.get_field_index(COMMIT_TIME_FIELD), COMMIT_TIME_FIELD,
+                           pa.array([instant_time] * n, pa.string()))
+    return rows.set_column(rows.schema.get_field_index(COMMIT_SEQNO_FIELD), COMMIT_SEQNO_FIELD,
+                           pa.array([f"{instant_time}_{partition_id}_{i}" for i in range(n)], pa.string()))
 
 
 def _handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: str, schema_json: str,
@@ -667,9 +672,10 @@ def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
         else State.REQUESTED
     rollback_instant(meta, Instant(plan.instant_time, Action.REPLACE_COMMIT, state))
     raise CommitConflictError(
-        f"Clustering {plan.instant_time} of '{meta.table_name}' was rolled back: instant {other} wrote file group "
-        f"{file_id} in partition '{partition}' after the clustering was scheduled, and completing the clustering "
-        "would hide that write.", help="schedule the clustering again; it will plan over the current files")
+        f"Clustering {plan.instant_time} of '{meta.table_name}' was rolled back: instant {other} wrote "
+        f"file group {file_id} in partition '{partition}' after the clustering was scheduled, and "
+        "completing the clustering would hide that write.",
+        help="schedule the clustering again; it will plan over the current files")
 
 
 def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
@@ -698,8 +704,9 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
                                 help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
     plan = load_clustering_plan(meta, instant_time)
     if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
-        raise UnsupportedFeatureError(f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
-                                      help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
+        raise UnsupportedFeatureError(
+            f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
+            help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
     schema_json = meta.latest_schema()
     _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
     _abort_on_conflict(meta, plan)
@@ -719,18 +726,22 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     from hudi_sql.model.file_names import new_file_id
 
+    # New file ids are drawn here, once: a retried task writes the same groups under another token.
     rows = [(index, group.partition_path,
-             json.dumps([[s.partition_path, s.file_id, s.base_file_path, list(s.log_file_paths)] for s in group.slices]),
+             json.dumps([[s.partition_path, s.file_id, s.base_file_path, list(s.log_file_paths)]
+                         for s in group.slices]),
              json.dumps([new_file_id() for _ in range(group.num_output_file_groups)]))
             for index, group in enumerate(plan.groups)]
-    frame = spark.createDataFrame(rows, "group_index int, partition_path string, slices string, file_ids string")
+    frame = spark.createDataFrame(
+        rows, "group_index int, partition_path string, slices string, file_ids string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     payload = meta.properties.get("hoodie.compaction.payload.class", "")
     first = meta.timeline.write_timeline().first
+    options = _handle_options(meta, configs, instant_time, schema_json or "", struct.json())
     clusterer = _clusterer(
-        meta.base_path, json.dumps(_handle_options(meta, configs, instant_time, schema_json or "", struct.json())),
-        struct.json(), plan.sort_columns, tuple(meta.timeline.completed_writes().times()),
-        first.instant_time if first else None, meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
+        meta.base_path, json.dumps(options), struct.json(), plan.sort_columns, plan.preserve_hoodie_metadata,
+        tuple(meta.timeline.completed_writes().times()), first.instant_time if first else None,
+        meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
     statuses = frame.mapInArrow(clusterer, _STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
@@ -739,7 +750,8 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
             num_writes=r["num_writes"], num_inserts=r["num_writes"], total_write_bytes=r["file_size"],
             file_size_in_bytes=r["file_size"], runtime_stats=RuntimeStats(0, 0, r["millis"])))
     metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, CLUSTER_OPERATION,
-                              {"schema": schema_json or ""}, partition_to_replace_file_ids=plan.replaced_file_ids())
+                              {"schema": schema_json or ""},
+                              partition_to_replace_file_ids=plan.replaced_file_ids())
     meta.reload_timeline()
     _abort_on_conflict(meta, plan)
     Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time).complete(metadata)
@@ -751,8 +763,9 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
 # -- entry points --------------------------------------------------------------------------
 
 
-def cluster(spark: SparkSession, path: str, options: Mapping[str, Any] | None = None, *, schedule: bool = True,
-            execute: bool = True, order: str | None = None, instant_time: str | None = None) -> str | None:
+def cluster(spark: SparkSession, path: str, options: Mapping[str, Any] | None = None, *,
+            schedule: bool = True, execute: bool = True, order: str | None = None,
+            instant_time: str | None = None) -> str | None:
     """Schedule and/or execute a clustering of the table at *path*; returns its instant (or None).
 
     Args:
@@ -764,7 +777,7 @@ def cluster(spark: SparkSession, path: str, options: Mapping[str, Any] | None = 
         instant_time: execute this pending clustering instead of scheduling one.
     """
     meta = TableMetaClient.load(path)
-    merged = dict(options or {})
+    merged = {str(k): v for k, v in (options or {}).items()}
     if order is not None:
         merged[str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)] = order
     configs = HudiConfigs.of(merged)

@@ -214,6 +214,10 @@ class WriteClient:
 
                 tagged = tagged.where(F.col(FILE_ID_COLUMN).isNull())
                 profile = WorkloadProfile({p: PartitionWorkload(p, w.inserts) for p, w in profile.partitions.items()})
+            from hudi_sql.services.clustering import check_updates_against_pending_clustering
+
+            check_updates_against_pending_clustering(meta, configs, {
+                (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
             if profile.total_inserts == 0 and profile.total_updates == 0 and not any(
                     w.deletes_by_file_id for w in profile.partitions.values()):
                 _log.info("Nothing to write to '%s'.", self.base_path)
@@ -237,16 +241,18 @@ class WriteClient:
                            writer_pids=getattr(self, "last_writer_pids", frozenset()))
 
     def post_commit(self, spark: Any, meta: TableMetaClient) -> None:
-        """Table services after a commit, in Hudi's order: inline compaction, clean, archive.
+        """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, sync.
 
         A commit has landed by now; a failing service is logged and never undoes it.
         """
         from hudi_sql.services.archive import maybe_archive
         from hudi_sql.services.clean import maybe_clean
+        from hudi_sql.services.clustering import maybe_cluster
 
         for name, service in (
             ("compaction", lambda: self._inline_compaction(spark, meta)
              if meta.table_type is TableType.MERGE_ON_READ else None),
+            ("clustering", lambda: maybe_cluster(spark, meta, self.configs)),
             ("clean", lambda: maybe_clean(meta, self.configs, spark=spark)),
             ("archival", lambda: maybe_archive(meta, self.configs)),
             ("Hive sync", lambda: self._meta_sync(spark, meta)),
@@ -368,9 +374,11 @@ class WriteClient:
             from hudi_sql.services.compaction import pending_compaction_operations
 
             pending = pending_compaction_operations(meta)
+        from hudi_sql.services.clustering import pending_clustering_file_groups
+
+        busy = frozenset(f for _, f in pending) | frozenset(f for _, f in pending_clustering_file_groups(meta))
         buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,
-                                       use_small_files=use_small_files,
-                                       excluded_file_ids=frozenset(f for _, f in pending))
+                                       use_small_files=use_small_files, excluded_file_ids=busy)
         # Logs written under a pending compaction start the slice the compaction will head.
         buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
