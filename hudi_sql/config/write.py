@@ -89,7 +89,7 @@ class HudiWriteConfig(ConfigEnum):
                          ("DYNAMIC_V0", "SIMPLE"))
     BLOOM_DYNAMIC_MAX_ENTRIES = ("hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000,
                                  "Dynamic bloom filter bound.")
-    BUCKET_NUM = ("hoodie.bucket.index.num.buckets", parse_int, 4, "BUCKET index: buckets per partition.")
+    BUCKET_NUM = ("hoodie.bucket.index.num.buckets", parse_int, 256, "BUCKET index: buckets per partition.")
     BUCKET_HASH_FIELD = ("hoodie.bucket.index.hash.field", parse_str, None,
                          "BUCKET index: hash field(s); defaults to the record key fields.")
     PARQUET_MAX_FILE_SIZE = ("hoodie.parquet.max.file.size", parse_int, 120 * _MB, "Target base file size.")

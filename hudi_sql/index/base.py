@@ -62,12 +62,9 @@ def register_index(*types: IndexType) -> Callable[[type[Index]], type[Index]]:
 
 def index_for(context: IndexContext) -> Index:
     # Implementations register on import.
+    import hudi_sql.index.bloom  # noqa: F401
+    import hudi_sql.index.bucket  # noqa: F401
     import hudi_sql.index.simple  # noqa: F401
-
-    try:
-        import hudi_sql.index.bloom  # noqa: F401
-    except ImportError:  # pragma: no cover - optional during development
-        pass
     factory = _REGISTRY.get(context.index_type)
     if factory is None:
         raise UnsupportedFeatureError(f"not supported: hoodie.index.type={context.index_type.value}",

@@ -198,7 +198,8 @@ class WriteClient:
             delete_operation=operation.is_delete, dedup=bool(dedup), global_index=index_type.is_global,
         )
         uses_index = meta is not None and (operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
-            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS)))
+            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+            or index_type is IndexType.BUCKET)  # with buckets, the bucket decides the group for every operation
         view = FileSystemView(meta) if meta is not None else None
         tagged = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
         tagged = tagged.persist()
@@ -377,8 +378,15 @@ class WriteClient:
         from hudi_sql.services.clustering import pending_clustering_file_groups
 
         busy = frozenset(f for _, f in pending) | frozenset(f for _, f in pending_clustering_file_groups(meta))
-        buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,
-                                       use_small_files=use_small_files, excluded_file_ids=busy)
+        if self.configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+            from hudi_sql.index.bucket import bucket_file_ids, bucket_num, plan_bucket_writes
+
+            with_inserts = [p for p, w in profile.partitions.items() if w.inserts > 0]
+            buckets, ranges = plan_bucket_writes(
+                profile, latest, bucket_file_ids(view, with_inserts, bucket_num(self.configs)))
+        else:
+            buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,
+                                           use_small_files=use_small_files, excluded_file_ids=busy)
         # Logs written under a pending compaction start the slice the compaction will head.
         buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
@@ -420,7 +428,13 @@ class WriteClient:
         if plan.insert_ranges:
             ranges = spark.createDataFrame([(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
                                            "_ip string, _lo int, _hi int, _ib int")
-            if plan.sort_mode == "GLOBAL_SORT":
+            if self.configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+                from hudi_sql.index.bucket import bucket_hash_fields, bucket_id_column, bucket_num
+
+                # A new bucket b takes the insert range [b, b + 1): route by the bucket number.
+                slot = bucket_id_column(F.col(RECORD_KEY_FIELD), bucket_hash_fields(
+                    self.configs, plan.handle_options.record_key_fields), bucket_num(self.configs))
+            elif plan.sort_mode == "GLOBAL_SORT":
                 # Key order decides the file: each new file holds one contiguous key range.
                 from pyspark.sql import Window
 

@@ -1,0 +1,208 @@
+"""BLOOM and GLOBAL_BLOOM index: upserts tag the right records, checked against our and the Rust reader.
+
+The index object of each write is captured (``index_for`` wrapped) to read its
+:class:`~hudi_sql.index.bloom.BloomIndexStats`: how many footers, key ranges and bloom filters
+the lookup opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import hudi_sql
+from hudi_sql.index.base import Index
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = "id string, p string, ts long, v string"
+
+
+def _options(**extra: str) -> dict[str, str]:
+    return {
+        "hoodie.table.name": "t",
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.partitionpath.field": "p",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.index.type": "BLOOM",
+        "hoodie.parquet.small.file.limit": "0",
+        **extra,
+    }
+
+
+@pytest.fixture
+def indexes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Index]]:
+    """Every index the writes of the test create, in order."""
+    from hudi_sql.index import base
+
+    made: list[Index] = []
+    original = base.index_for
+
+    def spy(context: Any) -> Index:
+        index = original(context)
+        made.append(index)
+        return index
+
+    monkeypatch.setattr(base, "index_for", spy)
+    yield made
+
+
+def _write(spark: Any, path: Path, rows: list[tuple[Any, ...]], options: dict[str, str]) -> hudi_sql.WriteResult:
+    return hudi_sql.write(spark.createDataFrame(rows, SCHEMA), str(path), options)
+
+
+def _rows(spark: Any, path: Path) -> dict[str, tuple[str, int, str]]:
+    """key -> (partition, ts, v) from our snapshot, asserting keys are unique and the Rust reader agrees."""
+    from hudi import HudiTableBuilder
+
+    ours = hudi_sql.read(spark, str(path)).select("_hoodie_record_key", "_hoodie_partition_path", "ts", "v").collect()
+    keys = [r[0] for r in ours]
+    assert len(keys) == len(set(keys)), "duplicate record keys in the snapshot"
+    rust = pa.Table.from_batches(HudiTableBuilder.from_base_uri(str(path)).build().read())
+    rust_rows = sorted(zip(*(rust.column(c).to_pylist() for c in ("_hoodie_record_key", "_hoodie_partition_path",
+                                                                  "ts", "v"))))
+    assert sorted(tuple(r) for r in ours) == rust_rows, "the Rust reader disagrees with our snapshot"
+    return {r[0]: (r[1], r[2], r[3]) for r in ours}
+
+
+def _file_ids(result: hudi_sql.WriteResult) -> set[str]:
+    return {s.file_id for s in result.write_stats}
+
+
+def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i:03d}", "a" if i % 2 else "b", 1, "old") for i in range(40)], _options())
+
+    changes = [(f"k{i:03d}", "a" if i % 2 else "b", 2, "new") for i in range(0, 40, 8)]
+    inserts = [(f"k{i:03d}", "a", 2, "ins") for i in range(40, 43)]
+    result = _write(spark, path, changes + inserts, _options())
+
+    assert (result.num_updated, result.num_inserted) == (5, 3)
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert stats.candidate_files == stats.footers_read >= 2
+    assert stats.keys_confirmed == 5
+    rows = _rows(spark, path)
+    assert len(rows) == 43
+    assert {k for k, (_, _, v) in rows.items() if v == "new"} == {c[0] for c in changes}
+    assert all(rows[c[0]][0] == c[1] for c in changes)
+
+
+def test_bloom_false_positives_become_inserts(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+    # A 2-bit filter says "maybe" to every key: only the confirmation step keeps new keys inserts.
+    tiny = _options(**{"hoodie.bloom.index.filter.type": "SIMPLE", "hoodie.index.bloom.num_entries": "1",
+                       "hoodie.index.bloom.fpp": "0.5"})
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i:03d}", "a", 1, "old") for i in range(0, 40, 2)], tiny)
+
+    updates = [(f"k{i:03d}", "a", 2, "new") for i in range(0, 10, 2)]
+    new_in_range = [(f"k{i:03d}", "a", 2, "ins") for i in range(1, 39, 2)]
+    result = _write(spark, path, updates + new_in_range, tiny)
+
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert stats.bloom_filters_loaded >= 1
+    assert stats.bloom_positives == len(updates) + len(new_in_range) > stats.keys_confirmed == len(updates)
+    assert (result.num_updated, result.num_inserted) == (len(updates), len(new_in_range))
+    assert len(_rows(spark, path)) == 20 + len(new_in_range)
+
+
+def _minute_keys(hour: int, devices: int = 3) -> list[str]:
+    return [f"20240101{hour:02d}{minute:02d}_dev{d}" for minute in range(0, 60, 2) for d in range(devices)]
+
+
+def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+    # Each commit adds one hour of yyyyMMddHHmm_device keys, split into files of 30 records.
+    options = _options(**{"hoodie.copyonwrite.insert.auto.split": "false",
+                          "hoodie.copyonwrite.insert.split.size": "30",
+                          "hoodie.parquet.max.file.size": str(1024 * 1024)})
+    path = tmp_path / "t"
+    for hour in range(4):
+        result = _write(spark, path, [(k, "2024-01-01", hour, "v0") for k in _minute_keys(hour)], options)
+        assert len(_file_ids(result)) == 3
+    old_files = 12
+
+    # New keys only: every old file's range lies below them, so no bloom filter is opened.
+    result = _write(spark, path, [(k, "2024-01-01", 4, "v0") for k in _minute_keys(4)], options)
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert (stats.candidate_files, stats.footers_read) == (old_files, old_files)
+    assert (stats.files_range_matched, stats.bloom_filters_loaded, stats.keys_checked) == (0, 0, 0)
+    assert (result.num_updated, result.num_inserted) == (0, 90)
+    newest = _file_ids(result)
+
+    # Late updates of the newest hour plus a new hour: only the newest files' filters are opened.
+    late = [(k, "2024-01-01", 5, "late") for k in _minute_keys(4)[:12]]
+    fresh = [(k, "2024-01-01", 5, "v0") for k in _minute_keys(5, devices=1)]
+    result = _write(spark, path, late + fresh, options)
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert stats.candidate_files == old_files + len(newest)
+    assert 0 < stats.bloom_filters_loaded <= len(newest)
+    assert stats.loaded_file_ids <= newest
+    assert stats.keys_confirmed == len(late)
+    assert (result.num_updated, result.num_inserted) == (len(late), len(fresh))
+
+    rows = _rows(spark, path)
+    assert len(rows) == 5 * 90 + len(fresh)
+    assert sum(1 for _, _, v in rows.values() if v == "late") == len(late)
+
+
+def test_bloom_without_range_pruning_checks_every_file(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+    options = _options(**{"hoodie.bloom.index.prune.by.ranges": "false"})
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i:03d}", "a", 1, "old") for i in range(10)], options)
+    _write(spark, path, [(f"z{i:03d}", "a", 1, "old") for i in range(10)], options)
+
+    result = _write(spark, path, [("k001", "a", 2, "new"), ("zz", "a", 2, "ins")], options)
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert stats.footers_read == 0
+    assert stats.files_range_matched == stats.bloom_filters_loaded == stats.candidate_files == 2
+    assert (result.num_updated, result.num_inserted) == (1, 1)
+    assert len(_rows(spark, path)) == 21
+
+
+def test_bloom_delete_removes_found_keys(spark: Any, tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i:03d}", "a" if i % 2 else "b", 1, "old") for i in range(10)], _options())
+
+    gone = [(f"k{i:03d}", "a" if i % 2 else "b", 2, "x") for i in (1, 2, 3)] + [("nope", "a", 2, "x")]
+    result = _write(spark, path, gone, _options(**{"hoodie.datasource.write.operation": "delete"}))
+
+    assert result.num_deleted == 3
+    assert sorted(_rows(spark, path)) == [f"k{i:03d}" for i in range(10) if i not in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("move", [True, False], ids=["move", "keep"])
+def test_global_bloom_key_changing_partition(spark: Any, tmp_path: Path, indexes: list[Index], move: bool) -> None:
+    options = _options(**{"hoodie.index.type": "GLOBAL_BLOOM",
+                          "hoodie.bloom.index.update.partition.path": str(move).lower()})
+    path = tmp_path / "t"
+    _write(spark, path, [("k1", "a", 1, "old"), ("k2", "a", 1, "old"), ("k3", "b", 1, "old")], options)
+
+    result = _write(spark, path, [("k1", "b", 2, "new"), ("k4", "b", 2, "ins")], options)
+
+    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    assert stats.candidate_files == 2  # every partition, not only the batch's
+    assert stats.keys_confirmed == 1
+    rows = _rows(spark, path)
+    assert set(rows) == {"k1", "k2", "k3", "k4"}
+    assert rows["k1"] == ("b" if move else "a", 2, "new")
+    assert rows["k4"] == ("b", 2, "ins")
+    if move:
+        assert (result.num_deleted, result.num_inserted, result.num_updated) == (1, 2, 0)
+    else:
+        assert (result.num_deleted, result.num_inserted, result.num_updated) == (0, 1, 1)
+
+
+def test_bloom_without_meta_fields_falls_back_to_simple(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+    options = _options(**{"hoodie.populate.meta.fields": "false"})
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i}", "a", 1, "old") for i in range(5)], options)
+
+    result = _write(spark, path, [("k1", "a", 2, "new"), ("k9", "a", 2, "ins")], options)
+
+    assert indexes[-1].last_stats.candidate_files == 0  # type: ignore[attr-defined]
+    assert (result.num_updated, result.num_inserted) == (1, 1)
+    data = {r["id"]: r["v"] for r in hudi_sql.read(spark, str(path)).select("id", "v").collect()}
+    assert data == {"k0": "old", "k1": "new", "k2": "old", "k3": "old", "k4": "old", "k9": "ins"}
