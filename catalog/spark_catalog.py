@@ -20,8 +20,11 @@ from __future__ import annotations
 __all__ = ["SparkSessionCatalog"]
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JError
 
 from catalog.base import TableIdent, TableInfo, quote_identifier
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
@@ -30,8 +33,12 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
+_log = logging.getLogger(__name__)
+
 # Keys Spark's V2 catalog path stores among the table properties; they are not user properties.
-_RESERVED_PROPERTIES = frozenset({"location", "provider", "owner", "comment", "external", "is_managed_location"})
+_RESERVED_PROPERTIES = frozenset(
+    {"location", "provider", "owner", "comment", "external", "is_managed_location"}
+)
 
 
 def quote_string(value: str) -> str:
@@ -63,8 +70,9 @@ class SparkSessionCatalog:
         return self._jvm.scala.jdk.javaapi.CollectionConverters.asJava(scala_collection)
 
     def _table_identifier(self, ident: TableIdent) -> Any:
-        return self._jvm.org.apache.spark.sql.catalyst.TableIdentifier.apply(ident.name, self._jvm.scala.Some(
-            ident.database))
+        return self._jvm.org.apache.spark.sql.catalyst.TableIdentifier.apply(
+            ident.name, self._jvm.scala.Some(ident.database)
+        )
 
     def _struct(self, schema: StructType) -> Any:
         return self.spark._jsparkSession.parseDataType(schema.json())
@@ -79,8 +87,9 @@ class SparkSessionCatalog:
 
     def default_location(self, ident: TableIdent) -> str:
         if not self.database_exists(ident.database):
-            raise TableNotFoundError(f"Database '{ident.database}' does not exist.",
-                                     help=f"CREATE DATABASE {ident.database}")
+            raise TableNotFoundError(
+                f"Database '{ident.database}' does not exist.", help=f"CREATE DATABASE {ident.database}"
+            )
         root = str(self._external.getDatabase(ident.database).locationUri().toString()).rstrip("/")
         return f"{root}/{ident.name}"
 
@@ -96,8 +105,9 @@ class SparkSessionCatalog:
         comment: str | None = None,
     ) -> TableInfo:
         if self.table_exists(ident):
-            raise TableAlreadyExistsError(f"Table {ident} already exists.",
-                                          help="use CREATE TABLE IF NOT EXISTS, or DROP TABLE first")
+            raise TableAlreadyExistsError(
+                f"Table {ident} already exists.", help="use CREATE TABLE IF NOT EXISTS, or DROP TABLE first"
+            )
         columns = str(self._struct(schema).toDDL())
         parts = [f"CREATE TABLE {ident.quoted()} ({columns}) USING {provider}"]
         if partition_columns:
@@ -108,8 +118,11 @@ class SparkSessionCatalog:
             parts.append(f"COMMENT {quote_string(comment)}")
         props = {k: v for k, v in (properties or {}).items() if k.lower() not in _RESERVED_PROPERTIES}
         if props:
-            parts.append("TBLPROPERTIES (" + ", ".join(f"{quote_string(k)} = {quote_string(v)}"
-                                                      for k, v in props.items()) + ")")
+            parts.append(
+                "TBLPROPERTIES ("
+                + ", ".join(f"{quote_string(k)} = {quote_string(v)}" for k, v in props.items())
+                + ")"
+            )
         self.spark.sql(" ".join(parts))
         info = self.load_table(ident)
         if info is None:  # pragma: no cover - Spark just created it
@@ -120,14 +133,19 @@ class SparkSessionCatalog:
         from pyspark.sql.types import StructType
 
         external = self._external
-        if not external.databaseExists(ident.database) or not external.tableExists(ident.database, ident.name):
+        if not external.databaseExists(ident.database) or not external.tableExists(
+            ident.database, ident.name
+        ):
             return None
         table = external.getTable(ident.database, ident.name)
         storage_location = table.storage().locationUri()
         location = str(storage_location.get().toString()) if storage_location.isDefined() else None
         provider = str(table.provider().get()) if table.provider().isDefined() else None
-        properties = {str(k): str(v) for k, v in dict(self._java(table.properties())).items()
-                      if str(k).lower() not in _RESERVED_PROPERTIES}
+        properties = {
+            str(k): str(v)
+            for k, v in dict(self._java(table.properties())).items()
+            if str(k).lower() not in _RESERVED_PROPERTIES
+        }
         schema = StructType.fromJson(json.loads(str(table.schema().json())))
         comment = str(table.comment().get()) if table.comment().isDefined() else None
         table_type = str(table.tableType().name())
@@ -145,7 +163,9 @@ class SparkSessionCatalog:
 
     def table_exists(self, ident: TableIdent) -> bool:
         external = self._external
-        return bool(external.databaseExists(ident.database) and external.tableExists(ident.database, ident.name))
+        return bool(
+            external.databaseExists(ident.database) and external.tableExists(ident.database, ident.name)
+        )
 
     def list_tables(self, database: str | None = None) -> list[TableIdent]:
         db = database or self.current_database()
@@ -168,9 +188,10 @@ class SparkSessionCatalog:
         try:
             level = self._jvm.org.apache.logging.log4j.Level.OFF
             self._jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
-                "org.apache.hadoop.hive.metastore.HiveAlterHandler", level)
-        except Exception:  # pragma: no cover - logging is cosmetic
-            pass
+                "org.apache.hadoop.hive.metastore.HiveAlterHandler", level
+            )
+        except Py4JError:  # pragma: no cover - another logging backend; the noise is cosmetic
+            _log.debug("Could not silence Hive's alter handler log.")
         self._session_catalog.alterTableDataSchema(self._table_identifier(ident), self._struct(data_schema))
 
     def rename(self, ident: TableIdent, new_ident: TableIdent) -> None:

@@ -26,7 +26,7 @@ and the settings ``--conf`` changed are put back afterwards.
 
 from __future__ import annotations
 
-__all__ = ["main", "split_statements", "format_rows"]
+__all__ = ["format_rows", "main", "split_statements"]
 
 import argparse
 import csv
@@ -54,19 +54,34 @@ CONTINUATION = "       > "
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hudi-sql", description="SQL shell for Apache Hudi tables on Spark.")
+    parser = argparse.ArgumentParser(
+        prog="hudi-sql", description="SQL shell for Apache Hudi tables on Spark."
+    )
     source = parser.add_mutually_exclusive_group()
     source.add_argument("-e", dest="execute", metavar="SQL", help="run the SQL statements and exit")
     source.add_argument("-f", dest="file", metavar="FILE", help="run the SQL script FILE and exit")
-    parser.add_argument("-i", dest="init", metavar="INIT", action="append", default=[],
-                        help="run the SQL script INIT first (may repeat)")
-    parser.add_argument("--conf", metavar="K=V", action="append", default=[],
-                        help="a Spark setting, or a hoodie.* session option (may repeat)")
+    parser.add_argument(
+        "-i",
+        dest="init",
+        metavar="INIT",
+        action="append",
+        default=[],
+        help="run the SQL script INIT first (may repeat)",
+    )
+    parser.add_argument(
+        "--conf",
+        metavar="K=V",
+        action="append",
+        default=[],
+        help="a Spark setting, or a hoodie.* session option (may repeat)",
+    )
     parser.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     parser.add_argument("--warehouse", metavar="DIR", help="warehouse folder for managed tables")
     parser.add_argument("--state-dir", metavar="DIR", help="folder of the embedded metastore")
     parser.add_argument("--database", metavar="DB", help="the current database to start in")
-    parser.add_argument("--output", choices=OUTPUT_FORMATS, default="table", help="result format (default table)")
+    parser.add_argument(
+        "--output", choices=OUTPUT_FORMATS, default="table", help="result format (default table)"
+    )
     parser.add_argument("-S", "--silent", action="store_true", help="no timing lines on stderr")
     parser.add_argument("--verbose", action="store_true", help="print stack traces of errors")
     return parser
@@ -150,8 +165,13 @@ def format_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], output: s
     """Rows in one of :data:`OUTPUT_FORMATS` (no trailing newline for empty output)."""
     rows = list(rows)
     if output == "json":
-        return "".join(json.dumps({c: _plain(v) for c, v in zip(columns, row, strict=True)}, default=str,
-                                  ensure_ascii=False) + "\n" for row in rows)
+        return "".join(
+            json.dumps(
+                {c: _plain(v) for c, v in zip(columns, row, strict=True)}, default=str, ensure_ascii=False
+            )
+            + "\n"
+            for row in rows
+        )
     cells = [[_text(v) for v in row] for row in rows]
     if output in ("csv", "tsv"):
         buffer = io.StringIO()
@@ -159,7 +179,9 @@ def format_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], output: s
         writer.writerow(columns)
         writer.writerows(cells)
         return buffer.getvalue()
-    widths = [max([len(c)] + [len(line) for r in cells for line in r[i].split("\n")]) for i, c in enumerate(columns)]
+    widths = [
+        max([len(c)] + [len(line) for r in cells for line in r[i].split("\n")]) for i, c in enumerate(columns)
+    ]
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+\n"
 
     def line(values: Sequence[str]) -> str:
@@ -201,7 +223,9 @@ def _error_text(error: BaseException) -> str:
 
 
 class _Shell:
-    def __init__(self, session: HudiSession, args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> None:
+    def __init__(
+        self, session: HudiSession, args: argparse.Namespace, stdout: IO[str], stderr: IO[str]
+    ) -> None:
         self.session = session
         self.args = args
         self.stdout = stdout
@@ -217,18 +241,20 @@ class _Shell:
         """Run a script; False (after reporting) at the first failure."""
         try:
             statements = self.session.statements(text)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - the shell reports every failure and stops
             self.report(e)
             return False
         for statement in statements:
             started = time.time()
             try:
                 count = _print_result(self.session.execute(statement), self.args.output, self.stdout)
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - the shell reports every failure and stops
                 self.report(e)
                 return False
             if not self.args.silent:
-                self.stderr.write(f"Time taken: {time.time() - started:.3f} seconds, Fetched {count} row(s)\n")
+                self.stderr.write(
+                    f"Time taken: {time.time() - started:.3f} seconds, Fetched {count} row(s)\n"
+                )
                 self.stderr.flush()
         return True
 
@@ -277,15 +303,18 @@ def _readline(history: Path | None) -> Any:
 def _read_line(prompt: str, stdin: IO[str], stdout: IO[str]) -> str:
     if stdin is sys.stdin and stdin.isatty():
         return input(prompt)
-    stdout.write(prompt)
-    stdout.flush()
+    if stdin is not sys.stdin:  # a stream given by the caller shows the prompts; a pipe does not
+        stdout.write(prompt)
+        stdout.flush()
     line = stdin.readline()
     if not line:
         raise EOFError
     return line.rstrip("\n")
 
 
-def _split_conf(items: Sequence[str], parser: argparse.ArgumentParser) -> tuple[dict[str, str], dict[str, str]]:
+def _split_conf(
+    items: Sequence[str], parser: argparse.ArgumentParser
+) -> tuple[dict[str, str], dict[str, str]]:
     spark_conf: dict[str, str] = {}
     options: dict[str, str] = {}
     for item in items:
@@ -297,7 +326,9 @@ def _split_conf(items: Sequence[str], parser: argparse.ArgumentParser) -> tuple[
     return spark_conf, options
 
 
-def _session(args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None) -> SparkSession:
+def _session(
+    args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None
+) -> SparkSession:
     from hudi_sql.spark.session import default_state_dir, spark_session
 
     if spark is not None:
@@ -308,12 +339,19 @@ def _session(args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkS
     if state_dir is None and args.warehouse:
         state_dir = os.path.join(args.warehouse, ".hudi-sql")
     conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
-    return spark_session(master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse,
-                         conf=conf)
+    return spark_session(
+        master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse, conf=conf
+    )
 
 
-def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None, stdin: IO[str] | None = None,
-         stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    spark: SparkSession | None = None,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
     """Run the shell; returns the exit status (0, or 1 on the first failing statement).
 
     Args:
@@ -324,8 +362,13 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     """
     from hudi_sql.sql.session import HudiSession
 
+    arguments = list(argv) if argv is not None else sys.argv[1:]
+    if arguments and arguments[0] == "thriftserver":  # hudi-sql thriftserver [--port ...]
+        from hudi_sql.server.cli import main as serve
+
+        return serve(arguments[1:])
     parser = _parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    args = parser.parse_args(arguments)
     # PySpark logs every failed analysis as JSON on stderr; the shell reports errors itself.
     logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL)
     stdout = stdout or sys.stdout
@@ -335,7 +378,7 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     previous_conf = {} if own_session else {k: spark.conf.get(k, None) for k in spark_conf}  # type: ignore[union-attr]
     try:
         session = _session(args, spark_conf, spark)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any failure to start Spark ends the shell with a message
         stderr.write(f"Error: could not start Spark: {_error_text(e)}\n")
         return 1
     original_database = None if own_session else session.catalog.currentDatabase()
@@ -358,8 +401,14 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
                 stderr.write(f"Error: cannot read '{args.file}': {e.strerror}\n")
                 return 1
             return 0 if shell.run_text(text) else 1
-        state = Path(args.state_dir or (os.path.join(args.warehouse, ".hudi-sql") if args.warehouse else
-                                        os.environ.get("HUDI_SQL_HOME", Path.home() / ".hudi-sql")))
+        state = Path(
+            args.state_dir
+            or (
+                os.path.join(args.warehouse, ".hudi-sql")
+                if args.warehouse
+                else os.environ.get("HUDI_SQL_HOME", Path.home() / ".hudi-sql")
+            )
+        )
         history = state.expanduser() / "history" if state.expanduser().exists() else None
         return shell.interactive(stdin or sys.stdin, history)
     finally:

@@ -17,7 +17,7 @@ ever does call this source, it fails with a :class:`~hudi_sql.errors.HudiError` 
 
 from __future__ import annotations
 
-__all__ = ["HudiDataSource", "register_datasource", "USE_INSTEAD"]
+__all__ = ["USE_INSTEAD", "HudiDataSource", "register_datasource"]
 
 from typing import TYPE_CHECKING
 

@@ -38,13 +38,13 @@ from hudi_sql.errors import (
     HudiSchemaError,
     HudiSqlError,
     TableAlreadyExistsError,
-    UnsupportedFeatureError,
     did_you_mean,
 )
 from hudi_sql.model.schema import META_FIELDS
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.planner import (
     FIXED_PROPERTIES,
+    CreatePlan,
     HudiTableFacts,
     order_columns,
     plan_create,
@@ -68,13 +68,14 @@ _log = logging.getLogger(__name__)
 
 def declared_schema(columns: Sequence[st.ColumnDef]) -> StructType:
     """The declared columns as a Spark schema (every column nullable, as Hudi's Avro schema makes it)."""
+    from pyspark.errors import PySparkException
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     fields = []
     for column in columns:
         try:
             data_type = _parse_datatype_string(column.data_type)
-        except Exception as e:  # Spark's parse error
+        except (PySparkException, ValueError) as e:  # Spark's parse error
             raise HudiSqlError(f"column '{column.name}': unknown type '{column.data_type}' ({e})") from None
         metadata = {"comment": column.comment} if column.comment else {}
         fields.append(StructField(column.name, data_type, True, metadata))
@@ -97,19 +98,24 @@ def create_table(runner: Runner, statement: st.Statement) -> DataFrame:
     if runner.catalog.table_exists(ident):
         if statement.if_not_exists:
             return runner.empty()
-        raise TableAlreadyExistsError(f"Table {ident} already exists.",
-                                      help="use CREATE TABLE IF NOT EXISTS, or DROP TABLE first")
+        raise TableAlreadyExistsError(
+            f"Table {ident} already exists.", help="use CREATE TABLE IF NOT EXISTS, or DROP TABLE first"
+        )
     if not runner.catalog.database_exists(ident.database):
         raise runner.not_found(ident, "Database of table")
     location = statement.location
     if location is not None and TableMetaClient.exists(location):
         if statement.as_query is not None:
-            raise HudiSqlError(f"CREATE TABLE {ident} AS SELECT: a Hudi table already exists at '{location}'.",
-                               help="INSERT INTO the table instead, or choose another LOCATION")
+            raise HudiSqlError(
+                f"CREATE TABLE {ident} AS SELECT: a Hudi table already exists at '{location}'.",
+                help="INSERT INTO the table instead, or choose another LOCATION",
+            )
         _register_existing(runner, statement, ident, location)
         return runner.empty()
     if statement.as_query is not None:
-        source = runner.query(statement.as_query)
+        from hudi_sql.sql.dml import drop_meta_columns
+
+        source = drop_meta_columns(runner.query(statement.as_query))
         schema = source.schema
     else:
         source = None
@@ -128,57 +134,85 @@ def _register_existing(runner: Runner, statement: st.CreateTable, ident: TableId
     meta = TableMetaClient.load(location)
     schema_json = meta.latest_schema()
     if schema_json is None:
-        raise HudiSchemaError(f"The Hudi table at '{location}' records no schema.",
-                              help="declare its columns: CREATE TABLE t (...) USING hudi LOCATION ...")
+        raise HudiSchemaError(
+            f"The Hudi table at '{location}' records no schema.",
+            help="declare its columns: CREATE TABLE t (...) USING hudi LOCATION ...",
+        )
     stored = from_avro_schema(schema_json)
     partitions = tuple(f.split(":", 1)[0] for f in meta.partition_fields)
     where = f"CREATE TABLE {ident}"
-    if statement.partitioned_by and [p.lower() for p in statement.partitioned_by] != [p.lower() for p in
-                                                                                       partitions]:
-        raise HudiSqlError(f"{where}: PARTITIONED BY ({', '.join(statement.partitioned_by)}) differs from the "
-                           f"table's partition fields ({', '.join(partitions) or 'none'}) at '{location}'.")
+    if statement.partitioned_by and [p.lower() for p in statement.partitioned_by] != [
+        p.lower() for p in partitions
+    ]:
+        raise HudiSqlError(
+            f"{where}: PARTITIONED BY ({', '.join(statement.partitioned_by)}) differs from the "
+            f"table's partition fields ({', '.join(partitions) or 'none'}) at '{location}'."
+        )
     catalog_schema = stored
     if statement.columns:
         declared = declared_schema(statement.columns)
         want, have = _avro_normalized(declared, meta.table_name), _avro_normalized(stored, meta.table_name)
         for column, data_type in want.items():
             if column not in have:
-                raise HudiSqlError(f"{where}: column '{column}' is not in the table at '{location}'."
-                                   f"{did_you_mean(column, list(have))}",
-                                   help="leave the columns out to take the table's schema")
+                raise HudiSqlError(
+                    f"{where}: column '{column}' is not in the table at '{location}'."
+                    f"{did_you_mean(column, list(have))}",
+                    help="leave the columns out to take the table's schema",
+                )
             if have[column] != data_type:
-                raise HudiSqlError(f"{where}: column '{column}' is declared {data_type} but the table at "
-                                   f"'{location}' stores {have[column]}.",
-                                   help="leave the columns out to take the table's schema")
+                raise HudiSqlError(
+                    f"{where}: column '{column}' is declared {data_type} but the table at "
+                    f"'{location}' stores {have[column]}.",
+                    help="leave the columns out to take the table's schema",
+                )
         missing = [c for c in have if c not in want]
         if missing:
-            raise HudiSqlError(f"{where}: the declaration lacks column(s) {', '.join(missing)} of the table at "
-                               f"'{location}'.", help="leave the columns out to take the table's schema")
+            raise HudiSqlError(
+                f"{where}: the declaration lacks column(s) {', '.join(missing)} of the table at "
+                f"'{location}'.",
+                help="leave the columns out to take the table's schema",
+            )
         catalog_schema = declared
     properties = registration_properties(meta.properties, statement.properties, ident.name)
     validate_options({k: v for k, v in properties.items() if k.startswith("hoodie.")}, where)
-    runner.catalog.create_table(ident, schema=order_columns(catalog_schema, partitions),
-                                partition_columns=partitions, location=location, properties=properties,
-                                comment=statement.comment)
+    runner.catalog.create_table(
+        ident,
+        schema=order_columns(catalog_schema, partitions),
+        partition_columns=partitions,
+        location=location,
+        properties=properties,
+        comment=statement.comment,
+    )
 
 
-def _create_new(runner: Runner, statement: st.CreateTable, ident: TableIdent, plan: object, location: str | None,
-                source: DataFrame | None) -> None:
-    from hudi_sql.sql.planner import CreatePlan
+def _create_new(
+    runner: Runner,
+    statement: st.CreateTable,
+    ident: TableIdent,
+    plan: CreatePlan,
+    location: str | None,
+    source: DataFrame | None,
+) -> None:
     from hudi_sql.storage.fs import Storage
     from hudi_sql.table.meta_client import init_table
 
-    assert isinstance(plan, CreatePlan)
     storage = Storage()
     catalog = runner.catalog
     if location is None:
         path = catalog.default_location(ident)
         if storage.exists(path) and any(True for _ in storage.list(path)):
             raise TableAlreadyExistsError(
-                f"Cannot create managed table {ident}: its location '{path}' already exists and is not empty.",
-                help="remove the folder, or register it with CREATE TABLE ... LOCATION")
-        catalog.create_table(ident, schema=plan.schema, partition_columns=plan.partition_columns,
-                             properties=plan.catalog_properties, comment=statement.comment)
+                f"Cannot create managed table {ident}: its location '{path}' already exists "
+                "and is not empty.",
+                help="remove the folder, or register it with CREATE TABLE ... LOCATION",
+            )
+        catalog.create_table(
+            ident,
+            schema=plan.schema,
+            partition_columns=plan.partition_columns,
+            properties=plan.catalog_properties,
+            comment=statement.comment,
+        )
         try:
             info = catalog.load_table(ident)
             assert info is not None and info.location is not None
@@ -192,13 +226,20 @@ def _create_new(runner: Runner, statement: st.CreateTable, ident: TableIdent, pl
         created_dir = not storage.exists(path)
         if not created_dir and any(True for _ in storage.list(path)):
             raise TableAlreadyExistsError(
-                f"Cannot create table {ident} at '{path}': the folder is not empty and holds no Hudi table.")
+                f"Cannot create table {ident} at '{path}': the folder is not empty and holds no Hudi table."
+            )
         init_table(path, plan.table_properties)
         try:
-            catalog.create_table(ident, schema=plan.schema, partition_columns=plan.partition_columns,
-                                 location=path, properties=plan.catalog_properties, comment=statement.comment)
+            catalog.create_table(
+                ident,
+                schema=plan.schema,
+                partition_columns=plan.partition_columns,
+                location=path,
+                properties=plan.catalog_properties,
+                comment=statement.comment,
+            )
         except BaseException:
-            storage.delete_dir(path) if created_dir else storage.delete_dir(f"{path}/.hoodie")
+            storage.delete_dir(path if created_dir else f"{path}/.hoodie")
             raise
     if source is None:
         return
@@ -208,13 +249,15 @@ def _create_new(runner: Runner, statement: st.CreateTable, ident: TableIdent, pl
         resolved = runner.resolve(statement.name)
         facts = runner.facts(resolved)
         aligned = source.select(*[source[c.name] for c in plan.schema.fields])
-        write_frame(runner, facts, aligned, write_options(facts, runner.options, {
-            HudiWriteConfig.OPERATION.key: "bulk_insert"}))
+        write_frame(
+            runner,
+            facts,
+            aligned,
+            write_options(facts, runner.options, {HudiWriteConfig.OPERATION.key: "bulk_insert"}),
+        )
     except BaseException:
-        if location is None:
-            catalog.drop_table(ident)
-        else:
-            catalog.drop_table(ident)
+        catalog.drop_table(ident)  # a managed table's folder goes with it
+        if location is not None:
             storage.delete_dir(path)
         raise
 
@@ -249,18 +292,25 @@ def rename_table(runner: Runner, statement: st.Statement) -> DataFrame:
     resolved = runner.resolve(statement.table)
     if not resolved.is_hudi:
         return runner.spark.sql(statement.sql)
-    new_ident = TableIdent((statement.new_name.database or resolved.ident.database).lower(),
-                           statement.new_name.name.lower())
+    new_ident = TableIdent(
+        (statement.new_name.database or resolved.ident.database).lower(), statement.new_name.name.lower()
+    )
     if runner.catalog.table_exists(new_ident):
         raise TableAlreadyExistsError(f"Cannot rename {resolved.ident} to {new_ident}: that table exists.")
     info = resolved.info
     assert info is not None and info.location is not None
     meta = TableMetaClient.load(info.location)
-    old = {k: meta.properties.get(k) for k in (HudiTableConfig.NAME.key, HudiTableConfig.CHECKSUM.key,
-                                              HudiTableConfig.DATABASE_NAME.key)}
+    old = {
+        k: meta.properties.get(k)
+        for k in (HudiTableConfig.NAME.key, HudiTableConfig.CHECKSUM.key, HudiTableConfig.DATABASE_NAME.key)
+    }
     database = meta.properties.get(HudiTableConfig.DATABASE_NAME.key, "default")
-    meta.update_properties({HudiTableConfig.NAME.key: new_ident.name,
-                            HudiTableConfig.CHECKSUM.key: str(table_checksum(database, new_ident.name))})
+    meta.update_properties(
+        {
+            HudiTableConfig.NAME.key: new_ident.name,
+            HudiTableConfig.CHECKSUM.key: str(table_checksum(database, new_ident.name)),
+        }
+    )
     try:
         runner.catalog.rename(resolved.ident, new_ident)
     except BaseException:
@@ -280,8 +330,10 @@ def set_properties(runner: Runner, statement: st.Statement) -> DataFrame:
     current = {k.lower(): v for k, v in info.properties.items()}
     for key, value in statement.properties.items():
         if key.lower() in FIXED_PROPERTIES and current.get(key.lower()) != value:
-            raise HudiSqlError(f"{where}: '{key}' is fixed when a Hudi table is created.",
-                               help="create a new table (CREATE TABLE ... AS SELECT) to change it")
+            raise HudiSqlError(
+                f"{where}: '{key}' is fixed when a Hudi table is created.",
+                help="create a new table (CREATE TABLE ... AS SELECT) to change it",
+            )
     validate_options({k: v for k, v in statement.properties.items() if k.startswith("hoodie.")}, where)
     runner.catalog.set_properties(resolved.ident, statement.properties)
     return runner.empty()
@@ -315,7 +367,9 @@ def add_columns(runner: Runner, statement: st.Statement) -> DataFrame:
     action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
     txn = Transaction.begin(meta, action)
     txn.start(CommitMetadata({}, "ALTER_SCHEMA"))
-    txn.complete(CommitMetadata({}, "ALTER_SCHEMA", {"schema": avro_schema_json(new_schema, meta.table_name)}))
+    txn.complete(
+        CommitMetadata({}, "ALTER_SCHEMA", {"schema": avro_schema_json(new_schema, meta.table_name)})
+    )
     info = resolved.info
     assert info is not None
     partitions = {p.lower() for p in info.partition_columns}
@@ -341,18 +395,22 @@ def _live_partitions(facts: HudiTableFacts) -> list[str]:
 def _decoded(facts: HudiTableFacts, partition: str) -> dict[str, str] | None:
     from hudi_sql.read.plan import partition_values
 
-    return partition_values(partition, facts.partition_fields, hive_style=facts.hive_style,
-                            url_encoded=facts.url_encode)
+    return partition_values(
+        partition, facts.partition_fields, hive_style=facts.hive_style, url_encoded=facts.url_encode
+    )
 
 
-def _matching(facts: HudiTableFacts, partitions: list[str], spec: Sequence[st.PartitionValue],
-              where: str) -> list[str]:
+def _matching(
+    facts: HudiTableFacts, partitions: list[str], spec: Sequence[st.PartitionValue], where: str
+) -> list[str]:
     names = {p.lower() for p in facts.partition_fields}
     for entry in spec:
         if entry.column.lower() not in names:
-            raise HudiSqlError(f"{where}: '{entry.column}' is not a partition column of {facts.name}."
-                               f"{did_you_mean(entry.column, list(facts.partition_fields))}",
-                               help=f"partition columns are {', '.join(facts.partition_fields) or '(none)'}")
+            raise HudiSqlError(
+                f"{where}: '{entry.column}' is not a partition column of {facts.name}."
+                f"{did_you_mean(entry.column, list(facts.partition_fields))}",
+                help=f"partition columns are {', '.join(facts.partition_fields) or '(none)'}",
+            )
     return [p for p in partitions if spec_matches(_decoded(facts, p), spec)]
 
 
@@ -368,10 +426,19 @@ def _delete_partitions(runner: Runner, facts: HudiTableFacts, partitions: list[s
     from hudi_sql.sql.dml import write_frame
 
     empty = runner.spark.createDataFrame([], facts.target_schema())
-    write_frame(runner, facts, empty, write_options(facts, runner.options, {
-        HudiWriteConfig.OPERATION.key: "delete_partition",
-        HudiWriteConfig.PARTITIONS_TO_DELETE.key: ",".join(_glob_escape(p) for p in partitions),
-    }))
+    write_frame(
+        runner,
+        facts,
+        empty,
+        write_options(
+            facts,
+            runner.options,
+            {
+                HudiWriteConfig.OPERATION.key: "delete_partition",
+                HudiWriteConfig.PARTITIONS_TO_DELETE.key: ",".join(_glob_escape(p) for p in partitions),
+            },
+        ),
+    )
 
 
 def drop_partition(runner: Runner, statement: st.Statement) -> DataFrame:
@@ -390,8 +457,10 @@ def drop_partition(runner: Runner, statement: st.Statement) -> DataFrame:
     for spec in statement.partitions:
         found = _matching(facts, live, spec, where)
         if not found and not statement.if_exists:
-            raise HudiSqlError(f"{where}: {_spec_sql(spec)} does not exist in {resolved.ident}.",
-                               help="SHOW PARTITIONS lists them; ALTER TABLE ... DROP IF EXISTS PARTITION ignores it")
+            raise HudiSqlError(
+                f"{where}: {_spec_sql(spec)} does not exist in {resolved.ident}.",
+                help="SHOW PARTITIONS lists them; ALTER TABLE ... DROP IF EXISTS PARTITION ignores it",
+            )
         doomed += [p for p in found if p not in doomed]
     if doomed:
         _delete_partitions(runner, facts, doomed)
@@ -423,8 +492,12 @@ def truncate_table(runner: Runner, statement: st.Statement) -> DataFrame:
         return runner.empty()
     if live:
         empty = runner.spark.createDataFrame([], facts.target_schema())
-        write_frame(runner, facts, empty, write_options(facts, runner.options, {
-            HudiWriteConfig.OPERATION.key: "insert_overwrite_table"}))
+        write_frame(
+            runner,
+            facts,
+            empty,
+            write_options(facts, runner.options, {HudiWriteConfig.OPERATION.key: "insert_overwrite_table"}),
+        )
     return runner.empty()
 
 
@@ -470,7 +543,9 @@ def show_create_table(runner: Runner, statement: st.Statement) -> DataFrame:
     if not info.managed:
         text.append(f"LOCATION {quote_string(str(info.location))}")
     if info.properties:
-        props = ",\n".join(f"  {quote_string(k)} = {quote_string(v)}" for k, v in sorted(info.properties.items()))
+        props = ",\n".join(
+            f"  {quote_string(k)} = {quote_string(v)}" for k, v in sorted(info.properties.items())
+        )
         text.append(f"TBLPROPERTIES (\n{props})")
     return runner.rows("createtab_stmt string", [("\n".join(text) + "\n",)])
 

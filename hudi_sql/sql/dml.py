@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from catalog.base import quote_identifier
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
-from hudi_sql.errors import CommitStateUnknownError, HudiSqlError
+from hudi_sql.errors import CommitStateUnknownError, HudiError, HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_insert, write_options
 
@@ -48,7 +48,9 @@ _log = logging.getLogger(__name__)
 # Writing --------------------------------------------------------------------------------------------
 
 
-def write_frame(runner: Runner, facts: HudiTableFacts, df: DataFrame, options: Mapping[str, str]) -> WriteResult:
+def write_frame(
+    runner: Runner, facts: HudiTableFacts, df: DataFrame, options: Mapping[str, str]
+) -> WriteResult:
     """One :func:`hudi_sql.write`; if it fails before committing, its instant is rolled back now
     (not left for the next writer), unless the commit's outcome is unknown."""
     from hudi_sql.write.api import write
@@ -68,9 +70,10 @@ def _rollback_pending(location: str) -> None:
 
     try:
         rollback_failed_writes(TableMetaClient.load(location))
-    except Exception:  # the next writer rolls it back anyway
-        _log.warning("Could not roll back the failed write on '%s' now; the next write will.", location,
-                     exc_info=True)
+    except (HudiError, OSError):  # the next writer rolls it back anyway
+        _log.warning(
+            "Could not roll back the failed write on '%s' now; the next write will.", location, exc_info=True
+        )
 
 
 def _key_columns(facts: HudiTableFacts) -> list[str]:
@@ -86,9 +89,15 @@ def _key_columns(facts: HudiTableFacts) -> list[str]:
     return out
 
 
-def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | None,
-                  deletes: DataFrame | None, *, known_counts: tuple[int, int] | None = None,
-                  moves_are_updates: bool = False) -> DataFrame:
+def write_changes(
+    runner: Runner,
+    facts: HudiTableFacts,
+    upserts: DataFrame | None,
+    deletes: DataFrame | None,
+    *,
+    known_counts: tuple[int, int] | None = None,
+    moves_are_updates: bool = False,
+) -> DataFrame:
     """Write upserted rows and deleted keys; returns the metrics row.
 
     Upserts go in one ``upsert``, deleted keys in one ``delete`` (a ``_hoodie_is_deleted``
@@ -135,7 +144,16 @@ def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | No
     return runner.rows(
         "num_affected_rows long, num_inserted_rows long, num_updated_rows long, num_deleted_rows long, "
         "instant_time string",
-        [(inserted + updated + deleted, inserted, updated, deleted, second.instant_time or first.instant_time)])
+        [
+            (
+                inserted + updated + deleted,
+                inserted,
+                updated,
+                deleted,
+                second.instant_time or first.instant_time,
+            )
+        ],
+    )
 
 
 # INSERT ---------------------------------------------------------------------------------------------
@@ -143,9 +161,11 @@ def write_changes(runner: Runner, facts: HudiTableFacts, upserts: DataFrame | No
 
 def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.InsertInto) -> DataFrame:
     """The query's rows as the table's columns (see :func:`~hudi_sql.sql.planner.align_insert`),
-    cast to the table's types as Spark's INSERT casts them."""
+    cast to the table's types as Spark's INSERT casts them. Hudi's meta columns in the query
+    (``SELECT *`` from a Hudi table) are dropped first, as Hudi's INSERT drops them."""
     from pyspark.sql import functions as F
 
+    source = drop_meta_columns(source)
     sources = align_insert(statement, facts, len(source.columns))
     renamed = source.toDF(*[f"__hudi_c{i}" for i in range(len(source.columns))])
     columns = []
@@ -156,11 +176,13 @@ def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.Insert
             given = source.schema.fields[where.position].dataType
             if not _can_cast(source, given, field_.dataType):
                 raise HudiSqlError(
-                    f"INSERT INTO {facts.name}: column '{field_.name}' is {field_.dataType.simpleString()} but "
+                    f"INSERT INTO {facts.name}: column '{field_.name}' is "
+                    f"{field_.dataType.simpleString()} but "
                     f"query column {where.position + 1} ('{source.columns[where.position]}') is "
                     f"{given.simpleString()}.",
                     help="columns are filled by position, partition columns last: "
-                         + ", ".join(f.name for f in facts.target_schema().fields))
+                    + ", ".join(f.name for f in facts.target_schema().fields),
+                )
             value = F.col(f"__hudi_c{where.position}")
         else:
             value = F.lit(None)
@@ -168,36 +190,57 @@ def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.Insert
     return renamed.select(*columns)
 
 
+def drop_meta_columns(df: DataFrame) -> DataFrame:
+    """*df* without Hudi's five meta columns (``_hoodie_commit_time``, ...)."""
+    from hudi_sql.model.schema import META_FIELDS
+
+    present = [c for c in df.columns if c in META_FIELDS]
+    return df.drop(*present) if present else df
+
+
 def _can_cast(df: DataFrame, source: Any, target: Any) -> bool:
-    """Spark's ``Cast.canCast`` (what an explicit CAST accepts)."""
+    """Whether Spark's CAST accepts *source* to *target* (``Cast.canAnsiCast`` in ANSI mode)."""
     session = df.sparkSession
     parse = session._jsparkSession.parseDataType
     cast = session._jvm.org.apache.spark.sql.catalyst.expressions.Cast
-    return bool(cast.canCast(parse(source.json()), parse(target.json())))
+    ansi = str(session.conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
+    check = cast.canAnsiCast if ansi else cast.canCast
+    return bool(check(parse(source.json()), parse(target.json())))
 
 
-def _require_new_keys(runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str]) -> None:
+def _require_new_keys(
+    runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str]
+) -> None:
     """``dup.policy=fail``: refuse the INSERT if any incoming key exists (before writing)."""
     from pyspark.sql import functions as F
 
     from hudi_sql.keygen import key_generator_for
 
     configs = HudiConfigs.of(dict(options))
-    incoming_keys = key_generator_for(configs, table_properties=facts.table_properties, schema=frame.schema, sql=True)
-    incoming = frame.select(incoming_keys.record_key().alias("__k"), incoming_keys.partition_path().alias("__p"))
+    incoming_keys = key_generator_for(
+        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True
+    )
+    incoming = frame.select(
+        incoming_keys.record_key().alias("__k"), incoming_keys.partition_path().alias("__p")
+    )
     snapshot = runner.snapshot(facts.location)
     if facts.populate_meta_fields:
-        existing = snapshot.select(F.col("_hoodie_record_key").alias("__k"),
-                                   F.col("_hoodie_partition_path").alias("__p"))
+        existing = snapshot.select(
+            F.col("_hoodie_record_key").alias("__k"), F.col("_hoodie_partition_path").alias("__p")
+        )
     else:
         data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
-        keys = key_generator_for(configs, table_properties=facts.table_properties, schema=data.schema, sql=True)
+        keys = key_generator_for(
+            configs, table_properties=facts.table_properties, schema=data.schema, sql=True
+        )
         existing = data.select(keys.record_key().alias("__k"), keys.partition_path().alias("__p"))
     hit = incoming.join(existing, ["__k", "__p"], "left_semi").limit(1).collect()
     if hit:
-        raise HudiSqlError(f"Duplicate key found for insert statement, key is: {hit[0]['__k']}",
-                           help=f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail refuses existing keys; "
-                                "use drop to skip them, or upsert")
+        raise HudiSqlError(
+            f"Duplicate key found for insert statement, key is: {hit[0]['__k']}",
+            help=f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail refuses existing keys; "
+            "use drop to skip them, or upsert",
+        )
 
 
 def insert_into(runner: Runner, statement: st.Statement) -> DataFrame:
@@ -223,16 +266,22 @@ def insert_into(runner: Runner, statement: st.Statement) -> DataFrame:
     return runner.metrics(result)
 
 
-def _empty_static_partition(runner: Runner, facts: HudiTableFacts, static: Mapping[str, str],
-                            result: WriteResult) -> None:
+def _empty_static_partition(
+    runner: Runner, facts: HudiTableFacts, static: Mapping[str, str], result: WriteResult
+) -> None:
     """``INSERT OVERWRITE t PARTITION (p = v) <no rows>`` empties partition p = v, as in Spark."""
     from hudi_sql.sql.ddl import _decoded, _delete_partitions, _live_partitions
     from hudi_sql.sql.planner import spec_matches
 
     spec = [st.PartitionValue(k, v, v) for k, v in static.items()]
 
-    doomed = [p for p in _live_partitions(facts) if spec_matches(_decoded(facts, p), spec)
-              and p not in result.replaced_file_ids and not any(s.partition_path == p for s in result.write_stats)]
+    doomed = [
+        p
+        for p in _live_partitions(facts)
+        if spec_matches(_decoded(facts, p), spec)
+        and p not in result.replaced_file_ids
+        and not any(s.partition_path == p for s in result.write_stats)
+    ]
     if doomed:
         _delete_partitions(runner, facts, doomed)
 
@@ -256,8 +305,9 @@ def update(runner: Runner, statement: st.Statement) -> DataFrame:
         return write_changes(runner, facts, upserts, deletes, moves_are_updates=True)
 
 
-def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, views: Mapping[str, str],
-                  created: list[str]) -> tuple[DataFrame, DataFrame | None]:
+def update_frames(
+    runner: Runner, statement: st.Update, facts: HudiTableFacts, views: Mapping[str, str], created: list[str]
+) -> tuple[DataFrame, DataFrame | None]:
     """The rows an UPDATE writes, and the old keys of rows it moves to another partition."""
     where_ = f"UPDATE {facts.name}"
     alias = statement.alias or facts.name
@@ -266,8 +316,10 @@ def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, v
     for assignment in statement.assignments:
         column = facts.column(assignment.column, where_)
         if column.lower() in keys:
-            raise HudiSqlError(f"{where_}: column '{column}' is part of the record key and cannot be updated.",
-                               help="delete the row and insert it with the new key")
+            raise HudiSqlError(
+                f"{where_}: column '{column}' is part of the record key and cannot be updated.",
+                help="delete the row and insert it with the new key",
+            )
         assigned[column.lower()] = assignment.value
     fields = facts.target_schema().fields
     partitions = {p.lower() for p in facts.partition_fields}
@@ -276,8 +328,11 @@ def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, v
 
     def value(field_name: str) -> str:
         text = assigned.get(field_name.lower())
-        return f"({st.bind(text, statement.table_refs, views)})" if text is not None else \
-            f"{_q(alias)}.{_q(field_name)}"
+        return (
+            f"({st.bind(text, statement.table_refs, views)})"
+            if text is not None
+            else f"{_q(alias)}.{_q(field_name)}"
+        )
 
     new_columns = [f"CAST({value(f.name)} AS {f.dataType.simpleString()}) AS {_q(f.name)}" for f in fields]
     condition = st.bind(statement.where, statement.table_refs, views) if statement.where else None
@@ -286,8 +341,10 @@ def update_frames(runner: Runner, statement: st.Update, facts: HudiTableFacts, v
     moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
     if not moved:
         return upserts, None
-    changed = " OR ".join(f"NOT (CAST({value(f.name)} AS {f.dataType.simpleString()}) <=> "
-                          f"{_q(alias)}.{_q(f.name)})" for f in moved)
+    changed = " OR ".join(
+        f"NOT (CAST({value(f.name)} AS {f.dataType.simpleString()}) <=> {_q(alias)}.{_q(f.name)})"
+        for f in moved
+    )
     old = ", ".join(f"{_q(alias)}.{_q(c)} AS {_q(c)}" for c in _key_columns(facts))
     both = f"({condition}) AND ({changed})" if condition else changed
     return upserts, runner.spark.sql(f"SELECT {old} FROM {target} AS {_q(alias)} WHERE {both}")
@@ -304,8 +361,9 @@ def delete(runner: Runner, statement: st.Statement) -> DataFrame:
         return write_changes(runner, facts, None, delete_frame(runner, statement, facts, views, created))
 
 
-def delete_frame(runner: Runner, statement: st.Delete, facts: HudiTableFacts, views: Mapping[str, str],
-                 created: list[str]) -> DataFrame:
+def delete_frame(
+    runner: Runner, statement: st.Delete, facts: HudiTableFacts, views: Mapping[str, str], created: list[str]
+) -> DataFrame:
     """The rows a DELETE removes."""
     alias = statement.alias or facts.name
     target = runner.register_view(runner.snapshot(facts.location))

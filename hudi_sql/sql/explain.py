@@ -71,13 +71,20 @@ def _read_plan_lines(runner: Runner, ref: st.TableRef) -> list[str]:
     native = sum(_file_size(meta, p) for p in plan.native_files)
     merged_base = sum(s.base_file.size for s in plan.merge_slices if s.base_file is not None)
     logs = [log for s in plan.merge_slices for log in s.log_files]
-    lines = [f"== Hudi read: {label}" + (f" AS {ref.alias}" if ref.alias else "") + " ==",
-             f"table type: {meta.table_type.value}; query type: {plan.query_type.value}; as of: {plan.as_of or '-'}"]
+    lines = [
+        f"== Hudi read: {label}" + (f" AS {ref.alias}" if ref.alias else "") + " ==",
+        (
+            f"table type: {meta.table_type.value}; query type: {plan.query_type.value}; "
+            f"as of: {plan.as_of or '-'}"
+        ),
+    ]
     if plan.begin is not None:
         lines.append(f"incremental range: ({plan.begin}, {plan.end}]")
     lines.append(f"base files read by Spark's Parquet reader: {len(plan.native_files)} ({_size(native)})")
-    lines.append(f"file slices merged with log files: {len(plan.merge_slices)} (base {_size(merged_base)}, "
-                 f"{len(logs)} log files {_size(sum(log.size for log in logs))})")
+    lines.append(
+        f"file slices merged with log files: {len(plan.merge_slices)} (base {_size(merged_base)}, "
+        f"{len(logs)} log files {_size(sum(log.size for log in logs))})"
+    )
     return lines
 
 
@@ -111,27 +118,43 @@ def _record_size(runner: Runner, facts: HudiTableFacts) -> int:
     return int(WriteClient(facts.location, write_options(facts, runner.options)).sizing(meta).record_size)
 
 
-def _tag(runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str], *,
-         deletes: bool, use_index: bool) -> list[tuple[str, str | None, bool, int]]:
+def _tag(
+    runner: Runner,
+    facts: HudiTableFacts,
+    frame: DataFrame,
+    options: Mapping[str, str],
+    *,
+    deletes: bool,
+    use_index: bool,
+) -> list[tuple[str, str | None, bool, int]]:
     """(partition, existing file id or None, is delete, records) as the index would tag them."""
     from pyspark.sql import functions as F
 
     from hudi_sql.keygen import key_generator_for
 
     configs = HudiConfigs.of(dict(options))
-    keygen = key_generator_for(configs, table_properties=facts.table_properties, schema=frame.schema, sql=True)
+    keygen = key_generator_for(
+        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True
+    )
     incoming = frame.select(keygen.record_key().alias("__k"), keygen.partition_path().alias("__p"))
     if use_index:
         snapshot = runner.snapshot(facts.location)
         if facts.populate_meta_fields:
             existing = snapshot.select(
-                F.col("_hoodie_record_key").alias("__k"), F.col("_hoodie_partition_path").alias("__p"),
-                F.regexp_extract(F.col("_hoodie_file_name"), r"^\.?([^_]+)", 1).alias("__f"))
+                F.col("_hoodie_record_key").alias("__k"),
+                F.col("_hoodie_partition_path").alias("__p"),
+                F.regexp_extract(F.col("_hoodie_file_name"), r"^\.?([^_]+)", 1).alias("__f"),
+            )
         else:
             data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
-            keys = key_generator_for(configs, table_properties=facts.table_properties, schema=data.schema, sql=True)
-            existing = data.select(keys.record_key().alias("__k"), keys.partition_path().alias("__p"),
-                                   F.lit("(unknown: no meta fields)").alias("__f"))
+            keys = key_generator_for(
+                configs, table_properties=facts.table_properties, schema=data.schema, sql=True
+            )
+            existing = data.select(
+                keys.record_key().alias("__k"),
+                keys.partition_path().alias("__p"),
+                F.lit("(unknown: no meta fields)").alias("__f"),
+            )
         incoming = incoming.join(existing, ["__k", "__p"], "left")
     else:
         incoming = incoming.withColumn("__f", F.lit(None).cast("string"))
@@ -139,14 +162,23 @@ def _tag(runner: Runner, facts: HudiTableFacts, frame: DataFrame, options: Mappi
     return [(str(r["__p"]), r["__f"], deletes, int(r["count"])) for r in rows]
 
 
-def _describe_write(runner: Runner, facts: HudiTableFacts, operation: str,
-                    tagged: list[tuple[str, str | None, bool, int]], *, replaced: list[str] | None = None) -> str:
+def _describe_write(
+    runner: Runner,
+    facts: HudiTableFacts,
+    operation: str,
+    tagged: list[tuple[str, str | None, bool, int]],
+    *,
+    replaced: list[str] | None = None,
+    partitions_read: frozenset[str] | None = None,
+) -> str:
     from hudi_sql.table.fs_view import FileSystemView
     from hudi_sql.table.meta_client import TableMetaClient
 
     meta = TableMetaClient.load(facts.location)
     view = FileSystemView(meta)
-    slices = {(s.partition_path, s.file_id): s for s in view.latest_file_slices()} if not view.is_empty else {}
+    slices = (
+        {(s.partition_path, s.file_id): s for s in view.latest_file_slices()} if not view.is_empty else {}
+    )
     record = _record_size(runner, facts)
     mor = facts.table_type is TableType.MERGE_ON_READ
     updates: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
@@ -160,12 +192,18 @@ def _describe_write(runner: Runner, facts: HudiTableFacts, operation: str,
     total_updates = sum(u for u, _ in updates.values())
     total_deletes = sum(d for _, d in updates.values())
     total_inserts = sum(inserts.values())
-    lines = [f"== Hudi write plan: {facts.name} ({facts.table_type.value}) ==",
-             f"location: {facts.location}",
-             f"operation: {operation}",
-             f"records: {total_updates + total_inserts + total_deletes} ({total_updates} updates, "
-             f"{total_inserts} inserts, {total_deletes} deletes)",
-             "partitions: " + (", ".join(p or "(non-partitioned)" for p in partitions) or "(none)")]
+    lines = [
+        f"== Hudi write plan: {facts.name} ({facts.table_type.value}) ==",
+        f"location: {facts.location}",
+        f"operation: {operation}",
+        (
+            f"records: {total_updates + total_inserts + total_deletes} ({total_updates} updates, "
+            f"{total_inserts} inserts, {total_deletes} deletes)"
+        ),
+        "partitions: " + (", ".join(p or "(non-partitioned)" for p in partitions) or "(none)"),
+    ]
+    if partitions_read is not None:
+        lines.append(f"target partitions read (pruned by the ON condition): {len(partitions_read)}")
     estimate = total_inserts * record
     if updates:
         what = "file groups to append log files to" if mor else "file groups to rewrite (copy-on-write merge)"
@@ -175,15 +213,21 @@ def _describe_write(runner: Runner, facts: HudiTableFacts, operation: str,
             base = file_slice.base_file if file_slice is not None else None
             size = base.size if base is not None else 0
             estimate += (n_up + n_del) * record if mor else size + n_up * 0
-            lines.append(f"  {partition or '(root)'}  {file_id}  base {base.file_name if base else '-'} "
-                         f"({_size(size)})  updates {n_up}, deletes {n_del}")
+            lines.append(
+                f"  {partition or '(root)'}  {file_id}  base {base.file_name if base else '-'} "
+                f"({_size(size)})  updates {n_up}, deletes {n_del}"
+            )
     if inserts:
-        lines.append("new records (into small files or new file groups): " + ", ".join(
-            f"{p or '(root)'}: {n}" for p, n in sorted(inserts.items())))
+        lines.append(
+            "new records (into small files or new file groups): "
+            + ", ".join(f"{p or '(root)'}: {n}" for p, n in sorted(inserts.items()))
+        )
     if replaced is not None:
         groups = [s for (p, _), s in slices.items() if p in set(replaced)]
-        lines.append(f"file groups replaced: {len(groups)} in {len(replaced)} partition(s) "
-                     f"({_size(sum(s.total_size for s in groups))})")
+        lines.append(
+            f"file groups replaced: {len(groups)} in {len(replaced)} partition(s) "
+            f"({_size(sum(s.total_size for s in groups))})"
+        )
     lines.append(f"estimated bytes written: {_size(estimate)} (average record {_size(record)})")
     lines.append("EXPLAIN wrote nothing.")
     return "\n".join(lines)
@@ -194,7 +238,7 @@ def _explain_write(runner: Runner, inner: st.Statement) -> str:
     from hudi_sql.write.operation import WriteOperationType
 
     if isinstance(inner, st.InsertInto):
-        resolved, facts = runner.hudi_table(inner.table, "EXPLAIN INSERT")
+        _, facts = runner.hudi_table(inner.table, "EXPLAIN INSERT")
         mode = str(runner.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
         plan = plan_insert(inner, facts, runner.options, dynamic_overwrite=mode == "dynamic")
         with runner.bound(inner.query.table_refs) as views:
@@ -209,7 +253,7 @@ def _explain_write(runner: Runner, inner: st.Statement) -> str:
             elif plan.operation is WriteOperationType.INSERT_OVERWRITE:
                 replaced = sorted({p for p, _, _, _ in tagged})
             return _describe_write(runner, facts, plan.operation.value.lower(), tagged, replaced=replaced)
-    upserts, deletes, facts, cleanup = _change_frames(runner, inner)
+    upserts, deletes, facts, cleanup, pruned = _change_frames(runner, inner)
     try:
         options = write_options(facts, runner.options)
         tagged = []
@@ -220,12 +264,12 @@ def _explain_write(runner: Runner, inner: st.Statement) -> str:
         operation = "upsert" if upserts is not None else "delete"
         if upserts is not None and deletes is not None:
             operation = "upsert, then delete"
-        return _describe_write(runner, facts, operation, tagged)
+        return _describe_write(runner, facts, operation, tagged, partitions_read=pruned)
     finally:
         cleanup()
 
 
-def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiTableFacts, Any]:
+def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiTableFacts, Any, Any]:
     """The DataFrames UPDATE / DELETE / MERGE would write, and a cleanup to call after."""
     from contextlib import ExitStack
 
@@ -233,8 +277,9 @@ def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiT
     from hudi_sql.sql.merge import build_merge
 
     stack = ExitStack()
-    table = inner.target if isinstance(inner, st.MergeInto) else getattr(inner, "table")
-    refs: tuple[st.TableRef, ...] = getattr(inner, "table_refs")
+    pruned = None
+    table = inner.target if isinstance(inner, st.MergeInto) else inner.table
+    refs: tuple[st.TableRef, ...] = inner.table_refs
     _, facts = runner.hudi_table(table, f"EXPLAIN {type(inner).__name__.upper()}")
     try:
         views = stack.enter_context(runner.bound(refs))
@@ -242,7 +287,7 @@ def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiT
         if isinstance(inner, st.MergeInto):
             frames = build_merge(runner, inner, facts, views, created)
             stack.callback(frames.release)
-            upserts, deletes = frames.upserts, frames.deletes
+            upserts, deletes, pruned = frames.upserts, frames.deletes, frames.partitions_read
         elif isinstance(inner, st.Update):
             upserts, deletes = update_frames(runner, inner, facts, views, created)
         else:
@@ -251,7 +296,7 @@ def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiT
     except BaseException:
         stack.close()
         raise
-    return upserts, deletes, facts, stack.close
+    return upserts, deletes, facts, stack.close, pruned
 
 
 # DDL ----------------------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ What is written:
 * deleted keys: the rows of DELETE clauses, and the old key of an updated row whose record key
   or partition changed (the new row is an upsert elsewhere, the old one must go).
 
+When ``ON`` equates every partition column of the target with a source expression (as a
+condition on the record key and partition usually does), only the target partitions the
+source's rows fall in are read, the way Hudi's index lookup confines itself to the partitions
+of the incoming keys. ``WHEN NOT MATCHED BY SOURCE`` needs the whole target.
+
 A target row matched by more than one source row that a clause acts on is an error
 (``MERGE_CARDINALITY_VIOLATION`` in Spark), unless the table has an ordering (preCombine)
 field: then the source row with the greatest ordering value wins, as Hudi's precombine does.
@@ -36,7 +41,7 @@ from typing import TYPE_CHECKING
 from catalog.base import quote_identifier
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
-from hudi_sql.sql.planner import HudiTableFacts
+from hudi_sql.sql.planner import HudiTableFacts, equi_join_columns, write_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -81,20 +86,29 @@ class MergeFrames:
     deletes: DataFrame
     identity: list[str]
     dedup_by_ordering: bool
+    partitions_read: frozenset[str] | None = None  # None: every partition of the target
 
     def check_and_count(self) -> tuple[int, int]:
         """Refuse a target row matched twice (see the module doc); (upserts, deletes) counts."""
         from pyspark.sql import functions as F
 
         if not self.dedup_by_ordering:
-            twice = (self.changes.where(F.col(_MATCHED)).groupBy(*self.identity).count()
-                     .where(F.col("count") > 1).limit(1).collect())
+            twice = (
+                self.changes.where(F.col(_MATCHED))
+                .groupBy(*self.identity)
+                .count()
+                .where(F.col("count") > 1)
+                .limit(1)
+                .collect()
+            )
             if twice:
                 key = ", ".join(str(twice[0][c]) for c in self.identity)
                 raise HudiSqlError(
-                    f"{self.statement_name}: a target row (key {key}) is matched by more than one source row.",
+                    f"{self.statement_name}: a target row (key {key}) is matched by more than one "
+                    "source row.",
                     help="make the source unique per target row (e.g. aggregate or filter it), or give the "
-                         "table a preCombineField so that the greatest ordering value wins")
+                    "table a preCombineField so that the greatest ordering value wins",
+                )
         counts = self.changes.groupBy(F.col(_DELETE)).count().collect()
         by_flag = {bool(r[_DELETE]): int(r["count"]) for r in counts}
         moved = self.changes.where(F.col(_UPDATE) & F.col("__hudi_moved")).limit(1).count()
@@ -104,8 +118,13 @@ class MergeFrames:
         self.changes.unpersist()
 
 
-def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, views: Mapping[str, str],
-                created: list[str]) -> MergeFrames:
+def build_merge(
+    runner: Runner,
+    statement: st.MergeInto,
+    facts: HudiTableFacts,
+    views: Mapping[str, str],
+    created: list[str],
+) -> MergeFrames:
     """The joined changes of *statement* against a fresh snapshot of *facts*' table.
 
     Args:
@@ -129,11 +148,22 @@ def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, 
     source_columns = {c.lower(): c for c in source_df.columns}
     source_view = runner.register_view(source_df, "hudi_merge_source")
     created.append(source_view)
-    snapshot = runner.snapshot(facts.location)
+    kinds = {c.kind for c in statement.clauses}
+    partitions = None
+    if facts.partition_fields and st.MergeClauseKind.NOT_MATCHED_BY_SOURCE not in kinds:
+        partitions = _source_partitions(
+            runner,
+            facts,
+            equi_join_columns(statement.on, target_alias, source_alias),
+            source_view,
+            s,
+            refs,
+            views,
+        )
+    snapshot = runner.snapshot(facts.location, partitions=partitions)
     target_view = runner.register_view(snapshot, "hudi_merge_target")
     created.append(target_view)
 
-    kinds = {c.kind for c in statement.clauses}
     if st.MergeClauseKind.NOT_MATCHED_BY_SOURCE in kinds:
         join = "FULL OUTER JOIN"
     elif st.MergeClauseKind.NOT_MATCHED in kinds:
@@ -156,7 +186,8 @@ def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, 
             raise HudiSqlError(
                 f"{name}: {clause} needs a source column '{column}' for target column '{column}'."
                 f"{did_you_mean(column, list(source_df.columns))}",
-                help="name the columns: UPDATE SET col = expr / INSERT (cols) VALUES (exprs)")
+                help="name the columns: UPDATE SET col = expr / INSERT (cols) VALUES (exprs)",
+            )
         return f"{s}.{_q(found)}"
 
     # Per clause: column index -> value SQL.
@@ -183,11 +214,17 @@ def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, 
     update_clauses = [i for i, c in enumerate(statement.clauses) if c.action is st.MergeAction.UPDATE]
     select = [f"CASE {' '.join(cases)} END AS {_CLAUSE}"]
     for i, field_ in enumerate(fields):
-        branches = [f"WHEN {index} THEN CAST({values[i]} AS {field_.dataType.simpleString()})"
-                    for index, values in enumerate(clause_values) if i in values]
+        branches = [
+            f"WHEN {index} THEN CAST({values[i]} AS {field_.dataType.simpleString()})"
+            for index, values in enumerate(clause_values)
+            if i in values
+        ]
         old = f"{t}.{_q(field_.name)}"
-        select.append(f"CASE {_CLAUSE} {' '.join(branches)} ELSE {old} END AS {_value(i)}" if branches
-                      else f"{old} AS {_value(i)}")
+        select.append(
+            f"CASE {_CLAUSE} {' '.join(branches)} ELSE {old} END AS {_value(i)}"
+            if branches
+            else f"{old} AS {_value(i)}"
+        )
     key_columns = [lowered[c.lower()] for c in _key_and_partition_columns(facts)]
     for i in key_columns:
         select.append(f"{t}.{_q(fields[i].name)} AS {_old(i)}")
@@ -198,12 +235,20 @@ def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, 
     identity = [_ident(j) for j in range(len(identity_sql))]
     select += [f"{expr} AS {alias}" for expr, alias in zip(identity_sql, identity, strict=True)]
     select.append(f"{matched} AS {_MATCHED}")
-    select.append(f"{_CLAUSE} IN ({', '.join(map(str, delete_clauses))}) AS {_DELETE}" if delete_clauses
-                  else f"false AS {_DELETE}")
-    select.append(f"({_CLAUSE} IN ({', '.join(map(str, update_clauses))}) AND {t}.{_TGT} IS NOT NULL) AS {_UPDATE}"
-                  if update_clauses else f"false AS {_UPDATE}")
-    sql = (f"SELECT {', '.join(select)} FROM (SELECT *, true AS {_SRC} FROM {source_view}) AS {s} "
-           f"{join} (SELECT *, true AS {_TGT} FROM {target_view}) AS {t} ON ({bound(statement.on)})")
+    select.append(
+        f"{_CLAUSE} IN ({', '.join(map(str, delete_clauses))}) AS {_DELETE}"
+        if delete_clauses
+        else f"false AS {_DELETE}"
+    )
+    select.append(
+        f"({_CLAUSE} IN ({', '.join(map(str, update_clauses))}) AND {t}.{_TGT} IS NOT NULL) AS {_UPDATE}"
+        if update_clauses
+        else f"false AS {_UPDATE}"
+    )
+    sql = (
+        f"SELECT {', '.join(select)} FROM (SELECT *, true AS {_SRC} FROM {source_view}) AS {s} "
+        f"{join} (SELECT *, true AS {_TGT} FROM {target_view}) AS {t} ON ({bound(statement.on)})"
+    )
     joined = spark.sql(sql).where(F.col(_CLAUSE).isNotNull())
     moved_condition = F.lit(False)
     for i in key_columns:
@@ -216,19 +261,79 @@ def build_merge(runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, 
         assert ordering is not None
         order_value = F.col(_value(lowered[ordering.lower()]))
         window = Window.partitionBy(*identity).orderBy(order_value.desc_nulls_last())
-        ranked = joined.withColumn("__hudi_rank", F.when(F.col(_MATCHED), F.row_number().over(window))
-                                   .otherwise(F.lit(1)))
+        ranked = joined.withColumn(
+            "__hudi_rank", F.when(F.col(_MATCHED), F.row_number().over(window)).otherwise(F.lit(1))
+        )
         joined = ranked.where(F.col("__hudi_rank") == 1).drop("__hudi_rank")
     changes = joined.persist(StorageLevel.MEMORY_AND_DISK)
 
     table_columns = [F.col(_value(i)).alias(f.name) for i, f in enumerate(fields)]
     upserts = changes.where(~F.col(_DELETE)).select(*table_columns)
     key_names = [fields[i].name for i in key_columns]
-    deleted = changes.where(F.col(_DELETE)).select(*[F.col(_value(i)).alias(fields[i].name) for i in key_columns])
+    deleted = changes.where(F.col(_DELETE)).select(
+        *[F.col(_value(i)).alias(fields[i].name) for i in key_columns]
+    )
     moved = changes.where(F.col(_UPDATE) & F.col("__hudi_moved")).select(
-        *[F.col(_old(i)).alias(fields[i].name) for i in key_columns])
+        *[F.col(_old(i)).alias(fields[i].name) for i in key_columns]
+    )
     deletes = deleted.unionByName(moved).select(*key_names)
-    return MergeFrames(name, changes, upserts, deletes, identity, dedup)
+    return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
+
+
+#: Above this many source partitions the target is read whole (the filter is a Python set).
+MAX_PRUNED_PARTITIONS = 10_000
+
+
+def _source_partitions(
+    runner: Runner,
+    facts: HudiTableFacts,
+    equated: Mapping[str, str],
+    source_view: str,
+    source_alias_sql: str,
+    refs: tuple[st.TableRef, ...],
+    views: Mapping[str, str],
+) -> frozenset[str] | None:
+    """The partitions of the target the source can match, when ``ON`` equates every partition
+    column with a source expression (else ``None``: read every partition).
+
+    The source's values of those expressions go through the table's key generator, so they
+    become partition paths exactly as the write would form them.
+    """
+    from hudi_sql.config import HudiConfigs
+    from hudi_sql.keygen import key_generator_for
+
+    if not all(p.lower() in equated for p in facts.partition_fields):
+        return None
+    types = {f.name.lower(): f.dataType.simpleString() for f in facts.target_schema().fields}
+    if not all(p.lower() in types for p in facts.partition_fields):
+        return None
+    columns = [
+        f"CAST({st.bind(equated[p.lower()], refs, views)} AS {types[p.lower()]}) AS {_q(p)}"
+        for p in facts.partition_fields
+    ]
+    columns += [
+        f"CAST(NULL AS STRING) AS {_q(k)}"
+        for k in facts.record_key_fields
+        if k.lower() not in {p.lower() for p in facts.partition_fields}
+    ]
+    values = runner.spark.sql(
+        f"SELECT DISTINCT {', '.join(columns)} FROM {source_view} AS {source_alias_sql}"
+    )
+    keygen = key_generator_for(
+        HudiConfigs.of(write_options(facts, runner.options)),
+        table_properties=facts.table_properties,
+        schema=values.schema,
+        sql=True,
+    )
+    paths = (
+        values.select(keygen.partition_path().alias("p"))
+        .distinct()
+        .limit(MAX_PRUNED_PARTITIONS + 1)
+        .collect()
+    )
+    if len(paths) > MAX_PRUNED_PARTITIONS:
+        return None
+    return frozenset(str(r["p"]) for r in paths if r["p"] is not None)
 
 
 def _key_and_partition_columns(facts: HudiTableFacts) -> list[str]:

@@ -16,25 +16,33 @@ from __future__ import annotations
 
 __all__ = [
     "DEFAULT_SQL_PAYLOAD",
+    "ColumnSource",
+    "CreatePlan",
     "HudiTableFacts",
     "InsertPlan",
-    "CreatePlan",
-    "ColumnSource",
     "align_insert",
+    "equi_join_columns",
     "plan_create",
     "plan_insert",
     "read_options",
+    "spec_matches",
     "sql_table_options",
     "write_options",
-    "spec_matches",
 ]
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, HudiWriteConfig, QueryType, TableType
-from hudi_sql.errors import HudiConfigError, HudiSqlError, UnsupportedFeatureError, did_you_mean
+from hudi_sql.config import (
+    HudiConfigs,
+    HudiReadConfig,
+    HudiTableConfig,
+    HudiWriteConfig,
+    QueryType,
+    TableType,
+)
+from hudi_sql.errors import HudiConfigError, HudiError, HudiSqlError, UnsupportedFeatureError, did_you_mean
 from hudi_sql.sql import statements as st
 from hudi_sql.write.operation import WriteOperationType
 
@@ -56,15 +64,27 @@ _SQL_SHORT_NAMES = {
     "payloadclass": HudiWriteConfig.PAYLOAD_CLASS.key,
 }
 #: Properties fixed when a table is created; ALTER TABLE ... SET TBLPROPERTIES may not change them.
-FIXED_PROPERTIES = frozenset({
-    "primarykey", "precombinefield", "type",
-    HudiWriteConfig.RECORD_KEY_FIELDS.key, HudiWriteConfig.PRECOMBINE_FIELD.key, HudiWriteConfig.TABLE_TYPE.key,
-    HudiWriteConfig.PARTITION_PATH_FIELDS.key, HudiWriteConfig.KEY_GENERATOR_CLASS.key,
-    HudiTableConfig.NAME.key, HudiTableConfig.TYPE.key, HudiTableConfig.RECORD_KEY_FIELDS.key,
-    HudiTableConfig.PRECOMBINE_FIELD.key, HudiTableConfig.PARTITION_FIELDS.key,
-    HudiTableConfig.KEY_GENERATOR_CLASS.key, HudiTableConfig.HIVE_STYLE_PARTITIONING.key,
-    HudiTableConfig.URL_ENCODE_PARTITIONING.key, HudiTableConfig.POPULATE_META_FIELDS.key,
-})
+FIXED_PROPERTIES = frozenset(
+    {
+        "primarykey",
+        "precombinefield",
+        "type",
+        HudiWriteConfig.RECORD_KEY_FIELDS.key,
+        HudiWriteConfig.PRECOMBINE_FIELD.key,
+        HudiWriteConfig.TABLE_TYPE.key,
+        HudiWriteConfig.PARTITION_PATH_FIELDS.key,
+        HudiWriteConfig.KEY_GENERATOR_CLASS.key,
+        HudiTableConfig.NAME.key,
+        HudiTableConfig.TYPE.key,
+        HudiTableConfig.RECORD_KEY_FIELDS.key,
+        HudiTableConfig.PRECOMBINE_FIELD.key,
+        HudiTableConfig.PARTITION_FIELDS.key,
+        HudiTableConfig.KEY_GENERATOR_CLASS.key,
+        HudiTableConfig.HIVE_STYLE_PARTITIONING.key,
+        HudiTableConfig.URL_ENCODE_PARTITIONING.key,
+        HudiTableConfig.POPULATE_META_FIELDS.key,
+    }
+)
 _READ_KEYS = frozenset(k.key for k in HudiReadConfig) | {"as.of.instant"}
 
 
@@ -168,8 +188,9 @@ class HudiTableFacts:
         if {f.name.lower() for f in catalog.fields} != names:
             return data
         by_name = {f.name.lower(): f for f in data.fields}
-        return StructType([StructField(by_name[f.name.lower()].name, f.dataType, True, f.metadata)
-                           for f in catalog.fields])
+        return StructType(
+            [StructField(by_name[f.name.lower()].name, f.dataType, True, f.metadata) for f in catalog.fields]
+        )
 
     def column(self, name: str, what: str) -> str:
         """The table's spelling of column *name*; raises naming the column with a hint."""
@@ -214,8 +235,9 @@ def read_options(ref: st.TableRef, session: Mapping[str, str]) -> dict[str, str]
 # Writes --------------------------------------------------------------------------------------------
 
 
-def write_options(table: HudiTableFacts, session: Mapping[str, str],
-                  statement: Mapping[str, str] | None = None) -> dict[str, str]:
+def write_options(
+    table: HudiTableFacts, session: Mapping[str, str], statement: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The options of a SQL write to *table*, layered as Hudi's SQL does (see the module doc)."""
     base = {
         HudiTableConfig.NAME.key: str(table.table_properties.get(HudiTableConfig.NAME.key, table.name)),
@@ -257,8 +279,9 @@ class InsertPlan:
     static_partition: Mapping[str, str] | None = field(default=None, hash=False)
 
 
-def plan_insert(statement: st.InsertInto, table: HudiTableFacts, session: Mapping[str, str], *,
-                dynamic_overwrite: bool) -> InsertPlan:
+def plan_insert(
+    statement: st.InsertInto, table: HudiTableFacts, session: Mapping[str, str], *, dynamic_overwrite: bool
+) -> InsertPlan:
     """Hudi 0.14's operation choice for ``INSERT INTO`` / ``INSERT OVERWRITE``.
 
     * ``INSERT OVERWRITE``: a non-partitioned table, or a partitioned one without a
@@ -279,16 +302,20 @@ def plan_insert(statement: st.InsertInto, table: HudiTableFacts, session: Mappin
     static = {p.column: p.text or "" for p in statement.partition_spec if p.value is not None}
     if statement.overwrite:
         partitioned = bool(table.partition_fields)
-        full_static = partitioned and bool(statement.partition_spec) and all(
-            p.value is not None for p in statement.partition_spec) and len(statement.partition_spec) == len(
-            table.partition_fields)
+        full_static = (
+            partitioned
+            and bool(statement.partition_spec)
+            and all(p.value is not None for p in statement.partition_spec)
+            and len(statement.partition_spec) == len(table.partition_fields)
+        )
         if not partitioned or (not statement.partition_spec and not dynamic_overwrite):
             operation = WriteOperationType.INSERT_OVERWRITE_TABLE
         else:
             operation = WriteOperationType.INSERT_OVERWRITE
         statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
-        return InsertPlan(operation, {**probe, **statement_options},
-                          static_partition=static if full_static else None)
+        return InsertPlan(
+            operation, {**probe, **statement_options}, static_partition=static if full_static else None
+        )
 
     policy = str(configs.get(HudiWriteConfig.INSERT_DUP_POLICY)).lower()
     explicit = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
@@ -346,11 +373,13 @@ def align_insert(statement: st.InsertInto, table: HudiTableFacts, query_width: i
         listed = [table.column(c, where) for c in statement.columns]
         clash = [c for c in listed if c.lower() in static]
         if clash:
-            raise HudiSqlError(f"{where}: column '{clash[0]}' has a static value in PARTITION (...) and is "
-                               "also listed.")
+            raise HudiSqlError(
+                f"{where}: column '{clash[0]}' has a static value in PARTITION (...) and is also listed."
+            )
         if len(listed) != query_width:
             raise HudiSqlError(
-                f"{where}: the column list names {len(listed)} columns but the query gives {query_width}.")
+                f"{where}: the column list names {len(listed)} columns but the query gives {query_width}."
+            )
         positions = {c.lower(): i for i, c in enumerate(listed)}
     else:
         expected = [c for c in target if c.lower() not in static]
@@ -413,9 +442,11 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
 
     def known(column: str, what: str) -> str:
         if column.lower() not in columns:
-            raise HudiSqlError(f"{where}: {what} '{column}' is not a column of the table."
-                               f"{did_you_mean(column, list(columns.values()))}",
-                               help=f"columns are {', '.join(columns.values())}")
+            raise HudiSqlError(
+                f"{where}: {what} '{column}' is not a column of the table."
+                f"{did_you_mean(column, list(columns.values()))}",
+                help=f"columns are {', '.join(columns.values())}",
+            )
         return columns[column.lower()]
 
     partitions = tuple(known(c, "partition column") for c in statement.partitioned_by)
@@ -430,21 +461,26 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
     validate_options(options, where)
     configs = HudiConfigs.of(options)
     table_type = statement.table_type or TableType.COPY_ON_WRITE
-    hive_style = configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING) if configs.is_set(
-        HudiWriteConfig.HIVE_STYLE_PARTITIONING) else True
+    hive_style = (
+        configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING)
+        if configs.is_set(HudiWriteConfig.HIVE_STYLE_PARTITIONING)
+        else True
+    )
     keygen_options = {
         HudiWriteConfig.RECORD_KEY_FIELDS.key: ",".join(record_keys),
         HudiWriteConfig.PARTITION_PATH_FIELDS.key: ",".join(partitions),
         HudiWriteConfig.HIVE_STYLE_PARTITIONING.key: str(bool(hive_style)).lower(),
-        HudiWriteConfig.URL_ENCODE_PARTITIONING.key: str(bool(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
-                                                         ).lower(),
+        HudiWriteConfig.URL_ENCODE_PARTITIONING.key: str(
+            bool(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
+        ).lower(),
     }
     for key in (HudiWriteConfig.KEY_GENERATOR_CLASS.key, HudiWriteConfig.KEY_GENERATOR_TYPE.key):
         if key in options and options[key] != SQL_KEY_GENERATOR:
             keygen_options[key] = options[key]
     keygen = key_generator_for(HudiConfigs.of({**options, **keygen_options}), sql=True)
-    ordered = order_columns(StructType([StructField(f.name, f.dataType, True, f.metadata) for f in schema.fields]),
-                            partitions)
+    ordered = order_columns(
+        StructType([StructField(f.name, f.dataType, True, f.metadata) for f in schema.fields]), partitions
+    )
     props: dict[str, str] = {
         HudiTableConfig.NAME.key: name,
         HudiTableConfig.TYPE.key: table_type.value,
@@ -468,8 +504,9 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
     return CreatePlan(props, catalog, ordered, partitions, precombine)
 
 
-def registration_properties(table_properties: Mapping[str, str], declared: Mapping[str, str],
-                            name: str) -> dict[str, str]:
+def registration_properties(
+    table_properties: Mapping[str, str], declared: Mapping[str, str], name: str
+) -> dict[str, str]:
     """Catalog properties for ``CREATE TABLE t USING hudi LOCATION`` over an existing table:
     the declared ones, checked against the table's fixed properties, plus its keys and type."""
     facts = HudiTableFacts(name, "", table_properties)
@@ -483,7 +520,8 @@ def registration_properties(table_properties: Mapping[str, str], declared: Mappi
         given = statement_like.get(key)
         if given is not None and given.replace(" ", "") != actual:
             raise HudiSqlError(
-                f"CREATE TABLE {name}: '{key}' is {given} but the table at the location has {actual or '(none)'}.",
+                f"CREATE TABLE {name}: '{key}' is {given} but the table at the location has "
+                f"{actual or '(none)'}.",
                 help="leave it out: the properties of an existing table come from its hoodie.properties",
             )
     props = dict(declared)
@@ -510,3 +548,57 @@ def spec_matches(values: Mapping[str, str] | None, spec: Sequence[st.PartitionVa
         if actual != expected:
             return False
     return True
+
+
+# MERGE join conditions ------------------------------------------------------------------------------
+
+
+def equi_join_columns(on: str, target: str, source: str) -> dict[str, str]:
+    """Target columns the ``ON`` condition equates with an expression of source columns only:
+    ``{target column (lower case): source expression SQL}``, from the top-level ``AND`` terms
+    ``target.c = <source expression>`` (either side). A condition with anything else at the top
+    level (an ``OR``) contributes only its equality terms; a term mixing both sides, or naming
+    columns without a qualifier, contributes nothing. MERGE uses this to read only the target
+    partitions the source can match (what Hudi's index lookup achieves for key conditions).
+    """
+    from sqlglot import exp
+
+    from hudi_sql.sql.dialect import generate, parse
+
+    try:
+        tree = parse(f"SELECT 1 WHERE {on}")[0]
+    except HudiError:  # not worth failing the statement over: no pruning
+        return {}
+    where = tree.args.get("where")
+    if not isinstance(where, exp.Where):
+        return {}
+    terms: list[exp.Expr] = []
+    pending: list[exp.Expr] = [where.this]
+    while pending:
+        node = pending.pop()
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.And):
+            pending += [node.this, node.expression]
+        else:
+            terms.append(node)
+
+    def side(node: exp.Expr) -> str | None:
+        columns = list(node.find_all(exp.Column))
+        if not columns or any(isinstance(n, (exp.Subquery, exp.Select)) for n in node.walk()):
+            return None
+        qualifiers = {c.table.lower() for c in columns}
+        if qualifiers == {target.lower()}:
+            return "target"
+        if qualifiers == {source.lower()}:
+            return "source"
+        return None
+
+    found: dict[str, str] = {}
+    for term in terms:
+        if not isinstance(term, exp.EQ):
+            continue
+        for left, right in ((term.this, term.expression), (term.expression, term.this)):
+            if isinstance(left, exp.Column) and side(left) == "target" and side(right) == "source":
+                found.setdefault(left.name.lower(), generate(right))
+    return found

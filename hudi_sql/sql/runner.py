@@ -17,17 +17,17 @@ DataFrame a query returns has already been analysed and keeps its plan.
 
 from __future__ import annotations
 
-__all__ = ["Runner", "METRICS_SCHEMA", "Resolved"]
+__all__ = ["METRICS_SCHEMA", "Resolved", "Runner"]
 
 import itertools
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from catalog.base import TableIdent, TableInfo
-from hudi_sql.config import HudiConfigs, HudiReadConfig
+from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType
 from hudi_sql.errors import (
     HudiConfigError,
     HudiSqlError,
@@ -36,6 +36,7 @@ from hudi_sql.errors import (
     did_you_mean,
 )
 from hudi_sql.sql import statements as st
+from hudi_sql.server import hive_table_resolution, synced_query_type
 from hudi_sql.sql.planner import HudiTableFacts, read_options
 
 if TYPE_CHECKING:
@@ -45,8 +46,10 @@ if TYPE_CHECKING:
     from hudi_sql.sql.session import HudiSession
     from hudi_sql.write.client import WriteResult
 
-METRICS_SCHEMA = ("num_affected_rows long, num_inserted_rows long, num_updated_rows long, "
-                  "num_deleted_rows long, instant_time string")
+METRICS_SCHEMA = (
+    "num_affected_rows long, num_inserted_rows long, num_updated_rows long, "
+    "num_deleted_rows long, instant_time string"
+)
 _GLOBAL_TEMP = "global_temp"
 #: Session keys that are not ``hoodie.*`` but belong to hudi-sql's reads (time travel).
 _SESSION_EXTRA_KEYS = frozenset({HudiReadConfig.AS_OF_INSTANT.key})
@@ -132,16 +135,22 @@ class Runner:
 
     def not_found(self, ident: TableIdent, what: str = "Table or view") -> TableNotFoundError:
         if not self.catalog.database_exists(ident.database):
-            return TableNotFoundError(f"{what} '{ident}' not found: database '{ident.database}' does not exist.")
+            return TableNotFoundError(
+                f"{what} '{ident}' not found: database '{ident.database}' does not exist."
+            )
         candidates = [t.name for t in self.catalog.list_tables(ident.database)]
         candidates += self._temp_views()
-        return TableNotFoundError(f"{what} '{ident.name}' not found in database '{ident.database}'."
-                                  f"{did_you_mean(ident.name, candidates)}",
-                                  help="SHOW TABLES lists the tables of the current database")
+        return TableNotFoundError(
+            f"{what} '{ident.name}' not found in database '{ident.database}'."
+            f"{did_you_mean(ident.name, candidates)}",
+            help="SHOW TABLES lists the tables of the current database",
+        )
 
     def _temp_views(self) -> list[str]:
         jcatalog = self.spark._jsparkSession.sessionState().catalog()
-        views = self.spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(jcatalog.listLocalTempViews("*"))
+        views = self.spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(
+            jcatalog.listLocalTempViews("*")
+        )
         return [str(v.table()) for v in views if not str(v.table()).startswith("__hudi_")]
 
     def hudi_table(self, name: st.TableName, what: str) -> tuple[Resolved, HudiTableFacts]:
@@ -149,8 +158,10 @@ class Runner:
         resolved = self.resolve(name)
         if not resolved.is_hudi:
             kind = "a temporary view" if resolved.temp_view else "not a Hudi table"
-            raise UnsupportedFeatureError(f"not supported: {what} on '{name}', which is {kind}",
-                                          help="hudi-sql runs this statement on Hudi tables (USING hudi)")
+            raise UnsupportedFeatureError(
+                f"not supported: {what} on '{name}', which is {kind}",
+                help="hudi-sql runs this statement on Hudi tables (USING hudi)",
+            )
         return resolved, self.facts(resolved)
 
     def facts(self, resolved: Resolved) -> HudiTableFacts:
@@ -164,7 +175,8 @@ class Runner:
         except TableNotFoundError as e:
             raise TableNotFoundError(
                 f"Table {info.ident} is registered at '{info.location}', but no Hudi table is there.",
-                help=f"DROP TABLE {info.ident} to unregister it") from e
+                help=f"DROP TABLE {info.ident} to unregister it",
+            ) from e
         schema_json = meta.latest_schema()
         catalog_schema = info.schema
         return HudiTableFacts(
@@ -178,10 +190,18 @@ class Runner:
 
     # -- binding table references -----------------------------------------------------------
 
-    def snapshot(self, location: str, options: Mapping[str, str] | None = None) -> DataFrame:
+    def snapshot(
+        self,
+        location: str,
+        options: Mapping[str, str] | None = None,
+        *,
+        partitions: frozenset[str] | None = None,
+    ) -> DataFrame:
+        """A read of the table at *location* planned now; only *partitions* when given."""
         from hudi_sql.read.api import read_table
 
-        return read_table(self.spark, location, dict(options or {}))
+        keep = partitions.__contains__ if partitions is not None else None
+        return read_table(self.spark, location, dict(options or {}), partition_filter=keep)
 
     def register_view(self, df: DataFrame, prefix: str = "hudi_view") -> str:
         name = f"__{prefix}_{next(_view_ids)}_{uuid.uuid4().hex[:8]}"
@@ -218,13 +238,33 @@ class Runner:
         if ref.path is not None:
             return self.snapshot(ref.path, read_options(ref, self.options))
         assert ref.name is not None
-        resolved = self.resolve(ref.name)
+        resolved, query_type = self._resolve_read(ref.name)
         if not resolved.is_hudi:
             self._check_plain_ref(ref)
             return None
         info = resolved.info
         assert info is not None and info.location is not None
+        if query_type is not None and ref.query_type is None and ref.as_of is None and ref.table_function is None:
+            ref = replace(ref, query_type=query_type)
         return self.snapshot(info.location, read_options(ref, self.options))
+
+    def _resolve_read(self, name: st.TableName) -> tuple[Resolved, QueryType | None]:
+        """The table a query reads under *name*, and the query type its Hive name implies.
+
+        Hive sync registers a Merge-On-Read table ``t`` as ``t_ro`` / ``t_rt``: such a catalog
+        table is read read-optimized / snapshot (its ``hoodie.query.as.ro.table`` property, else
+        its suffix), and when only ``t`` is registered, ``t_ro`` / ``t_rt`` read ``t`` that way.
+        """
+        resolved = self.lookup(name)
+        if resolved is not None:
+            info = resolved.info
+            return resolved, synced_query_type(info.ident.name, info.properties) if resolved.is_hudi and info else None
+        synced = hive_table_resolution(name.name)
+        if synced is not None:
+            base = self.lookup(replace(name, name=synced[0]))
+            if base is not None and base.is_hudi:
+                return base, synced[1]
+        raise self.not_found(self.ident(name))
 
     def _check_plain_ref(self, ref: st.TableRef) -> None:
         what = None
@@ -233,8 +273,10 @@ class Runner:
         elif ref.query_type is not None:
             what = f"the hint {ref.query_type.value.upper()}({ref.visible_name})"
         if what is not None:
-            raise HudiSqlError(f"{what} names '{ref.name}', which is not a Hudi table.",
-                               help="read hints and Hudi table functions apply to Hudi tables only")
+            raise HudiSqlError(
+                f"{what} names '{ref.name}', which is not a Hudi table.",
+                help="read hints and Hudi table functions apply to Hudi tables only",
+            )
 
     def query(self, query: st.Query) -> DataFrame:
         """A query as a DataFrame (analysed now, against snapshots read now)."""
@@ -260,11 +302,28 @@ class Runner:
             if resolved is not None and resolved.is_hudi:
                 raise UnsupportedFeatureError(
                     f"not supported: {statement.kind or 'this statement'} on Hudi table '{target}'",
-                    help="see docs/sql.md for the statements hudi-sql runs on Hudi tables")
+                    help="on Hudi tables hudi-sql runs queries, INSERT, UPDATE, DELETE, MERGE, "
+                    "CREATE / DROP / "
+                    "TRUNCATE TABLE, ALTER TABLE ADD COLUMNS / SET TBLPROPERTIES / RENAME TO / DROP "
+                    "PARTITION, SHOW PARTITIONS / CREATE TABLE and DESCRIBE",
+                )
         if statement.kind.upper().startswith("CREATE VIEW") and statement.table_refs:
             self._refuse_permanent_view(statement)
+        if statement.kind.upper().startswith(("CREATE VIEW", "CACHE")):
+            # A temporary view (or cache) keeps its query's text and re-resolves it on use, so the
+            # snapshot views it reads must outlive the statement: they stay for the session.
+            views = {
+                ref.placeholder: name
+                for ref in statement.table_refs
+                if (name := self._keep_view(ref)) is not None
+            }
+            return self.spark.sql(statement.bind(views))
         with self.bound(statement.table_refs) as views:
             return self.spark.sql(statement.bind(views))
+
+    def _keep_view(self, ref: st.TableRef) -> str | None:
+        df = self._ref_frame(ref)
+        return self.register_view(df, "hudi_kept") if df is not None else None
 
     def _refuse_permanent_view(self, statement: st.Passthrough) -> None:
         text = statement.sql.upper().split("VIEW", 1)[0]
@@ -274,8 +333,10 @@ class Runner:
             resolved = self.lookup(ref.name) if ref.name is not None else None
             if ref.path is not None or (resolved is not None and resolved.is_hudi):
                 raise UnsupportedFeatureError(
-                    "not supported: a permanent view over a Hudi table (Spark cannot read Hudi tables by itself)",
-                    help="CREATE TEMPORARY VIEW ... works, or query the table through hudi-sql")
+                    "not supported: a permanent view over a Hudi table "
+                    "(Spark cannot read Hudi tables by itself)",
+                    help="CREATE TEMPORARY VIEW ... works, or query the table through hudi-sql",
+                )
 
     # SET / RESET -----------------------------------------------------------------------------
 
@@ -308,7 +369,8 @@ class Runner:
             return spark_rows
         ours = self.spark.createDataFrame(
             [(k, v) + (("",) * (len(spark_rows.columns) - 2)) for k, v in sorted(self.options.items())],
-            spark_rows.schema)
+            spark_rows.schema,
+        )
         return spark_rows.unionByName(ours)
 
     def _reset(self, statement: st.Statement) -> DataFrame:

@@ -38,8 +38,9 @@ _log = logging.getLogger(__name__)
 class HudiSession:
     """One SQL session (see the module doc). Not thread-safe: use one per thread."""
 
-    def __init__(self, spark: SparkSession, *, catalog: Catalog | None = None,
-                 options: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, spark: SparkSession, *, catalog: Catalog | None = None, options: dict[str, str] | None = None
+    ) -> None:
         from catalog.spark_catalog import SparkSessionCatalog
         from hudi_sql.spark.session import register
 
@@ -80,8 +81,13 @@ class HudiSession:
         self.execute(SetOption(key, str(value).lower() if isinstance(value, bool) else str(value)))
 
 
-def connect(spark: SparkSession | None = None, *, catalog: Catalog | None = None,
-            options: dict[str, str] | None = None, **session_args: Any) -> HudiSession:
+def connect(
+    spark: SparkSession | None = None,
+    *,
+    catalog: Catalog | None = None,
+    options: dict[str, str] | None = None,
+    **session_args: Any,
+) -> HudiSession:
     """A SQL session on *spark*, or on the embedded default session.
 
     Args:

@@ -13,7 +13,7 @@ that list (or imports its own module) and its procedures join the same registry.
 
 from __future__ import annotations
 
-__all__ = ["Arg", "MODULES", "Procedure", "ProcedureContext", "call", "procedure", "registry"]
+__all__ = ["MODULES", "Arg", "Procedure", "ProcedureContext", "call", "procedure", "registry"]
 
 import importlib
 import importlib.util
@@ -83,7 +83,9 @@ _REGISTRY: dict[str, Procedure] = {}
 _loaded = False
 
 
-def procedure(name: str, *, args: Sequence[Arg], output: str, description: str) -> Callable[[RowFunction], RowFunction]:
+def procedure(
+    name: str, *, args: Sequence[Arg], output: str, description: str
+) -> Callable[[RowFunction], RowFunction]:
     """Register the decorated function as procedure *name*."""
 
     def register(run: RowFunction) -> RowFunction:
@@ -125,8 +127,10 @@ class ProcedureContext:
         if path:
             return str(path)
         if not table:
-            raise HudiSqlError(f"CALL {self.name}: argument 'table' (or 'path') is required.",
-                               help=f"CALL {self.name}(table => 'my_table')")
+            raise HudiSqlError(
+                f"CALL {self.name}: argument 'table' (or 'path') is required.",
+                help=f"CALL {self.name}(table => 'my_table')",
+            )
         return self.facts(str(table)).location
 
     def facts(self, table: str) -> HudiTableFacts:
@@ -134,8 +138,10 @@ class ProcedureContext:
         if parts and parts[0].lower() == "spark_catalog":
             parts = parts[1:]
         if not 1 <= len(parts) <= 2 or not all(parts):
-            raise HudiSqlError(f"CALL {self.name}: '{table}' is not a table name.",
-                               help="name the table as 'table' or 'database.table', or pass path => '...'")
+            raise HudiSqlError(
+                f"CALL {self.name}: '{table}' is not a table name.",
+                help="name the table as 'table' or 'database.table', or pass path => '...'",
+            )
         name = st.TableName(parts[0] if len(parts) == 2 else None, parts[-1])
         _, facts = self.runner.hudi_table(name, f"CALL {self.name}")
         return facts
@@ -166,8 +172,10 @@ def parse_options(text: str | None, where: str) -> dict[str, str]:
             continue
         key, sep, value = part.partition("=")
         if not sep:
-            raise HudiSqlError(f"{where}: option '{part.strip()}' is not key=value.",
-                               help="options => 'hoodie.key1=value1,hoodie.key2=value2'")
+            raise HudiSqlError(
+                f"{where}: option '{part.strip()}' is not key=value.",
+                help="options => 'hoodie.key1=value1,hoodie.key2=value2'",
+            )
         options[key.strip()] = value.strip()
     return options
 
@@ -201,22 +209,28 @@ def bind_args(proc: Procedure, call_args: Sequence[st.CallArg]) -> dict[str, Any
     for position, arg in enumerate(call_args):
         if arg.name is None:
             if position >= len(proc.args):
-                raise HudiSqlError(f"CALL {proc.name}: too many arguments ({len(call_args)}); it takes "
-                                   f"{len(proc.args)} ({', '.join(names)}).")
+                raise HudiSqlError(
+                    f"CALL {proc.name}: too many arguments ({len(call_args)}); it takes "
+                    f"{len(proc.args)} ({', '.join(names)})."
+                )
             given[proc.args[position].name] = arg.value
             continue
         match = next((a.name for a in proc.args if a.name.lower() == arg.name.lower()), None)
         if match is None:
-            raise HudiSqlError(f"CALL {proc.name}: unknown argument '{arg.name}'.{did_you_mean(arg.name, names)}",
-                               help=f"arguments are {', '.join(names) or '(none)'}; CALL help(cmd => '{proc.name}')")
+            raise HudiSqlError(
+                f"CALL {proc.name}: unknown argument '{arg.name}'.{did_you_mean(arg.name, names)}",
+                help=f"arguments are {', '.join(names) or '(none)'}; CALL help(cmd => '{proc.name}')",
+            )
         given[match] = arg.value
     bound: dict[str, Any] = {}
     for arg in proc.args:
         if arg.name in given and given[arg.name] is not None:
             bound[arg.name] = _coerce(proc, arg, given[arg.name])
         elif arg.required:
-            raise HudiSqlError(f"CALL {proc.name}: argument '{arg.name}' is required.",
-                               help=f"CALL {proc.name}({arg.name} => ...)")
+            raise HudiSqlError(
+                f"CALL {proc.name}: argument '{arg.name}' is required.",
+                help=f"CALL {proc.name}({arg.name} => ...)",
+            )
         else:
             bound[arg.name] = arg.default
     return bound
@@ -227,8 +241,10 @@ def lookup(name: str) -> Procedure:
     short = name.rsplit(".", 1)[-1].lower()
     found = procedures.get(short)
     if found is None:
-        raise HudiSqlError(f"Unknown procedure '{name}'.{did_you_mean(short, list(procedures))}",
-                           help="CALL help() lists the procedures")
+        raise HudiSqlError(
+            f"Unknown procedure '{name}'.{did_you_mean(short, list(procedures))}",
+            help="CALL help() lists the procedures",
+        )
     return found
 
 

@@ -20,15 +20,24 @@ if AVAILABLE:
         "trigger_max_commits": "hoodie.clean.max.commits",
     }
 
-
-    @procedure("run_clean",
-               args=[Arg("table", required=True), Arg("schedule_in_line", "boolean", default=True),
-                     Arg("clean_policy"), Arg("retain_commits", "int"), Arg("hours_retained", "int"),
-                     Arg("file_versions_retained", "int"), Arg("trigger_strategy"), Arg("trigger_max_commits", "int"),
-                     Arg("options"), Arg("dry_run", "boolean", default=False)],
-               output="start_clean_time string, time_taken_in_millis long, total_files_deleted int, "
-                      "earliest_commit_to_retain string, bootstrap_part_metadata string, version int",
-               description="Delete file slices the retention policy no longer needs (dry_run => true only plans).")
+    @procedure(
+        "run_clean",
+        args=[
+            Arg("table", required=True),
+            Arg("schedule_in_line", "boolean", default=True),
+            Arg("clean_policy"),
+            Arg("retain_commits", "int"),
+            Arg("hours_retained", "int"),
+            Arg("file_versions_retained", "int"),
+            Arg("trigger_strategy"),
+            Arg("trigger_max_commits", "int"),
+            Arg("options"),
+            Arg("dry_run", "boolean", default=False),
+        ],
+        output="start_clean_time string, time_taken_in_millis long, total_files_deleted int, "
+        "earliest_commit_to_retain string, bootstrap_part_metadata string, version int",
+        description="Delete file slices the retention policy no longer needs (dry_run => true only plans).",
+    )
     def run_clean(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         import time
 
@@ -42,20 +51,40 @@ if AVAILABLE:
         if result.plan is None:
             return []
         ectr = result.plan.earliest_instant_to_retain
-        return [(result.instant_time, int((time.time() - started) * 1000),
-                 len(result.plan.all_files()) if result.dry_run else result.total_deleted,
-                 ectr.instant_time if ectr else None, None, CLEAN_METADATA_VERSION)]
+        return [
+            (
+                result.instant_time,
+                int((time.time() - started) * 1000),
+                len(result.plan.all_files()) if result.dry_run else result.total_deleted,
+                ectr.instant_time if ectr else None,
+                None,
+                CLEAN_METADATA_VERSION,
+            )
+        ]
 
-
-    @procedure("show_cleans", args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-               output="clean_time string, action string, start_clean_time string, time_taken_in_millis long, "
-                      "total_files_deleted int, earliest_commit_to_retain string, last_completed_commit_timestamp string, "
-                      "policy string, total_partitions int, version int",
-               description="Completed cleans, newest first.")
+    @procedure(
+        "show_cleans",
+        args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+        output="clean_time string, action string, start_clean_time string, time_taken_in_millis long, "
+        "total_files_deleted int, earliest_commit_to_retain string, last_completed_commit_timestamp string, "
+        "policy string, total_partitions int, version int",
+        description="Completed cleans, newest first.",
+    )
     def show_cleans(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         from hudi_sql.services.clean import show_cleans as completed_cleans
 
-        columns = ("clean_time", "action", "start_clean_time", "time_taken_in_millis", "total_files_deleted",
-                   "earliest_commit_to_retain", "last_completed_commit_timestamp", "policy", "total_partitions",
-                   "version")
-        return [tuple(row.get(c) for c in columns) for row in completed_cleans(ctx.meta(args))][: args["limit"]]
+        columns = (
+            "clean_time",
+            "action",
+            "start_clean_time",
+            "time_taken_in_millis",
+            "total_files_deleted",
+            "earliest_commit_to_retain",
+            "last_completed_commit_timestamp",
+            "policy",
+            "total_partitions",
+            "version",
+        )
+        return [tuple(row.get(c) for c in columns) for row in completed_cleans(ctx.meta(args))][
+            : args["limit"]
+        ]

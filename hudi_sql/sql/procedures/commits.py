@@ -16,66 +16,95 @@ _COMMIT_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
 def _commits(meta: TableMetaClient) -> list[tuple[Instant, CommitMetadata]]:
     """Completed commits, newest first, with their metadata."""
     instants = meta.timeline.completed().with_actions(*_COMMIT_ACTIONS).instants
-    return [(i, meta.commit_metadata(i)) for i in sorted(instants, key=lambda i: i.instant_time, reverse=True)]
+    return [
+        (i, meta.commit_metadata(i)) for i in sorted(instants, key=lambda i: i.instant_time, reverse=True)
+    ]
 
 
 def _new_file(prev_commit: str | None) -> bool:
     return prev_commit in (None, "", "null")
 
 
-@procedure("show_commits", args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-           output="commit_time string, action string, total_bytes_written long, total_files_added long, "
-                  "total_files_updated long, total_partitions_written long, total_records_written long, "
-                  "total_update_records_written long, total_errors long",
-           description="Completed commits, newest first, with their write totals.")
+@procedure(
+    "show_commits",
+    args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+    output="commit_time string, action string, total_bytes_written long, total_files_added long, "
+    "total_files_updated long, total_partitions_written long, total_records_written long, "
+    "total_update_records_written long, total_errors long",
+    description="Completed commits, newest first, with their write totals.",
+)
 def show_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     rows = []
     for instant, metadata in _commits(ctx.meta(args)):
         stats = metadata.write_stats()
-        rows.append((
-            instant.instant_time, instant.action.value,
-            sum(s.total_write_bytes for s in stats),
-            sum(1 for s in stats if _new_file(s.prev_commit)),
-            sum(1 for s in stats if not _new_file(s.prev_commit)),
-            len(metadata.partition_to_write_stats),
-            sum(s.num_writes for s in stats),
-            sum(s.num_update_writes for s in stats),
-            sum(s.total_write_errors for s in stats),
-        ))
+        rows.append(
+            (
+                instant.instant_time,
+                instant.action.value,
+                sum(s.total_write_bytes for s in stats),
+                sum(1 for s in stats if _new_file(s.prev_commit)),
+                sum(1 for s in stats if not _new_file(s.prev_commit)),
+                len(metadata.partition_to_write_stats),
+                sum(s.num_writes for s in stats),
+                sum(s.num_update_writes for s in stats),
+                sum(s.total_write_errors for s in stats),
+            )
+        )
     return rows[: args["limit"]]
 
 
-@procedure("show_commits_metadata", args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-           output="commit_time string, action string, partition string, file_id string, previous_commit string, "
-                  "num_writes long, num_inserts long, num_deletes long, num_update_writes long, total_errors long, "
-                  "total_log_blocks long, total_corrupt_logblocks long, total_rollback_blocks long, "
-                  "total_log_records long, total_updated_records_compacted long, total_bytes_written long",
-           description="The write statistics of every file of the latest commits.")
+@procedure(
+    "show_commits_metadata",
+    args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+    output="commit_time string, action string, partition string, file_id string, previous_commit string, "
+    "num_writes long, num_inserts long, num_deletes long, num_update_writes long, total_errors long, "
+    "total_log_blocks long, total_corrupt_logblocks long, total_rollback_blocks long, "
+    "total_log_records long, total_updated_records_compacted long, total_bytes_written long",
+    description="The write statistics of every file of the latest commits.",
+)
 def show_commits_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     rows = []
     for instant, metadata in _commits(ctx.meta(args)):
         for partition, stats in metadata.partition_to_write_stats.items():
             for s in stats:
-                rows.append((
-                    instant.instant_time, instant.action.value, s.partition_path if s.partition_path is not None
-                    else partition, s.file_id, s.prev_commit, s.num_writes, s.num_inserts, s.num_deletes,
-                    s.num_update_writes, s.total_write_errors, s.total_log_blocks, s.total_corrupt_log_block,
-                    s.total_rollback_blocks, s.total_log_records, s.total_updated_records_compacted,
-                    s.total_write_bytes,
-                ))
+                rows.append(
+                    (
+                        instant.instant_time,
+                        instant.action.value,
+                        s.partition_path if s.partition_path is not None else partition,
+                        s.file_id,
+                        s.prev_commit,
+                        s.num_writes,
+                        s.num_inserts,
+                        s.num_deletes,
+                        s.num_update_writes,
+                        s.total_write_errors,
+                        s.total_log_blocks,
+                        s.total_corrupt_log_block,
+                        s.total_rollback_blocks,
+                        s.total_log_records,
+                        s.total_updated_records_compacted,
+                        s.total_write_bytes,
+                    )
+                )
     return rows[: args["limit"]]
 
 
-@procedure("rollback_to_instant", args=[Arg("table", required=True), Arg("instant_time", required=True)],
-           output="rollback_result boolean",
-           description="Roll back a completed commit (the latest one; later commits must go first).")
+@procedure(
+    "rollback_to_instant",
+    args=[Arg("table", required=True), Arg("instant_time", required=True)],
+    output="rollback_result boolean",
+    description="Roll back a completed commit (the latest one; later commits must go first).",
+)
 def rollback_to_instant(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.commit.rollback import rollback_latest_commit
 
     meta = ctx.meta(args)
     instant_time = str(args["instant_time"])
     if not meta.timeline.completed_writes().contains_time(instant_time):
-        raise HudiTimelineError(f"Commit {instant_time} not found in the commits of table '{args['table']}'.",
-                                help=f"CALL show_commits(table => '{args['table']}') lists them")
+        raise HudiTimelineError(
+            f"Commit {instant_time} not found in the commits of table '{args['table']}'.",
+            help=f"CALL show_commits(table => '{args['table']}') lists them",
+        )
     rollback_latest_commit(meta, instant_time)
     return [(True,)]

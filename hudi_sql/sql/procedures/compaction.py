@@ -5,19 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from hudi_sql.config import TableType
-from hudi_sql.errors import HudiSqlError
+from hudi_sql.errors import HudiError, HudiSqlError
 from hudi_sql.model.instant import Action, State
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 from hudi_sql.table.meta_client import TableMetaClient
 
-_OPS = {"schedule": "schedule", "execute": "execute", "run": "scheduleandexecute",
-        "scheduleandexecute": "scheduleandexecute"}
+_OPS = {
+    "schedule": "schedule",
+    "execute": "execute",
+    "run": "scheduleandexecute",
+    "scheduleandexecute": "scheduleandexecute",
+}
 
 
 def _require_mor(meta: TableMetaClient, name: str) -> None:
     if meta.table_type is not TableType.MERGE_ON_READ:
-        raise HudiSqlError(f"CALL {name}: table '{meta.table_name}' is COPY_ON_WRITE; compaction applies to "
-                           "MERGE_ON_READ tables.")
+        raise HudiSqlError(
+            f"CALL {name}: table '{meta.table_name}' is COPY_ON_WRITE; compaction applies to "
+            "MERGE_ON_READ tables."
+        )
 
 
 def _plan_size(meta: TableMetaClient, instant_time: str) -> int | None:
@@ -25,7 +31,7 @@ def _plan_size(meta: TableMetaClient, instant_time: str) -> int | None:
 
     try:
         return len(load_compaction_plan(meta, instant_time).operations)
-    except Exception:
+    except (HudiError, OSError):  # a plan that cannot be read has no size to show
         return None
 
 
@@ -42,19 +48,31 @@ def _compactions(meta: TableMetaClient) -> list[tuple[str, str]]:
     return sorted(out.items(), reverse=True)
 
 
-@procedure("run_compaction",
-           args=[Arg("op", required=True), Arg("table"), Arg("path"), Arg("timestamp", "long"), Arg("options"),
-                 Arg("instants"), Arg("limit", "int")],
-           output="timestamp string, operation_size int, state string",
-           description="Schedule (op => 'schedule'), execute ('execute') or both ('scheduleAndExecute', 'run') "
-                       "compactions of a MERGE_ON_READ table.")
+@procedure(
+    "run_compaction",
+    args=[
+        Arg("op", required=True),
+        Arg("table"),
+        Arg("path"),
+        Arg("timestamp", "long"),
+        Arg("options"),
+        Arg("instants"),
+        Arg("limit", "int"),
+    ],
+    output="timestamp string, operation_size int, state string",
+    description="Schedule (op => 'schedule'), execute ('execute') or both ('scheduleAndExecute', 'run') "
+    "compactions of a MERGE_ON_READ table.",
+)
 def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.compaction import run_compaction as execute, schedule_compaction
+    from hudi_sql.services.compaction import run_compaction as execute
+    from hudi_sql.services.compaction import schedule_compaction
 
     op = _OPS.get(str(args["op"]).strip().lower())
     if op is None:
-        raise HudiSqlError(f"CALL run_compaction: unknown op '{args['op']}'.",
-                           help="op => 'schedule' | 'execute' | 'scheduleAndExecute' (or 'run')")
+        raise HudiSqlError(
+            f"CALL run_compaction: unknown op '{args['op']}'.",
+            help="op => 'schedule' | 'execute' | 'scheduleAndExecute' (or 'run')",
+        )
     meta = ctx.meta(args)
     _require_mor(meta, "run_compaction")
     configs = ctx.write_configs(args, parse_options(args["options"], "CALL run_compaction"))
@@ -80,12 +98,17 @@ def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
             meta.reload_timeline()
         instants = targets
     states = dict(_compactions(meta))
-    return [(t, _plan_size(meta, t), states.get(t, State.REQUESTED.name)) for t in sorted(instants, reverse=True)]
+    return [
+        (t, _plan_size(meta, t), states.get(t, State.REQUESTED.name)) for t in sorted(instants, reverse=True)
+    ]
 
 
-@procedure("show_compaction", args=[Arg("table"), Arg("path"), Arg("limit", "int", default=20)],
-           output="timestamp string, operation_size int, state string",
-           description="Compactions of a MERGE_ON_READ table (scheduled, running, completed), newest first.")
+@procedure(
+    "show_compaction",
+    args=[Arg("table"), Arg("path"), Arg("limit", "int", default=20)],
+    output="timestamp string, operation_size int, state string",
+    description="Compactions of a MERGE_ON_READ table (scheduled, running, completed), newest first.",
+)
 def show_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     _require_mor(meta, "show_compaction")

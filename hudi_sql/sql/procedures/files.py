@@ -7,7 +7,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from hudi_sql.errors import HudiSqlError
+from hudi_sql.errors import HudiFileFormatError, HudiSqlError
 from hudi_sql.model.instant import normalize_instant_time
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 from hudi_sql.table.fs_view import FileSystemView
@@ -22,17 +22,26 @@ def _partitions(view: FileSystemView, pattern: str) -> list[str]:
     return [p for p in partitions if fnmatch.fnmatchcase(p, pattern) or p == pattern]
 
 
-@procedure("show_fsview_latest",
-           args=[Arg("table", required=True), Arg("max_instant", default=""), Arg("include_max", "boolean", default=False),
-                 Arg("include_in_flight", "boolean", default=False), Arg("exclude_compaction", "boolean", default=False),
-                 Arg("limit", "int", default=10), Arg("path_regex", default=ALL_PARTITIONS),
-                 Arg("partition_path", default=ALL_PARTITIONS), Arg("merge", "boolean", default=True)],
-           output="partition string, file_id string, base_instant string, data_file string, data_file_size long, "
-                  "num_delta_files long, total_delta_file_size long, delta_size_compaction_scheduled long, "
-                  "delta_size_compaction_unscheduled long, delta_to_base_radio_compaction_scheduled double, "
-                  "delta_to_base_radio_compaction_unscheduled double, delta_files_compaction_scheduled string, "
-                  "delta_files_compaction_unscheduled string",
-           description="The latest file slice of every file group: base file, log files and their sizes.")
+@procedure(
+    "show_fsview_latest",
+    args=[
+        Arg("table", required=True),
+        Arg("max_instant", default=""),
+        Arg("include_max", "boolean", default=False),
+        Arg("include_in_flight", "boolean", default=False),
+        Arg("exclude_compaction", "boolean", default=False),
+        Arg("limit", "int", default=10),
+        Arg("path_regex", default=ALL_PARTITIONS),
+        Arg("partition_path", default=ALL_PARTITIONS),
+        Arg("merge", "boolean", default=True),
+    ],
+    output="partition string, file_id string, base_instant string, data_file string, data_file_size long, "
+    "num_delta_files long, total_delta_file_size long, delta_size_compaction_scheduled long, "
+    "delta_size_compaction_unscheduled long, delta_to_base_radio_compaction_scheduled double, "
+    "delta_to_base_radio_compaction_unscheduled double, delta_files_compaction_scheduled string, "
+    "delta_files_compaction_unscheduled string",
+    description="The latest file slice of every file group: base file, log files and their sizes.",
+)
 def show_fsview_latest(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     if args["path_regex"] != ALL_PARTITIONS and args["partition_path"] != ALL_PARTITIONS:
@@ -58,12 +67,23 @@ def show_fsview_latest(ctx: ProcedureContext, args: dict[str, Any]) -> list[tupl
         unscheduled = [log for log in logs if log.base_instant_time != file_slice.base_instant_time]
         scheduled_size = sum(log.size for log in scheduled)
         unscheduled_size = sum(log.size for log in unscheduled)
-        rows.append((
-            file_slice.partition_path, file_slice.file_id, file_slice.base_instant_time, base.path if base else "",
-            base_size, len(logs), sum(log.size for log in logs), scheduled_size, unscheduled_size,
-            scheduled_size / base_size if base_size else -1.0, unscheduled_size / base_size if base_size else -1.0,
-            "[" + ",".join(log.path for log in scheduled) + "]", "[" + ",".join(log.path for log in unscheduled) + "]",
-        ))
+        rows.append(
+            (
+                file_slice.partition_path,
+                file_slice.file_id,
+                file_slice.base_instant_time,
+                base.path if base else "",
+                base_size,
+                len(logs),
+                sum(log.size for log in logs),
+                scheduled_size,
+                unscheduled_size,
+                scheduled_size / base_size if base_size else -1.0,
+                unscheduled_size / base_size if base_size else -1.0,
+                "[" + ",".join(log.path for log in scheduled) + "]",
+                "[" + ",".join(log.path for log in unscheduled) + "]",
+            )
+        )
     return rows[: args["limit"]]
 
 
@@ -86,15 +106,26 @@ def _histogram(name: str, sizes: list[int]) -> tuple[Any, ...]:
     count = len(values)
     mean = sum(values) / count if count else 0.0
     std = math.sqrt(sum((v - mean) ** 2 for v in values) / (count - 1)) if count > 1 else 0.0
-    return (name, values[0] if values else 0, _percentile(values, 0.1), _percentile(values, 0.5), mean,
-            _percentile(values, 0.95), values[-1] if values else 0, count, std)
+    return (
+        name,
+        values[0] if values else 0,
+        _percentile(values, 0.1),
+        _percentile(values, 0.5),
+        mean,
+        _percentile(values, 0.95),
+        values[-1] if values else 0,
+        count,
+        std,
+    )
 
 
-@procedure("stats_file_sizes",
-           args=[Arg("table", required=True), Arg("partition_path", default=""), Arg("limit", "int", default=10)],
-           output="commit_time string, min long, 10th double, 50th double, avg double, 95th double, max long, "
-                  "num_files int, std_dev double",
-           description="File size statistics per commit (of the files on storage), and over all files.")
+@procedure(
+    "stats_file_sizes",
+    args=[Arg("table", required=True), Arg("partition_path", default=""), Arg("limit", "int", default=10)],
+    output="commit_time string, min long, 10th double, 50th double, avg double, 95th double, max long, "
+    "num_files int, std_dev double",
+    description="File size statistics per commit (of the files on storage), and over all files.",
+)
 def stats_file_sizes(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.model.file_names import BaseFileName, LogFileName
 
@@ -106,10 +137,15 @@ def stats_file_sizes(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
         for status in meta.storage.list(meta.layout.partition_dir(partition)):
             if status.is_dir:
                 continue
-            try:
-                commit = (BaseFileName.parse(status.name).instant_time if status.name.endswith(".parquet")
-                          else LogFileName.parse(status.name).base_instant)
-            except Exception:  # not a data file (.hoodie_partition_metadata, ...)
+            if status.name.endswith(".parquet"):
+                base = BaseFileName.try_parse(status.name)
+                commit = base.instant_time if base is not None else None
+            else:
+                try:
+                    commit = LogFileName.parse(status.name).base_instant
+                except HudiFileFormatError:  # not a data file (.hoodie_partition_metadata, ...)
+                    commit = None
+            if commit is None:
                 continue
             by_commit[commit].append(status.size)
             every.append(status.size)

@@ -6,6 +6,7 @@ import os
 from datetime import datetime, timezone
 from typing import Any
 
+from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 from hudi_sql.storage.fs import to_local_path
@@ -36,19 +37,25 @@ def _rolled_back(meta: TableMetaClient) -> dict[str, str]:
     for instant in meta.timeline.completed().with_actions(Action.ROLLBACK):
         try:
             record = deserialize(meta.read_instant_bytes(instant), AvroMetadataKind.ROLLBACK_METADATA)
-        except Exception:
-            continue
+        except (HudiFileFormatError, OSError):  # an unreadable rollback: no info, not a failure
+            record = {}
         for target in record.get("commitsRollback") or []:
             out[str(target)] = instant.instant_time
     return out
 
 
-@procedure("show_timeline",
-           args=[Arg("table"), Arg("path"), Arg("limit", "int", default=20), Arg("showArchived", "boolean",
-                                                                                 default=False)],
-           output="instant_time string, action string, state string, requested_time string, inflight_time string, "
-                  "completed_time string, timeline_type string, rollback_info string",
-           description="Every instant of the timeline (requested, inflight, completed), newest first.")
+@procedure(
+    "show_timeline",
+    args=[
+        Arg("table"),
+        Arg("path"),
+        Arg("limit", "int", default=20),
+        Arg("showArchived", "boolean", default=False),
+    ],
+    output="instant_time string, action string, state string, requested_time string, inflight_time string, "
+    "completed_time string, timeline_type string, rollback_info string",
+    description="Every instant of the timeline (requested, inflight, completed), newest first.",
+)
 def show_timeline(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     latest = meta.timeline.latest_states()
@@ -59,10 +66,18 @@ def show_timeline(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
         info = None
         if instant.instant_time in rolled_back:
             info = f"Rolled back by {rolled_back[instant.instant_time]}"
-        rows.append((instant.instant_time, instant.action.value, instant.state.name,
-                     _modified(meta, instant, State.REQUESTED, fmt), _modified(meta, instant, State.INFLIGHT, fmt),
-                     _modified(meta, instant, State.COMPLETED, fmt) if instant.state is State.COMPLETED else None,
-                     "ACTIVE", info))
+        rows.append(
+            (
+                instant.instant_time,
+                instant.action.value,
+                instant.state.name,
+                _modified(meta, instant, State.REQUESTED, fmt),
+                _modified(meta, instant, State.INFLIGHT, fmt),
+                _modified(meta, instant, State.COMPLETED, fmt) if instant.state is State.COMPLETED else None,
+                "ACTIVE",
+                info,
+            )
+        )
     if args["showArchived"]:
         try:
             from hudi_sql.services.archive import read_archived_instants
@@ -70,8 +85,18 @@ def show_timeline(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
             read_archived_instants = None  # type: ignore[assignment]
         if read_archived_instants is not None:
             for entry in read_archived_instants(meta):
-                rows.append((entry["commitTime"], entry["actionType"], str(entry["state"]), None, None, None,
-                             "ARCHIVED", None))
+                rows.append(
+                    (
+                        entry["commitTime"],
+                        entry["actionType"],
+                        str(entry["state"]),
+                        None,
+                        None,
+                        None,
+                        "ARCHIVED",
+                        None,
+                    )
+                )
     order = {"COMPLETED": 2, "INFLIGHT": 1, "REQUESTED": 0}
     rows.sort(key=lambda r: (str(r[0]), order.get(str(r[2]), 0)), reverse=True)
     return rows[: args["limit"]]

@@ -1,0 +1,145 @@
+"""``hudi-sql thriftserver``: serve hudi-sql to Beeline, PyHive and JDBC clients.
+
+::
+
+    hudi-sql thriftserver [--port 10000] [--bind 127.0.0.1] [--metastore thrift://HOST:9083]
+                          [--master URL] [--warehouse DIR] [--state-dir DIR] [--conf k=v ...]
+
+Starts the embedded Spark session (:func:`hudi_sql.spark_session`; with ``--metastore`` it
+uses that Hive metastore, so tables hive sync registered there are queryable), then a
+HiveServer2 on ``--bind:--port`` (:func:`hudi_sql.server.start_thriftserver`), and serves
+until SIGTERM or SIGINT; then it stops the server and Spark and exits 0. A line
+``hudi-sql thriftserver listening on HOST:PORT`` on stdout says it is ready.
+
+``--conf hoodie.*=v`` is a session option every client session starts with (as ``SET``);
+any other ``--conf`` is a Spark setting. Connect with
+``beeline -u jdbc:hive2://127.0.0.1:10000`` or ``pyhive.hive.connect("127.0.0.1", 10000)``.
+
+:func:`main` also runs on an existing session (``main(argv, spark=spark, stop=event)``,
+serving until *event* is set), which is how the tests drive it without a second JVM.
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hudi-sql thriftserver",
+                                     description="HiveServer2 (Beeline, PyHive, JDBC) over hudi-sql.")
+    parser.add_argument("--port", type=int, default=10000, help="port to listen on (default 10000; 0: any free)")
+    parser.add_argument("--bind", default="127.0.0.1", metavar="HOST", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--metastore", metavar="URIS", help="Hive metastore URIs (thrift://host:9083)")
+    parser.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    parser.add_argument("--warehouse", metavar="DIR", help="warehouse folder for managed tables")
+    parser.add_argument("--state-dir", metavar="DIR", help="folder of the embedded metastore")
+    parser.add_argument("--conf", metavar="K=V", action="append", default=[],
+                        help="a Spark setting, or a hoodie.* session option (may repeat)")
+    return parser
+
+
+def _split_conf(items: Sequence[str], parser: argparse.ArgumentParser) -> tuple[dict[str, str], dict[str, str]]:
+    spark_conf: dict[str, str] = {}
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"--conf expects key=value, got '{item}'")
+        (options if key.strip().startswith("hoodie.") else spark_conf)[key.strip()] = value.strip()
+    return spark_conf, options
+
+
+def _start_spark(args: argparse.Namespace, spark_conf: dict[str, str]) -> SparkSession:
+    from hudi_sql.spark.session import default_state_dir, spark_session
+
+    state_dir = args.state_dir or (os.path.join(args.warehouse, ".hudi-sql") if args.warehouse else None)
+    conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
+    return spark_session(master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse,
+                         metastore_uris=args.metastore, conf=conf)
+
+
+def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None,
+         stop: threading.Event | None = None, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None) -> int:
+    """Run the server until SIGTERM/SIGINT (or *stop* is set); the exit status.
+
+    Args:
+        argv: the arguments after ``thriftserver`` (a leading ``thriftserver`` is skipped).
+        spark: serve this session instead of starting one (it is not stopped afterwards;
+            ``--master``, ``--metastore``, ``--warehouse``, ``--state-dir`` and Spark
+            ``--conf`` settings are then ignored).
+        stop: an event that ends the serving when set.
+        stdout, stderr: streams (default the process's).
+    """
+    from hudi_sql.errors import HudiError
+    from hudi_sql.server.hiveserver2 import start_thriftserver
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["thriftserver"]:
+        arguments = arguments[1:]
+    parser = _parser()
+    args = parser.parse_args(arguments)
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    spark_conf, options = _split_conf(args.conf, parser)
+    own_session = spark is None
+    try:
+        session = _start_spark(args, spark_conf) if spark is None else spark
+    except Exception as e:  # noqa: BLE001 - reported, exit status 1
+        stderr.write(f"Error: could not start Spark: {e}\n")
+        return 1
+    stop = stop or threading.Event()
+    previous = _install_signal_handlers(stop)
+    try:
+        try:
+            server = start_thriftserver(session, host=args.bind, port=args.port, options=options)
+        except HudiError as e:
+            stderr.write(f"Error: {e}\n")
+            return 1
+        try:
+            stdout.write(f"hudi-sql thriftserver listening on {server.host}:{server.port} ({server.url})\n")
+            stdout.flush()
+            while not stop.wait(0.5):
+                pass
+        finally:
+            server.stop()
+        return 0
+    finally:
+        _restore_signal_handlers(previous)
+        if own_session:
+            session.stop()
+
+
+def _install_signal_handlers(stop: threading.Event) -> dict[int, Any]:
+    """SIGTERM and SIGINT set *stop* (only the main thread may install handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def _restore_signal_handlers(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""CALL: the procedure registry, argument binding, and each procedure this capability brings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import hudi_sql
+from hudi_sql.errors import HudiSqlError, HudiTimelineError
+from hudi_sql.sql.procedures import registry
+
+pytestmark = pytest.mark.spark
+
+DATABASE = "sql_call"
+
+
+@pytest.fixture(scope="module")
+def db(spark: Any) -> Iterator[Any]:
+    spark.sql(f"DROP DATABASE IF EXISTS {DATABASE} CASCADE")
+    spark.sql(f"CREATE DATABASE {DATABASE}")
+    previous = spark.catalog.currentDatabase()
+    spark.catalog.setCurrentDatabase(DATABASE)
+    session = hudi_sql.connect(spark)
+    session.sql(
+        "CREATE TABLE mor (id INT, v STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p) "
+        "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
+    )
+    session.sql("INSERT INTO mor VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y')")
+    session.sql("UPDATE mor SET v = 'a2', ts = 2 WHERE id = 1")
+    try:
+        yield session
+    finally:
+        spark.catalog.setCurrentDatabase(previous)
+
+
+def call(db: Any, sql: str) -> list[dict[str, Any]]:
+    return [r.asDict() for r in db.sql(sql).collect()]
+
+
+def test_registry_declares_the_procedures_of_this_capability() -> None:
+    names = set(registry())
+    assert {
+        "help",
+        "show_commits",
+        "show_commits_metadata",
+        "show_timeline",
+        "show_fsview_latest",
+        "show_table_properties",
+        "rollback_to_instant",
+        "run_compaction",
+        "show_compaction",
+        "stats_file_sizes",
+    } <= names
+
+
+def test_show_procedures_named_and_positional(db: Any) -> None:
+    commits = call(db, "CALL show_commits(table => 'mor')")
+    assert [c["action"] for c in commits] == ["deltacommit", "deltacommit"]
+    assert commits[1]["total_records_written"] == 2 and commits[1]["total_files_added"] == 2
+    assert call(db, "CALL show_commits('mor', 1)")[0]["commit_time"] == commits[0]["commit_time"]
+    files = call(db, f"CALL show_commits_metadata(table => '{DATABASE}.mor')")
+    assert {f["partition"] for f in files} == {"p=x", "p=y"}
+    timeline = call(db, "CALL show_timeline(table => 'mor')")
+    assert [(t["action"], t["state"]) for t in timeline] == [("deltacommit", "COMPLETED")] * 2
+    listed = call(db, "CALL show_table_properties(table => 'mor', limit => 100)")
+    properties = {r["key"]: r["value"] for r in listed}
+    assert properties["hoodie.table.type"] == "MERGE_ON_READ"
+    latest = call(db, "CALL show_fsview_latest(table => 'mor')")
+    by_partition = {r["partition"]: r for r in latest}
+    assert by_partition["p=x"]["num_delta_files"] == 1 and by_partition["p=y"]["num_delta_files"] == 0
+    sizes = call(db, "CALL stats_file_sizes(table => 'mor')")
+    assert sizes[-1]["commit_time"] == "ALL" and sizes[-1]["num_files"] == 3
+
+
+def test_compaction_and_rollback_procedures(db: Any) -> None:
+    scheduled = call(db, "CALL run_compaction(op => 'schedule', table => 'mor')")
+    assert [(r["operation_size"], r["state"]) for r in scheduled] == [(1, "REQUESTED")]
+    done = call(db, "CALL run_compaction(op => 'execute', table => 'mor')")
+    assert [(r["timestamp"], r["state"]) for r in done] == [(scheduled[0]["timestamp"], "COMPLETED")]
+    assert call(db, "CALL show_compaction(table => 'mor')")[0]["state"] == "COMPLETED"
+    assert [r["v"] for r in call(db, "SELECT v FROM mor WHERE id = 1")] == ["a2"]
+
+    db.sql("INSERT INTO mor VALUES (3, 'c', 1, 'x')")
+    latest = call(db, "CALL show_commits(table => 'mor', limit => 1)")[0]["commit_time"]
+    with pytest.raises(HudiTimelineError, match="not found"):
+        call(db, "CALL rollback_to_instant(table => 'mor', instant_time => '20000101000000000')")
+    assert call(db, f"CALL rollback_to_instant(table => 'mor', instant_time => '{latest}')") == [
+        {"rollback_result": True}
+    ]
+    assert sorted(r["id"] for r in call(db, "SELECT id FROM mor")) == [1, 2]
+
+
+def test_help_and_argument_errors(db: Any) -> None:
+    listing = call(db, "CALL help()")[0]["result"]
+    assert "show_commits" in listing and "run_compaction" in listing
+    detail = call(db, "CALL help(cmd => 'show_commits')")[0]["result"]
+    assert "limit" in detail and "total_records_written" in detail
+    with pytest.raises(HudiSqlError, match="Unknown procedure 'show_comits'. Did you mean 'show_commits'"):
+        db.sql("CALL show_comits(table => 'mor')")
+    with pytest.raises(HudiSqlError, match="unknown argument 'tabel'. Did you mean 'table'"):
+        db.sql("CALL show_commits(tabel => 'mor')")
+    with pytest.raises(HudiSqlError, match="argument 'table' is required"):
+        db.sql("CALL show_commits(limit => 1)")
+    with pytest.raises(HudiSqlError, match="argument 'limit' must be int"):
+        db.sql("CALL show_commits(table => 'mor', limit => 'many')")
+    with pytest.raises(HudiSqlError, match="unknown op 'compact'"):
+        db.sql("CALL run_compaction(op => 'compact', table => 'mor')")
