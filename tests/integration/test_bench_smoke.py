@@ -1,0 +1,119 @@
+"""Smoke test of the benchmark harness (``bench/``): a reduced small scale, correctness only.
+
+It runs ``python -m bench.run`` as CI would (each system in its own process, two at a time, so the shared
+test SparkSession is not used) and asserts that every final table holds the expected rows.
+No timing is asserted. delta-rs runs only when the optional ``deltalake`` package is there.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from bench.checksum import checksum_batches
+from bench.generate import batch_rows, day_rows
+from bench.workload import Scale
+
+REPO = Path(__file__).resolve().parents[2]
+HAS_DELTALAKE = importlib.util.find_spec("deltalake") is not None
+SYSTEMS = ["hudi_cow_bloom", "naive_pyspark", "pyarrow_floor", *(["deltars"] if HAS_DELTALAKE else [])]
+TINY = Scale("tiny", rows_per_day=500, days=2, batches=2)
+
+
+def test_generator_same_seed_same_rows() -> None:
+    assert day_rows(TINY, 1).equals(day_rows(TINY, 1))
+    assert batch_rows(TINY, 2).equals(batch_rows(TINY, 2))
+
+
+def test_generator_batch_updates_previous_day_with_later_event_ts() -> None:
+    batch = batch_rows(TINY, 1)
+    previous = day_rows(TINY, TINY.days - 1)
+    updates = batch.slice(0, round(TINY.rows_per_day * TINY.update_fraction))
+    original = dict(zip(previous["record_key"].to_pylist(), previous["event_ts"].to_pylist(), strict=True))
+    later = zip(updates["record_key"].to_pylist(), updates["event_ts"].to_pylist(), strict=True)
+    assert all(ts > original[key] for key, ts in later)
+    assert batch.num_rows == TINY.rows_per_day + updates.num_rows
+    keys = day_rows(TINY, 0)["record_key"].to_pylist()
+    assert keys == sorted(keys)  # monotonically increasing keys
+
+
+def test_checksum_row_order_does_not_matter() -> None:
+    rows = day_rows(TINY, 0)
+    reversed_rows = rows.take(pa.array(range(rows.num_rows - 1, -1, -1)))
+    assert checksum_batches([rows]) == checksum_batches(reversed_rows.to_batches(max_chunksize=7))
+    assert checksum_batches([rows]) != checksum_batches([rows.slice(1)])
+
+
+@pytest.fixture(scope="module")
+def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("bench")
+    out = work / "results.json"
+    command = [
+        sys.executable,
+        "-m",
+        "bench.run",
+        "--scale",
+        "small",
+        "--rows-per-day",
+        "5000",
+        "--days",
+        "2",
+        "--batches",
+        "2",
+        "--systems",
+        ",".join(SYSTEMS),
+        "--bloom-fallback",
+        "--no-scans",
+        "--work-dir",
+        str(work),
+        "--out",
+        str(out),
+        "--timeout",
+        "600",
+        "--jobs",
+        "2",
+    ]
+    proc = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=1500)
+    assert out.exists(), f"no results written (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+    run: dict[str, Any] = json.loads(out.read_text())
+    run["exit_code"], run["stdout"], run["stderr"] = proc.returncode, proc.stdout, proc.stderr
+    return run
+
+
+def _result(run: dict[str, Any], system: str) -> dict[str, Any]:
+    return next(r for r in run["results"] if r["system"] == system)
+
+
+@pytest.mark.spark
+def test_bench_small_every_table_has_the_expected_rows(bench_run: dict[str, Any]) -> None:
+    correctness = bench_run["correctness"]
+    failures = {r["system"]: r.get("message") for r in bench_run["results"] if r["status"] != "ok"}
+    assert not failures, f"systems did not run: {failures}\n{bench_run['stderr'][-4000:]}"
+    assert correctness["ok"], correctness["detail"]
+    assert bench_run["exit_code"] == 0
+    expected = correctness["expected"]["base"]
+    assert expected["count"] == 5000 * (2 + 2)
+    for system in SYSTEMS:
+        result = _result(bench_run, system)
+        assert result["final"] == expected, system
+        assert [b["rows_after"] for b in result["batches"]] == [15000, 20000], system
+    assert "| system |" in bench_run["stdout"]
+
+
+@pytest.mark.spark
+def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
+    if not HAS_DELTALAKE:
+        pytest.skip(
+            "delta-rs peer not run: the optional 'deltalake' package is not installed "
+            "(pip install 'hudi-sql[bench]')"
+        )
+    result = _result(bench_run, "deltars")
+    assert result["status"] == "ok", result.get("message")
+    assert result["final"] == bench_run["correctness"]["expected"]["base"]
