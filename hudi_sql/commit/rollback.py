@@ -18,12 +18,13 @@ Each step is safe to repeat, so a rollback that itself dies is finished by the n
 from __future__ import annotations
 
 __all__ = ["RollbackPlan", "RollbackResult", "plan_rollback", "rollback_instant", "rollback_failed_writes",
-           "rollback_latest_commit"]
+           "rollback_latest_commit", "undo_instant"]
 
 import logging
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from hudi_sql.commit.markers import IOType, read_markers
 from hudi_sql.errors import HudiTimelineError
@@ -152,6 +153,27 @@ def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
     storage.write_bytes(layout.instant_path(rollback.to(State.REQUESTED)),
                         serialize(AvroMetadataKind.ROLLBACK_PLAN, plan.to_avro()))
     storage.write_bytes(layout.instant_path(rollback.to(State.INFLIGHT)), b"")
+    metadata = undo_instant(meta_client, plan, rollback_time, started=started)
+    storage.write_bytes(layout.instant_path(rollback), serialize(AvroMetadataKind.ROLLBACK_METADATA, metadata))
+    meta_client.reload_timeline()
+    _log.info("Rolled back %s as rollback %s (%d files deleted).", instant, rollback_time,
+              metadata["totalFilesDeleted"])
+    parts = metadata["partitionMetadata"]
+    return RollbackResult(rollback_time, instant, tuple(f for p in parts.values() for f in p["successDeleteFiles"]),
+                          tuple(f for p in parts.values() for f in (p["rollbackLogFiles"] or {})), tuple(parts))
+
+
+def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time: str, *,
+                 started: float | None = None) -> dict[str, Any]:
+    """Steps 3-6 of the protocol for *plan*'s instant; returns its ``HoodieRollbackMetadata`` record.
+
+    Shared by rollback (which records the result as a rollback instant) and restore (which
+    records it inside the restore metadata). The completed file goes first, so readers stop
+    seeing the instant at once; a compaction's ``.compaction.*`` files go with its commit.
+    """
+    started = time.time() if started is None else started
+    instant = plan.instant
+    storage, layout = meta_client.storage, meta_client.layout
     if instant.is_completed:
         storage.delete(layout.instant_path(instant))
     deleted: dict[str, list[str]] = defaultdict(list)
@@ -160,14 +182,20 @@ def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
     for request in plan.requests:
         for path in request.files_to_delete:
             if storage.delete(path) or not storage.exists(path):
+                _log.info("Rollback %s: deleted %s (written by %s)", rollback_time, path, instant.instant_time)
                 deleted[request.partition_path].append(to_uri(path))
         if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
             path, size = _write_rollback_block(meta_client, request, instant.instant_time, rollback_time)
             rollback_logs[request.partition_path][to_uri(path)] = size
             for log_path, log_size in request.log_files_to_cancel:
                 failed_logs[request.partition_path][to_uri(log_path)] = log_size
+    for state in (State.INFLIGHT, State.REQUESTED):
+        storage.delete(layout.instant_path(instant.to(state)))
+        if instant.action is Action.COMMIT:
+            storage.delete(layout.instant_path(Instant(instant.instant_time, Action.COMPACTION, state)))
+    storage.delete_dir(layout.marker_dir(instant.instant_time))
     partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
-    metadata = {
+    return {
         "startRollbackTime": rollback_time,
         "timeTakenInMillis": int((time.time() - started) * 1000),
         "totalFilesDeleted": sum(len(v) for v in deleted.values()),
@@ -185,15 +213,6 @@ def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
         "version": 1,
         "instantsRollback": [{"commitTime": instant.instant_time, "action": instant.action.value}],
     }
-    storage.write_bytes(layout.instant_path(rollback), serialize(AvroMetadataKind.ROLLBACK_METADATA, metadata))
-    for state in (State.INFLIGHT, State.REQUESTED):
-        storage.delete(layout.instant_path(instant.to(state)))
-    storage.delete_dir(layout.marker_dir(instant.instant_time))
-    meta_client.reload_timeline()
-    _log.info("Rolled back %s as rollback %s (%d files deleted).", instant, rollback_time,
-              metadata["totalFilesDeleted"])
-    return RollbackResult(rollback_time, instant, tuple(p for v in deleted.values() for p in v),
-                          tuple(p for v in rollback_logs.values() for p in v), tuple(partitions))
 
 
 def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest, target: str,

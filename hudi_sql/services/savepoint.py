@@ -41,7 +41,6 @@ __all__ = [
 
 import logging
 import time
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +50,6 @@ from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
 from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
 from hudi_sql.model.timeline import Timeline
-from hudi_sql.storage.fs import to_uri
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -315,53 +313,10 @@ def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, d
 def _rollback_for_restore(meta_client: TableMetaClient, instant: Instant, restore_time: str) -> dict[str, Any]:
     """Roll back one instant without a rollback instant; returns its ``HoodieRollbackMetadata``.
 
-    The order follows :func:`hudi_sql.commit.rollback.rollback_instant`: the completed file goes
-    first (readers stop seeing the instant at once), then the data files, then the requested /
-    inflight files and markers. A compaction's ``.compaction.*`` files go with its commit.
+    The file work is :func:`hudi_sql.commit.rollback.undo_instant`, shared with plain rollbacks;
+    a restore records the result inside its own metadata instead of a ``.rollback`` instant.
     """
-    # The rollback command block writer is shared with plain rollbacks.
-    from hudi_sql.commit.rollback import _write_rollback_block
+    from hudi_sql.commit.rollback import undo_instant
 
-    started = time.time()
-    storage, layout = meta_client.storage, meta_client.layout
-    plan = plan_rollback(meta_client, instant)
-    if instant.is_completed:
-        storage.delete(layout.instant_path(instant))
-    deleted: dict[str, list[str]] = defaultdict(list)
-    rollback_logs: dict[str, dict[str, int]] = defaultdict(dict)
-    failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
-    for request in plan.requests:
-        for path in request.files_to_delete:
-            if storage.delete(path) or not storage.exists(path):
-                _log.info("Restore %s: deleted %s (written by %s)", restore_time, path, instant.instant_time)
-                deleted[request.partition_path].append(to_uri(path))
-        if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
-            path, size = _write_rollback_block(meta_client, request, instant.instant_time, restore_time)
-            rollback_logs[request.partition_path][to_uri(path)] = size
-            for log_path, log_size in request.log_files_to_cancel:
-                failed_logs[request.partition_path][to_uri(log_path)] = log_size
-    for state in (State.INFLIGHT, State.REQUESTED):
-        storage.delete(layout.instant_path(instant.to(state)))
-        if instant.action is Action.COMMIT:
-            storage.delete(layout.instant_path(Instant(instant.instant_time, Action.COMPACTION, state)))
-    storage.delete_dir(layout.marker_dir(instant.instant_time))
-    partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
-    _log.info("Restore %s rolled back %s.", restore_time, instant)
-    return {
-        "startRollbackTime": restore_time,
-        "timeTakenInMillis": int((time.time() - started) * 1000),
-        "totalFilesDeleted": sum(len(v) for v in deleted.values()),
-        "commitsRollback": [instant.instant_time],
-        "partitionMetadata": {
-            p: {
-                "partitionPath": p,
-                "successDeleteFiles": deleted.get(p, []),
-                "failedDeleteFiles": [],
-                "rollbackLogFiles": rollback_logs.get(p) or None,
-                "logFilesFromFailedCommit": failed_logs.get(p) or None,
-            }
-            for p in partitions
-        },
-        "version": 1,
-        "instantsRollback": [{"commitTime": instant.instant_time, "action": instant.action.value}],
-    }
+    _log.info("Restore %s rolls back %s.", restore_time, instant)
+    return undo_instant(meta_client, plan_rollback(meta_client, instant), restore_time)
