@@ -40,6 +40,7 @@ MODULES = [
     "hudi_sql.sql.procedures.table",
     "hudi_sql.sql.procedures.compaction",
     "hudi_sql.sql.procedures.clean",
+    "hudi_sql.sql.procedures.services",
 ]
 
 _TYPES: dict[str, Callable[[Any], Any]] = {

@@ -1,0 +1,122 @@
+"""Table-service procedures: savepoints, restore, archived commits, clustering, Hive sync.
+
+Names, arguments and columns follow Apache Hudi 0.14's Spark procedures; each one is a thin
+call into :mod:`hudi_sql.services` or :mod:`catalog.hive.sync`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
+
+
+@procedure(
+    "create_savepoint",
+    args=[Arg("table", required=True), Arg("commit_time"), Arg("user", default=""), Arg("comments", default="")],
+    output="create_savepoint_result boolean",
+    description="Pin a completed commit (default the latest) so the cleaner keeps its files.",
+)
+def create_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.savepoint import create_savepoint as create
+
+    create(ctx.meta(args), args["commit_time"], user=args["user"], comments=args["comments"])
+    return [(True,)]
+
+
+@procedure(
+    "show_savepoints",
+    args=[Arg("table", required=True)],
+    output="savepoint_time string",
+    description="Completed savepoints, newest first.",
+)
+def show_savepoints(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.savepoint import show_savepoints as show
+
+    return [(row["savepoint_time"],) for row in show(ctx.meta(args))]
+
+
+@procedure(
+    "delete_savepoint",
+    args=[Arg("table", required=True), Arg("instant_time", required=True)],
+    output="delete_savepoint_result boolean",
+    description="Remove a savepoint (its files become cleanable again).",
+)
+def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.savepoint import delete_savepoint as delete
+
+    delete(ctx.meta(args), args["instant_time"])
+    return [(True,)]
+
+
+@procedure(
+    "rollback_to_savepoint",
+    args=[Arg("table", required=True), Arg("instant_time", required=True)],
+    output="rollback_savepoint_result boolean",
+    description="Restore the table to a savepoint: every later commit is rolled back (a restore instant).",
+)
+def rollback_to_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.savepoint import restore_to_savepoint
+
+    restore_to_savepoint(ctx.meta(args), args["instant_time"])
+    return [(True,)]
+
+
+@procedure(
+    "show_archived_commits",
+    args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+    output="commit_time string, action string, state string",
+    description="Instants moved to the archived timeline, newest first.",
+)
+def show_archived_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.archive import read_archived_instants
+
+    rows = [(r["commitTime"], r["actionType"], r["state"]) for r in read_archived_instants(ctx.meta(args))]
+    return sorted(rows, key=lambda r: str(r[0]), reverse=True)[: args["limit"]]
+
+
+@procedure(
+    "run_clustering",
+    args=[Arg("table", required=True), Arg("order"), Arg("op", default="scheduleAndExecute"), Arg("instant_time"),
+          Arg("options")],
+    output="timestamp string, input_group_size int, state string, involved_partitions string",
+    description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute).",
+)
+def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.clustering import cluster, load_clustering_plan
+
+    op = str(args["op"]).lower()
+    if op not in ("schedule", "execute", "scheduleandexecute"):
+        from hudi_sql.errors import HudiSqlError
+
+        raise HudiSqlError(f"CALL run_clustering: op '{args['op']}' is not schedule, execute or scheduleAndExecute.")
+    meta = ctx.meta(args)
+    extra = parse_options(args["options"], "CALL run_clustering")
+    instant = cluster(ctx.spark, meta.base_path, {**ctx.write_configs(args, extra).raw()}, order=args["order"],
+                      schedule=op != "execute", execute=op != "schedule", instant_time=args["instant_time"])
+    if instant is None:
+        return []
+    plan = load_clustering_plan(meta, instant)
+    partitions = sorted({s.partition_path for g in plan.groups for s in g.slices})
+    return [(instant, len(plan.groups), "SCHEDULED" if op == "schedule" else "COMPLETED", ",".join(partitions))]
+
+
+@procedure(
+    "hive_sync",
+    args=[Arg("table", required=True), Arg("metastore_uri"), Arg("jdbc_url"), Arg("mode"), Arg("username"),
+          Arg("password"), Arg("partition_fields"), Arg("partition_extractor_class"), Arg("options")],
+    output="result string",
+    description="Sync the table (and its partitions and schema) to a Hive metastore now.",
+)
+def hive_sync(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from catalog.hive.sync import HiveSyncTool
+
+    names = {"metastore_uri": "metastore.uris", "jdbc_url": "jdbcurl", "mode": "mode", "username": "username",
+             "password": "password", "partition_fields": "partition_fields",
+             "partition_extractor_class": "partition_extractor_class"}
+    options = dict(ctx.write_configs(args, parse_options(args["options"], "CALL hive_sync")).raw())
+    options.update({f"hoodie.datasource.hive_sync.{key}": str(args[name]) for name, key in names.items()
+                    if args[name] is not None})
+    meta = ctx.meta(args)
+    HiveSyncTool.for_table(meta.base_path, options, spark=ctx.spark).sync()
+    return [("Hive sync succeeded",)]

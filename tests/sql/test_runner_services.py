@@ -1,0 +1,54 @@
+"""CALL procedures of the table services: savepoints, restore, archived commits, clustering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hudi_sql
+from table_helpers import rows_of, rust_table
+
+pytestmark = pytest.mark.spark
+
+
+def test_call_savepoint_restore_and_archived_commits_list_every_instant(spark: Any, tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    path = tmp_path / "svc"
+    db.sql(f"""CREATE TABLE svc_t (id INT, v STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p)
+               LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts',
+               'hoodie.keep.min.commits' = '2', 'hoodie.keep.max.commits' = '3',
+               'hoodie.cleaner.commits.retained' = '1')""")
+    db.sql("INSERT INTO svc_t VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y')")
+    assert db.sql("CALL create_savepoint(table => 'svc_t')").collect()[0][0] is True
+    (saved,) = [r[0] for r in db.sql("CALL show_savepoints(table => 'svc_t')").collect()]
+    expected = rows_of(rust_table(str(path)))
+    for i in range(3, 7):
+        db.sql(f"INSERT INTO svc_t VALUES ({i}, 'n', {i}, 'x')")
+    active = {r[0] for r in db.sql("CALL show_commits(table => 'svc_t', limit => 100)").collect()}
+    archived = {r[0] for r in db.sql("CALL show_archived_commits(table => 'svc_t', limit => 100)").collect()
+                if r[1] in ("commit", "deltacommit", "replacecommit")}
+    assert len(active | archived) == 5 and saved in active | archived
+
+    assert db.sql(f"CALL rollback_to_savepoint(table => 'svc_t', instant_time => '{saved}')").collect()[0][0]
+    assert rows_of(rust_table(str(path))) == expected
+    assert sorted(r.id for r in db.sql("SELECT id FROM svc_t").collect()) == [1, 2]
+    assert db.sql(f"CALL delete_savepoint(table => 'svc_t', instant_time => '{saved}')").collect()[0][0]
+    assert db.sql("CALL show_savepoints(table => 'svc_t')").collect() == []
+
+
+def test_call_run_clustering_rewrites_small_files_sorted(spark: Any, tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    path = tmp_path / "cl"
+    db.sql(f"""CREATE TABLE cl_t (id INT, v STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p)
+               LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts',
+               'hoodie.parquet.small.file.limit' = '0')""")
+    for i in range(3):
+        db.sql(f"INSERT INTO cl_t VALUES ({10 - i}, 'v', 1, 'x')")
+    before = rows_of(rust_table(str(path)), ["id", "v", "ts", "p"], key="id")
+    (row,) = db.sql("CALL run_clustering(table => 'cl_t', order => 'id')").collect()
+    assert row.state == "COMPLETED" and row.involved_partitions == "p=x"
+    assert rows_of(rust_table(str(path)), ["id", "v", "ts", "p"], key="id") == before
+    ids = [r.id for r in spark.read.parquet(*[str(f) for f in path.rglob(f"*_{row.timestamp}.parquet")]).collect()]
+    assert ids == sorted(ids)
