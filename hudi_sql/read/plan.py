@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
-from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import Action, normalize_instant_time
 from hudi_sql.table.fs_view import FileSystemView
@@ -121,6 +121,19 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
             elif stat.path.endswith(".parquet"):
                 latest_files[key] = meta.layout.file_path("", stat.path)
     native = tuple(path for key, path in sorted(latest_files.items()) if key not in replaced)
+    missing = [path for path in native if not meta.storage.exists(path)]
+    if missing:
+        # The cleaner removed files the range needs (Hudi: "Found deleted files in commit metadata").
+        if not options.get(HudiReadConfig.INCR_FALLBACK_FULL_SCAN):
+            raise HudiTimelineError(
+                f"The incremental range ({begin}, {end}] of '{meta.table_name}' needs {len(missing)} file(s) the "
+                f"cleaner already deleted, e.g. '{missing[0]}'.",
+                help="start the range at a later instant, or set "
+                     "hoodie.datasource.read.incr.fallback.fulltablescan.enable=true to scan the table instead")
+        # Hudi's fallback: the latest snapshot, filtered to rows last written inside the range.
+        snapshot = plan_read(meta, HudiConfigs.of({}))
+        return ReadPlan(QueryType.INCREMENTAL, end, schema, snapshot.native_files, snapshot.merge_slices,
+                        begin=begin, end=end, completed_instants=snapshot.completed_instants)
     merge: list[FileSlice] = []
     if log_groups:
         view = FileSystemView(meta, as_of=end)
