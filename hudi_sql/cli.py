@@ -367,6 +367,10 @@ def main(
         from hudi_sql.server.cli import main as serve
 
         return serve(arguments[1:])
+    if arguments and arguments[0] == "sync":  # hudi-sql sync --base-path ... (Hive metastore sync)
+        from catalog.hive.cli import main as sync
+
+        return sync(arguments[1:], spark=spark, stdout=stdout, stderr=stderr)
     parser = _parser()
     args = parser.parse_args(arguments)
     # PySpark logs every failed analysis as JSON on stderr; the shell reports errors itself.

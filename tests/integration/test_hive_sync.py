@@ -369,3 +369,22 @@ def test_hive_sync_mor_table_registers_ro_and_rt(spark: Any, services: Services,
         assert sorted(r[1] for r in hive.query("SHOW TABLES IN mor_skip_db")) == ["trips", "trips_rt"]
     finally:
         hms.close()
+
+
+def test_hudi_sql_sync_command_syncs_table_in_jdbc_mode(spark: Any, services: Services, hive: Hive,
+                                                        tmp_path: Path) -> None:
+    import io
+
+    from hudi_sql.cli import main
+
+    path = tmp_path / "cli_trips"
+    _write(spark, path, [(1, "a", 1, 1.5), (2, "b", 1, 2.5)], "id long, p string, ts long, v double")
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["sync", "--base-path", str(path), "--mode", "jdbc", "--jdbc-url", services.jdbc_url,
+                   "--database", "cli_db", "--table", "trips",
+                   "--conf", "hoodie.datasource.hive_sync.sync_as_datasource=false"], stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    assert hive.partitions("cli_db.trips") == {"p=a", "p=b"}
+    bad = main(["sync", "--base-path", str(tmp_path / "nothing"), "--mode", "jdbc", "--jdbc-url",
+                services.jdbc_url], stdout=io.StringIO(), stderr=err)
+    assert bad == 1 and "No Hudi table" in err.getvalue()
