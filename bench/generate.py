@@ -6,7 +6,7 @@ ordered by record key, ``yyyyMMddHHmm_D<droneId>``; with ``ceil(rows_per_day / 1
 each reporting once a minute, keys grow monotonically with time (the workload Hudi's bloom
 index with key-range pruning is built for).
 
-``python -m bench.generate --scale small --work-dir /tmp/bench`` writes the inputs alone.
+``python -m bench.generate --scale small --work-dir DIR`` writes the inputs alone.
 """
 
 from __future__ import annotations

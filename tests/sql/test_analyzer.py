@@ -55,7 +55,7 @@ def test_create_table_all_clauses_any_order() -> None:
         "CREATE TABLE IF NOT EXISTS db.t (id INT NOT NULL COMMENT 'key', ts BIGINT, dt STRING) "
         "USING hudi TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', "
         "'hoodie.metadata.enable' = 'false', hoodie.parquet.small.file.limit = 0) "
-        "LOCATION '/tmp/t' COMMENT 'trips' PARTITIONED BY (dt)"
+        "LOCATION '/data/t' COMMENT 'trips' PARTITIONED BY (dt)"
     )
     assert isinstance(statement, st.CreateTable)
     assert statement == st.CreateTable(
@@ -66,7 +66,7 @@ def test_create_table_all_clauses_any_order() -> None:
             ColumnDef("dt", "STRING"),
         ),
         partitioned_by=("dt",),
-        location="/tmp/t",
+        location="/data/t",
         properties={
             "type": "mor",
             "primaryKey": "id",
