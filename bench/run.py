@@ -145,6 +145,7 @@ def _run_worker(
     timeout: float,
     scans: bool,
     keep: bool,
+    by_budget: bool = False,
 ) -> dict[str, Any]:
     runs = work / "runs" / phase
     runs.mkdir(parents=True, exist_ok=True)
@@ -197,12 +198,13 @@ def _run_worker(
         result: dict[str, Any] = json.loads(result_path.read_text())
     else:
         why = f"timed out after {timeout:.0f}s" if timed_out else f"exited with {proc.returncode}"
+        if timed_out and by_budget:  # the run's budget ran out, not the system's own timeout
+            why = f"stopped at the end of the time budget, after {timeout:.0f}s"
         result = {
             "system": name,
             "phase": phase,
-            "status": "failed",
+            "status": "skipped" if timed_out and by_budget else "failed",
             "message": f"{why}; see {log_path}",
-            "timed_out": timed_out,
         }
     result.update(process_s=elapsed, tree_peak_mb=sampler.peak_mb, log=str(log_path))
     status = result["status"] + ("" if result["status"] == "ok" else f": {result.get('message', '')}")
@@ -313,11 +315,16 @@ def main(argv: list[str] | None = None) -> int:
                 "status": "skipped",
                 "message": f"out of the time budget (--budget {args.budget:.0f}s)",
             }
-        result = _run_worker(name, phase, initial, batches, scans=scans, timeout=min(timeout, left), **common)
-        if result.get("timed_out") and left < timeout:  # stopped by the run's budget, not by its own timeout
-            result.update(
-                status="skipped", message=f"stopped at the end of the time budget ({result['message']})"
-            )
+        result = _run_worker(
+            name,
+            phase,
+            initial,
+            batches,
+            scans=scans,
+            timeout=min(timeout, left),
+            by_budget=left < timeout,
+            **common,
+        )
         _save(out, {"partial": True, "scale": scale.to_json(), "results": [*results, result]})
         return result
 
