@@ -38,7 +38,7 @@ def validate_identity(sql: str, expected: str | None = None) -> exp.Expr:
     "sql",
     [
         "CALL show_commits(table => 'db.t', limit => 10)",
-        "CALL run_clustering(table => 't', order => 'ts', path => '/tmp/t', predicate => 'a > 1')",
+        "CALL run_clustering(table => 't', order => 'ts', path => '/data/t', predicate => 'a > 1')",
         "CALL p(select => 1, from => 2, where => 3, partition => 'x', options => 'k=v')",
         "CALL rollback_to_instant(table => 't', instant_time => '20240101000000000')",
         "CALL p(a => -1.5, b => TRUE, c => NULL, d => 'it\\'s')",
@@ -101,7 +101,7 @@ def test_explain_roundtrip(sql: str, expected: str | None) -> None:
             None,
             nodes.SetConfig,
         ),
-        ("SET hoodie.base.path=/tmp/a/b", None, nodes.SetConfig),
+        ("SET hoodie.base.path=/data/a/b", None, nodes.SetConfig),
         ("SET hoodie.x='a;b'", None, nodes.SetConfig),
         ("SET k=", None, nodes.SetConfig),
         ("SET hoodie.x", None, nodes.ShowConfig),

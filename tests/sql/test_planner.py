@@ -53,7 +53,7 @@ def facts(
         props["hoodie.table.partition.fields"] = partitions
     if precombine:
         props["hoodie.table.precombine.field"] = precombine
-    return HudiTableFacts("t", "/tmp/t", props, catalog or {}, SCHEMA, catalog_schema)
+    return HudiTableFacts("t", "/data/t", props, catalog or {}, SCHEMA, catalog_schema)
 
 
 def insert(sql: str) -> st.InsertInto:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import hudi_sql
 from hudi_sql.errors import HudiConfigError, HudiSqlError, TableAlreadyExistsError, TableNotFoundError
+from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 
@@ -20,18 +20,8 @@ DATABASE = "sql_ddl"
 
 @pytest.fixture(scope="module")
 def db(spark: Any) -> Iterator[Any]:
-    spark.sql(f"DROP DATABASE IF EXISTS {DATABASE} CASCADE")
-    spark.sql(f"CREATE DATABASE {DATABASE}")
-    previous = spark.catalog.currentDatabase()
-    spark.catalog.setCurrentDatabase(DATABASE)
-    try:
-        yield hudi_sql.connect(spark)
-    finally:
-        spark.catalog.setCurrentDatabase(previous)
-
-
-def rows(db: Any, sql: str) -> list[tuple[Any, ...]]:
-    return [tuple(r) for r in db.sql(sql).collect()]
+    with fresh_database(spark, DATABASE) as session:
+        yield session
 
 
 def properties(path: str | Path) -> dict[str, str]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-import hudi_sql
 from hudi_sql.errors import HudiSqlError, HudiTimelineError
 from hudi_sql.sql.procedures import registry
+from sql_session import fresh_database
 
 pytestmark = pytest.mark.spark
 
@@ -18,21 +18,14 @@ DATABASE = "sql_call"
 
 @pytest.fixture(scope="module")
 def db(spark: Any) -> Iterator[Any]:
-    spark.sql(f"DROP DATABASE IF EXISTS {DATABASE} CASCADE")
-    spark.sql(f"CREATE DATABASE {DATABASE}")
-    previous = spark.catalog.currentDatabase()
-    spark.catalog.setCurrentDatabase(DATABASE)
-    session = hudi_sql.connect(spark)
-    session.sql(
-        "CREATE TABLE mor (id INT, v STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p) "
-        "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
-    )
-    session.sql("INSERT INTO mor VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y')")
-    session.sql("UPDATE mor SET v = 'a2', ts = 2 WHERE id = 1")
-    try:
+    with fresh_database(spark, DATABASE) as session:
+        session.sql(
+            "CREATE TABLE mor (id INT, v STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p) "
+            "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
+        )
+        session.sql("INSERT INTO mor VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y')")
+        session.sql("UPDATE mor SET v = 'a2', ts = 2 WHERE id = 1")
         yield session
-    finally:
-        spark.catalog.setCurrentDatabase(previous)
 
 
 def call(db: Any, sql: str) -> list[dict[str, Any]]:

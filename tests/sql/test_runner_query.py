@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import hudi_sql
 from hudi_sql.errors import HudiConfigError, HudiSqlError, TableNotFoundError, UnsupportedFeatureError
+from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 
@@ -18,19 +18,12 @@ DATABASE = "sql_query"
 
 @pytest.fixture(scope="module")
 def db(spark: Any) -> Iterator[Any]:
-    spark.sql(f"DROP DATABASE IF EXISTS {DATABASE} CASCADE")
-    spark.sql(f"CREATE DATABASE {DATABASE}")
-    previous = spark.catalog.currentDatabase()
-    spark.catalog.setCurrentDatabase(DATABASE)
-    session = hudi_sql.connect(spark)
-    session.sql(
-        "CREATE TABLE trips (id INT, rider STRING, fare DOUBLE, ts BIGINT) USING hudi "
-        "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
-    )
-    try:
+    with fresh_database(spark, DATABASE) as session:
+        session.sql(
+            "CREATE TABLE trips (id INT, rider STRING, fare DOUBLE, ts BIGINT) USING hudi "
+            "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
+        )
         yield session
-    finally:
-        spark.catalog.setCurrentDatabase(previous)
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +34,6 @@ def instants(db: Any) -> list[str]:
     ]
     second = db.sql("UPDATE trips SET fare = 11.0, ts = 2 WHERE id = 1").collect()[0]["instant_time"]
     return [first, second]
-
-
-def rows(db: Any, sql: str) -> list[tuple[Any, ...]]:
-    return [tuple(r) for r in db.sql(sql).collect()]
 
 
 def test_snapshot_join_with_spark_tables_and_views(db: Any, instants: list[str]) -> None:
