@@ -22,7 +22,7 @@ from hudi_sql.model.avro_metadata import (
     serialize,
 )
 
-BASE = "/tmp/hudi/trips"
+BASE = "/data/hudi/trips"
 FID = "0712b9f9-4d34-4fa6-8f0b-4c8a1e6d2a11-0"
 
 ROLLBACK_PLAN: dict[str, Any] = {
