@@ -47,6 +47,9 @@ class Index(ABC):
     def tag_location(self, records: DataFrame) -> DataFrame:
         """*records* plus ``_hoodie_file_id`` (null for inserts)."""
 
+    def release(self) -> None:
+        """Free what :meth:`tag_location` cached; called once the write no longer needs its output."""
+
 
 _REGISTRY: dict[IndexType, Callable[[IndexContext], Index]] = {}
 

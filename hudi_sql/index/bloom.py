@@ -18,11 +18,14 @@ keys of every file; this is the same lookup, as Spark work:
 4. **Bloom filter and confirmation** (Spark tasks, ``groupBy(file).applyInArrow``): one task per
    file that still has candidate keys deserializes its bloom filter, tests the keys, and confirms
    the positives against the file's actual ``_hoodie_record_key`` column (read alone with
-   pyarrow), so a bloom false positive never becomes an update.
+   pyarrow), so a bloom false positive never becomes an update. The confirmed matches are
+   cached and counted (one job that reads only the batch's key columns).
 
 The confirmed ``(key, partition, file id)`` triples are then joined back onto the records by
 :func:`hudi_sql.index.simple.tag_location`, so the output is exactly the SIMPLE index's; the
-global variant honours ``hoodie.bloom.index.update.partition.path`` there.
+global variant honours ``hoodie.bloom.index.update.partition.path`` there. Up to
+:data:`BROADCAST_MAX_MATCHES` triples are broadcast, so the records themselves are not shuffled
+to be tagged (a daily batch updates a small share of the table).
 
 Tables without meta fields (``hoodie.populate.meta.fields=false``) have no bloom filters or key
 ranges in their footers; the index then behaves as the SIMPLE index (as Java falls back to
@@ -40,7 +43,7 @@ differ only for keys mixing supplementary-plane characters with BMP characters a
 
 from __future__ import annotations
 
-__all__ = ["BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
+__all__ = ["BROADCAST_MAX_MATCHES", "BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -58,6 +61,9 @@ if TYPE_CHECKING:
     from pyspark import Accumulator
     from pyspark.sql import DataFrame, SparkSession
 
+# Up to this many (key, file) matches are broadcast to the records (about 100 bytes each), so
+# tagging the batch needs no shuffle of its records; more go through a shuffle join.
+BROADCAST_MAX_MATCHES = 500_000
 _RANGE_DDL = "_fp string, _ef string, _path string, _min string, _max string"
 _CANDIDATE_DDL = "_fp string, _ef string, _path string"
 _MATCH_DDL = "_ek string, _ep string, _ef string"
@@ -131,6 +137,7 @@ class BloomIndex(Index):
         self._candidate_files = 0
         self._footers_read = 0
         self._lookups: Accumulator[dict[str, FileLookup]] | None = None
+        self._cached: list[DataFrame] = []
 
     @property
     def last_stats(self) -> BloomIndexStats:
@@ -156,9 +163,17 @@ class BloomIndex(Index):
         ranges = self._file_ranges(spark, base_files)
         pairs = candidate_pairs(records, ranges, global_index=global_index)
         self._lookups = spark.sparkContext.accumulator({}, _LookupParam())
-        existing = pairs.groupBy("_path").applyInArrow(_file_key_lookup(self._lookups), _MATCH_DDL)
+        existing = pairs.groupBy("_path").applyInArrow(_file_key_lookup(self._lookups), _MATCH_DDL).persist()
+        self._cached.append(existing)
+        if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
+            existing = F.broadcast(existing)
         return tag_location(records, existing, global_index=global_index,
                             update_partition_path=update_partition_path(context))
+
+    def release(self) -> None:
+        for frame in self._cached:
+            frame.unpersist()
+        self._cached.clear()
 
     def _file_ranges(self, spark: SparkSession, base_files: list[tuple[str, str]]) -> DataFrame:
         """(partition, file id, path, min key, max key) per candidate file, as a small local frame.

@@ -50,6 +50,7 @@ import pyarrow.parquet as pq
 from hudi_sql.errors import HudiFileFormatError, HudiSchemaError
 from hudi_sql.log.avro_arrow import parse_avro_schema
 from hudi_sql.model.file_names import LogFileName
+from hudi_sql.storage.parquet import codec_options
 from hudi_sql.log.block import (
     NATURAL_ORDER,
     BlockType,
@@ -262,7 +263,7 @@ def encode_parquet_data_block(
         header_order: header key order; defaults to ``INSTANT_TIME, SCHEMA``.
     """
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression=compression)
+    pq.write_table(table, sink, **codec_options(compression))
     header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema_json}
     return frame_block(BlockType.PARQUET_DATA, _ordered(header, header_order), sink.getvalue().to_pybytes())
 

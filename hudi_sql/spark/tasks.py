@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_sql.model.schema import RECORD_KEY_FIELD
+from hudi_sql.write.combine import latest_per_key
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN, TaskIdentity, WriteStatus, create_handle, merge_handle
 from hudi_sql.write.plan import BucketType, WritePlan
 
@@ -68,6 +69,8 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     target = _target_schema(plan)
     options = plan.handle_options
     natural_deletes = plan.operation in ("DELETE", "DELETE_PREPPED")
+    if plan.combine_in_task:
+        records = latest_per_key(records, options.ordering_field)
     if plan.sort_mode in ("GLOBAL_SORT", "PARTITION_SORT"):
         records = records.sort_by(RECORD_KEY_FIELD)
     if bucket.bucket_type is BucketType.INSERT:

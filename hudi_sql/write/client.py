@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
+    from hudi_sql.index.base import Index
     from hudi_sql.keygen.base import KeyGenerator
 
 _log = logging.getLogger(__name__)
@@ -201,8 +202,10 @@ class WriteClient:
             operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
             or index_type is IndexType.BUCKET)  # with buckets, the bucket decides the group for every operation
         view = FileSystemView(meta) if meta is not None else None
-        tagged = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
-        tagged = tagged.persist()
+        tagged, index = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
+        cached = not input_is_repeatable(df)
+        if cached:
+            tagged = tagged.persist()
         try:
             profile = self._profile(tagged, keygen)
             if meta is None:  # created only once the batch proved valid
@@ -227,11 +230,14 @@ class WriteClient:
             txn = Transaction.begin(meta, action)
             plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
                               prepared.data_schema, ordering, use_small_files=operation is not
-                              WriteOperationType.BULK_INSERT)
+                              WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
             stats = self._execute(tagged, plan)
         finally:
-            tagged.unpersist()
+            if cached:
+                tagged.unpersist()
+            if index is not None:
+                index.release()
         metadata = CommitMetadata(
             partition_to_write_stats=_group_stats(stats), operation_type=operation.value,
             extra_metadata={"schema": schema_json},
@@ -287,14 +293,16 @@ class WriteClient:
             run_compaction(spark, meta, plan.instant_time, self.configs)
 
     def _tag(self, records: DataFrame, meta: TableMetaClient | None, view: FileSystemView | None,
-             keygen: KeyGenerator, index_type: IndexType, uses_index: bool) -> DataFrame:
+             keygen: KeyGenerator, index_type: IndexType, uses_index: bool) -> tuple[DataFrame, Index | None]:
+        """The records tagged with their file groups, and the index that did it (to release after the write)."""
         from pyspark.sql import functions as F
 
         from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext, index_for
 
         if not uses_index or meta is None or view is None or view.is_empty:
-            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        return index_for(IndexContext(meta, view, keygen, self.configs, index_type)).tag_location(records)
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string")), None
+        index = index_for(IndexContext(meta, view, keygen, self.configs, index_type))
+        return index.tag_location(records), index
 
     def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile:
         """One small aggregate: record counts per (partition, file group, delete?) and null keys."""
@@ -367,7 +375,7 @@ class WriteClient:
 
     def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
               operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
-              ordering: str | None, *, use_small_files: bool) -> WritePlan:
+              ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan:
         latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
                   for p in profile.partitions}
         pending: dict[tuple[str, str], str] = {}
@@ -394,7 +402,7 @@ class WriteClient:
             if operation is WriteOperationType.BULK_INSERT else "NONE"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
                                                                       ordering), tuple(buckets), tuple(ranges),
-                         sort_mode=sort_mode)
+                         sort_mode=sort_mode, combine_in_task=combine_in_task)
 
     @staticmethod
     def _workload_metadata(profile: WorkloadProfile, plan: WritePlan, operation: WriteOperationType) -> CommitMetadata:
@@ -451,7 +459,10 @@ class WriteClient:
         routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
             F.col(BUCKET_COLUMN).isNotNull())
         keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
-        grouped = routed.select(*keep).groupBy(BUCKET_COLUMN)
+        # One task per bucket as far as hashing allows: each task writes whole files, so a few
+        # coalesced partitions would serialise the writes (twice the buckets keeps collisions rare).
+        slots = max(spark.sparkContext.defaultParallelism, 2 * len(plan.buckets))
+        grouped = routed.select(*keep).repartition(slots, BUCKET_COLUMN).groupBy(BUCKET_COLUMN)
         if plan.handle_options.marker_type == "TIMELINE_SERVER_BASED":
             from hudi_sql.commit.marker_server import MarkerServer
             from hudi_sql.storage.layout import TableLayout
@@ -466,6 +477,20 @@ class WriteClient:
             statuses = grouped.applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [_to_write_stat(row.asDict()) for row in statuses]
+
+
+def input_is_repeatable(df: DataFrame) -> bool:
+    """Whether the write may evaluate *df* again and get the same records (Spark's own verdict on
+    its plan: no ``rand()``, no nondeterministic UDF).
+
+    The records are read twice, once to profile the workload (only the key and partition columns,
+    which Parquet reads alone) and once to write them. Caching every column of the batch between
+    the two costs more than reading it again, so only inputs Spark cannot repeat are cached.
+    """
+    try:
+        return bool(df._jdf.queryExecution().analyzed().deterministic())
+    except Exception:  # noqa: BLE001 - no JVM plan to ask (e.g. Spark Connect): cache to be safe
+        return False
 
 
 def _to_write_stat(row: dict[str, Any]) -> WriteStat:

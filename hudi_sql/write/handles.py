@@ -22,6 +22,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,6 +39,7 @@ from hudi_sql.model.schema import (
 )
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.parquet import codec_options
 from hudi_sql.storage.properties import PartitionMetadata
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
@@ -98,13 +100,15 @@ def _meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, f
         nulls = pa.nulls(n, pa.string())
         return {COMMIT_TIME_FIELD: nulls, COMMIT_SEQNO_FIELD: nulls, RECORD_KEY_FIELD: nulls,
                 PARTITION_PATH_FIELD: nulls, FILE_NAME_FIELD: pa.array([file_name] * n, pa.string())}
-    prefix = f"{options.instant_time}_{partition_id}_"
+    # Hudi's sequence number: <instant>_<task partition>_<running record count>.
+    counters = pc.cast(pa.array(np.arange(seq_start, seq_start + n, dtype=np.int64)), pa.string())
+    prefix = pa.repeat(pa.scalar(f"{options.instant_time}_{partition_id}_"), n)
     return {
-        COMMIT_TIME_FIELD: pa.array([options.instant_time] * n, pa.string()),
-        COMMIT_SEQNO_FIELD: pa.array([prefix + str(seq_start + i) for i in range(n)], pa.string()),
+        COMMIT_TIME_FIELD: pa.repeat(pa.scalar(options.instant_time), n),
+        COMMIT_SEQNO_FIELD: pc.binary_join_element_wise(prefix, counters, ""),
         RECORD_KEY_FIELD: keys.cast(pa.string()),
-        PARTITION_PATH_FIELD: pa.array([partition_path] * n, pa.string()),
-        FILE_NAME_FIELD: pa.array([file_name] * n, pa.string()),
+        PARTITION_PATH_FIELD: pa.repeat(pa.scalar(partition_path), n),
+        FILE_NAME_FIELD: pa.repeat(pa.scalar(file_name), n),
     }
 
 
@@ -137,14 +141,11 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
                     record_keys: pa.Array | None) -> int:
     """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(sink, table.schema, compression=_codec(options)) as writer:
+    with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
+            sink, table.schema, **codec_options(options.compression)) as writer:
         writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
         writer.add_key_value_metadata(_footer(options, record_keys))
     return storage.size(path)
-
-
-def _codec(options: HandleOptions) -> str:
-    return "none" if options.compression in ("uncompressed", "none") else options.compression
 
 
 def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes, bytes]:
@@ -221,10 +222,11 @@ def write_rolling(options: HandleOptions, partition_path: str, file_id: str, tas
         path = layout.file_path(partition_path, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         first = start
-        with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(sink, table.schema, compression=_codec(options)) as writer:
+        with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
+                sink, table.schema, **codec_options(options.compression)) as writer:
             while start < table.num_rows:
                 chunk = table.slice(start, rows_per_group)
-                names = pa.array([name] * chunk.num_rows, pa.string())
+                names = pa.repeat(pa.scalar(name), chunk.num_rows)
                 chunk = chunk.set_column(chunk.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
                 writer.write_table(chunk)
                 start += chunk.num_rows

@@ -41,7 +41,7 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
 
     from hudi_sql.index.base import FILE_ID_COLUMN
     from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
-    from hudi_sql.write.client import WriteResult, _group_stats
+    from hudi_sql.write.client import WriteResult, _group_stats, input_is_repeatable
     from hudi_sql.write.prepare import prepare_records
 
     configs = client.configs
@@ -50,6 +50,7 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
         raise HudiConfigError(f"delete_partition needs an existing table at '{client.base_path}'.")
     ordering = (meta.precombine_field if meta else None) or configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
     patterns = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+    combine_in_task = False
     if deleting and patterns:
         prepared_records = None
         data_schema = table_schema
@@ -59,8 +60,10 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
                                        HudiWriteConfig.COMBINE_BEFORE_INSERT)), global_index=False)
         prepared_records = prepared.records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         data_schema = prepared.data_schema
+        combine_in_task = prepared.combine_in_task
     assert data_schema is not None
-    tagged = prepared_records.persist() if prepared_records is not None else None
+    cached = prepared_records is not None and not input_is_repeatable(df)
+    tagged = prepared_records.persist() if cached and prepared_records is not None else prepared_records
     try:
         profile = client._profile(tagged, keygen) if tagged is not None else WorkloadProfile({})
         if meta is None:  # created only once the batch proved valid
@@ -80,12 +83,12 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
         schema_json = avro_schema_json(data_schema, meta.table_name)
         txn = Transaction.begin(meta, Action.REPLACE_COMMIT)
         plan = client._plan(meta, view, profile, operation, txn.instant_time, schema_json, data_schema, ordering,
-                            use_small_files=False)
+                            use_small_files=False, combine_in_task=combine_in_task)
         workload = client._workload_metadata(profile, plan, operation)
         txn.start(workload, requested_payload=empty_requested_replace_metadata())
         stats: list[WriteStat] = client._execute(tagged, plan) if tagged is not None and plan.buckets else []
     finally:
-        if tagged is not None:
+        if cached and tagged is not None:
             tagged.unpersist()
     metadata = CommitMetadata(
         partition_to_write_stats=_group_stats(stats), operation_type=operation.value,

@@ -114,6 +114,7 @@ class WritePlan:
     insert_ranges: tuple[InsertRange, ...] = ()
     replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sort_mode: str = "NONE"  # bulk_insert: NONE, GLOBAL_SORT (key ranges per file), PARTITION_SORT
+    combine_in_task: bool = False  # tasks keep one record per key (hudi_sql.write.combine)
 
     def bucket(self, bucket_id: int) -> BucketInfo:
         return self.buckets[bucket_id]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.errors import HudiKeyError, HudiSchemaError, did_you_mean
 from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD, require_compatible
+from hudi_sql.write.combine import ARRIVAL_COLUMN
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ HOODIE_IS_DELETED = "_hoodie_is_deleted"
 class PreparedInput:
     records: DataFrame  # data columns + _hoodie_record_key, _hoodie_partition_path, _hoodie_is_delete
     data_schema: StructType  # the table schema after this write (evolved if new columns came)
+    combine_in_task: bool = False  # duplicates left for the write tasks (records carry ARRIVAL_COLUMN)
 
 
 def _nullable(struct: StructType) -> StructType:
@@ -108,12 +110,17 @@ def prepare_records(
         keygen.record_key().alias(RECORD_KEY_FIELD),
         keygen.partition_path().alias(PARTITION_PATH_FIELD),
     )
+    if dedup and not global_index:
+        # Every record of a (key, partition) reaches the same write task, which combines them
+        # (hudi_sql.write.combine); numbering the arrivals keeps "the later one wins" for ties.
+        return PreparedInput(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()), data_schema,
+                             combine_in_task=True)
     if dedup:
         partition_by = [F.col(RECORD_KEY_FIELD)] if global_index else [F.col(RECORD_KEY_FIELD),
                                                                        F.col(PARTITION_PATH_FIELD)]
         order = [F.col(ordering_field).desc_nulls_last()] if ordering_present and ordering_field else []
-        keyed = keyed.withColumn("_hoodie_arrival", F.monotonically_increasing_id())
-        window = Window.partitionBy(*partition_by).orderBy(*order, F.col("_hoodie_arrival").desc())
+        keyed = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
+        window = Window.partitionBy(*partition_by).orderBy(*order, F.col(ARRIVAL_COLUMN).desc())
         keyed = (keyed.withColumn("_hoodie_rank", F.row_number().over(window))
-                 .where(F.col("_hoodie_rank") == 1).drop("_hoodie_rank", "_hoodie_arrival"))
+                 .where(F.col("_hoodie_rank") == 1).drop("_hoodie_rank", ARRIVAL_COLUMN))
     return PreparedInput(keyed, data_schema)
