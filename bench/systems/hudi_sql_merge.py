@@ -2,7 +2,9 @@
 
 The initial load is the same bulk insert as ``hudi_cow_bloom`` (through ``hudi_sql.write``);
 the table is then registered with ``CREATE TABLE ... USING hudi LOCATION`` and every batch runs
-``MERGE INTO drones USING (SELECT * FROM parquet.`<batch>`) ... UPDATE SET * / INSERT *``.
+``MERGE INTO drones USING (SELECT * FROM parquet.`<batch>`) ON <key and day> ... UPDATE SET * /
+INSERT *``. The ``ON`` names the partition column as Hudi users write it, so a row is matched in
+its own day; hudi-sql then runs the statement as an upsert of the source, as Apache Hudi does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.systems._hudi import HudiSystem
 from bench.systems.base import SystemUnavailable
-from bench.workload import KEY
+from bench.workload import KEY, PARTITION
 
 if TYPE_CHECKING:
     from hudi_sql.sql.session import HudiSession
@@ -54,7 +56,8 @@ class HudiSqlMerge(HudiSystem):
     def upsert(self, batch: Path) -> dict[str, Any] | None:
         source = f"parquet.`{batch}`"
         rows = self.db.sql(
-            f"MERGE INTO drones AS t USING (SELECT * FROM {source}) AS s ON t.{KEY} = s.{KEY} "
+            f"MERGE INTO drones AS t USING (SELECT * FROM {source}) AS s "
+            f"ON t.{KEY} = s.{KEY} AND t.{PARTITION} = s.{PARTITION} "
             "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
         ).collect()
         return rows[0].asDict() if rows else None

@@ -55,6 +55,7 @@ from pyspark.accumulators import AccumulatorParam
 from hudi_sql.config import HudiWriteConfig, IndexType
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
+from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 
 if TYPE_CHECKING:
@@ -64,10 +65,12 @@ if TYPE_CHECKING:
 # Up to this many (key, file) matches are broadcast to the records (about 100 bytes each), so
 # tagging the batch needs no shuffle of its records; more go through a shuffle join.
 BROADCAST_MAX_MATCHES = 500_000
-_RANGE_DDL = "_fp string, _ef string, _path string, _min string, _max string"
-_CANDIDATE_DDL = "_fp string, _ef string, _path string"
+# Candidate files travel as their position in the driver's list (``_fi``); tasks get the list
+# itself with the function, so a (file, key) pair is a number and a key, not three strings.
+_RANGE_DDL = "_fi int, _fp string, _min string, _max string"
+_CANDIDATE_DDL = "_fi int, _fp string, _path string"
 _MATCH_DDL = "_ek string, _ep string, _ef string"
-_RANGE_SCHEMA = pa.schema([(name, pa.string()) for name in ("_fp", "_ef", "_path", "_min", "_max")])
+_RANGE_SCHEMA = pa.schema([("_fi", pa.int32()), ("_fp", pa.string()), ("_min", pa.string()), ("_max", pa.string())])
 _MATCH_SCHEMA = pa.schema([(name, pa.string()) for name in ("_ek", "_ep", "_ef")])
 
 
@@ -160,10 +163,12 @@ class BloomIndex(Index):
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         spark = records.sparkSession
         global_index = context.index_type.is_global
-        ranges = self._file_ranges(spark, base_files)
+        files = [(partition, BaseFileName.parse(path.rsplit("/", 1)[-1]).file_id, path)
+                 for partition, path in base_files]
+        ranges = self._file_ranges(spark, files)
         pairs = candidate_pairs(records, ranges, global_index=global_index)
         self._lookups = spark.sparkContext.accumulator({}, _LookupParam())
-        existing = pairs.groupBy("_path").applyInArrow(_file_key_lookup(self._lookups), _MATCH_DDL).persist()
+        existing = pairs.groupBy("_fi").applyInArrow(_file_key_lookup(self._lookups, files), _MATCH_DDL).persist()
         self._cached.append(existing)
         if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
             existing = F.broadcast(existing)
@@ -175,27 +180,25 @@ class BloomIndex(Index):
             frame.unpersist()
         self._cached.clear()
 
-    def _file_ranges(self, spark: SparkSession, base_files: list[tuple[str, str]]) -> DataFrame:
-        """(partition, file id, path, min key, max key) per candidate file, as a small local frame.
+    def _file_ranges(self, spark: SparkSession, files: list[tuple[str, str, str]]) -> DataFrame:
+        """(file position, partition, min key, max key) per candidate file, as a small local frame.
 
-        With range pruning on, Spark tasks read the key ranges from the footers and the driver
-        collects them (one row per file); with it off, every file's range is unbounded (null).
+        *files* are (partition, file id, path). With range pruning on, Spark tasks read the key
+        ranges from the footers and the driver collects them (one row per file); with it off,
+        every file's range is unbounded (null).
         """
-        from hudi_sql.model.file_names import BaseFileName
-
-        files = [(partition, BaseFileName.parse(path.rsplit("/", 1)[-1]).file_id, path)
-                 for partition, path in base_files]
+        candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
         if self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
             slices = min(len(files), spark.sparkContext.defaultParallelism)
-            rows = (spark.createDataFrame(files, _CANDIDATE_DDL).repartition(slices)
+            rows = (spark.createDataFrame(candidates, _CANDIDATE_DDL).repartition(slices)
                     .mapInArrow(_read_key_ranges, _RANGE_DDL).collect())
             self._footers_read = len(rows)
             return spark.createDataFrame([tuple(r) for r in rows], _RANGE_DDL)
-        return spark.createDataFrame([(*f, None, None) for f in files], _RANGE_DDL)
+        return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
 
 
 def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool) -> DataFrame:
-    """``(_path, _fp, _ef, _k)``: incoming keys paired with each file whose key range holds them.
+    """``(_fi, _k)``: incoming keys paired with each file (by position) whose key range holds them.
 
     A range join of the incoming keys with the broadcast file ranges (a file without a range
     takes every key); non-global indexes also require the record's partition to be the file's.
@@ -206,7 +209,7 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
         F.col("_k").isNotNull())
     in_range = F.col("_min").isNull() | ((F.col("_k") >= F.col("_min")) & (F.col("_k") <= F.col("_max")))
     condition = in_range if global_index else (F.col("_kp") == F.col("_fp")) & in_range
-    return keys.join(F.broadcast(ranges), condition, "inner").select("_path", "_fp", "_ef", "_k")
+    return keys.join(F.broadcast(ranges), condition, "inner").select("_fi", "_k")
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,8 +224,8 @@ def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
     from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
 
     for batch in batches:
-        columns: dict[str, list[str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
-        for partition, file_id, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
+        columns: dict[str, list[int | str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
+        for position, partition, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
             metadata: dict[bytes, bytes] = pq.read_metadata(path).metadata or {}
             min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
             max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
@@ -230,21 +233,23 @@ def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
                 bounds: tuple[str | None, str | None] = (None, None)  # no range: every key is a candidate
             else:
                 bounds = (min_key.decode("utf-8"), max_key.decode("utf-8"))
-            for name, value in zip(_RANGE_SCHEMA.names, (partition, file_id, path, *bounds)):
+            for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *bounds)):
                 columns[name].append(value)
         yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
 
 
-def _file_key_lookup(lookups: Accumulator[dict[str, FileLookup]]) -> Callable[[pa.Table], pa.Table]:
+def _file_key_lookup(lookups: Accumulator[dict[str, FileLookup]],
+                     files: list[tuple[str, str, str]]) -> Callable[[pa.Table], pa.Table]:
     """The per-file function for ``applyInArrow`` (typed, so Spark picks the Table-in/Table-out form)."""
 
     def run(pairs: pa.Table) -> pa.Table:
-        return _lookup_file(pairs, lookups)
+        return _lookup_file(pairs, lookups, files)
 
     return run
 
 
-def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]]) -> pa.Table:
+def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
+                 files: list[tuple[str, str, str]]) -> pa.Table:
     """The candidate keys of one file: bloom test, then confirmation against the file's own keys."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -253,9 +258,7 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]]) -
 
     if pairs.num_rows == 0:
         return _MATCH_SCHEMA.empty_table()
-    path = pairs.column("_path")[0].as_py()
-    partition = pairs.column("_fp")[0].as_py()
-    file_id = pairs.column("_ef")[0].as_py()
+    partition, file_id, path = files[pairs.column("_fi")[0].as_py()]
     keys = pc.unique(pairs.column("_k").combine_chunks())
     footer = read_footer_index(pq.read_metadata(path).metadata)
     bloom = footer.bloom_filter if footer is not None else None

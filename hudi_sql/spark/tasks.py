@@ -6,10 +6,10 @@ returns :class:`~hudi_sql.write.handles.WriteStatus` rows.
 
 from __future__ import annotations
 
-__all__ = ["WRITE_STATUS_DDL", "bucket_writer", "write_bucket_task", "write_status_arrow_schema"]
+__all__ = ["WRITE_STATUS_DDL", "bucket_writer", "write_bucket_task", "write_partition_task", "write_status_arrow_schema"]
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -92,10 +92,26 @@ def _not_deleted(records: pa.Table) -> pa.Array:
     return pc.invert(records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False))
 
 
-def bucket_writer(plan: WritePlan) -> Callable[[pa.Table], pa.Table]:
-    """The per-group function for ``applyInArrow`` (typed, so Spark picks the Table-in/Table-out form)."""
+def write_partition_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Write every bucket whose records are in this Spark partition, one after the other.
 
-    def run(records: pa.Table) -> pa.Table:
-        return write_bucket_task(plan, records)
+    The records arrive as ``mapInArrow`` streams them, buckets mixed; grouping them here rather
+    than with ``groupBy(bucket).applyInArrow`` spares Spark a sort of the whole batch by bucket.
+    """
+    collected = list(batches)
+    if not collected:
+        return
+    records = pa.Table.from_batches(collected)
+    del collected
+    buckets = records.column(BUCKET_COLUMN)
+    for bucket_id in pc.unique(buckets).to_pylist():
+        yield from write_bucket_task(plan, records.filter(pc.equal(buckets, bucket_id))).to_batches()
+
+
+def bucket_writer(plan: WritePlan) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The per-partition function for ``mapInArrow`` over records partitioned by bucket."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return write_partition_task(plan, batches)
 
     return run

@@ -377,7 +377,7 @@ def delete_frame(
 
 
 def merge_into(runner: Runner, statement: st.Statement) -> DataFrame:
-    from hudi_sql.sql.merge import build_merge
+    from hudi_sql.sql.merge import build_merge, upsert_source
 
     assert isinstance(statement, st.MergeInto)
     resolved = runner.resolve(statement.target)
@@ -386,6 +386,9 @@ def merge_into(runner: Runner, statement: st.Statement) -> DataFrame:
             return runner.spark.sql(st.bind(statement.sql, statement.table_refs, views))
     facts = runner.facts(resolved)
     with runner.bound(statement.table_refs) as views, runner.temp_views() as created:
+        upserts = upsert_source(runner, statement, facts, views)
+        if upserts is not None:
+            return write_changes(runner, facts, upserts, None)
         frames = build_merge(runner, statement, facts, views, created)
         try:
             counts = frames.check_and_count()

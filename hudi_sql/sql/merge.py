@@ -32,7 +32,7 @@ The check is one Spark aggregate over the persisted changes, run before anything
 
 from __future__ import annotations
 
-__all__ = ["MergeFrames", "build_merge"]
+__all__ = ["MergeFrames", "build_merge", "upsert_source"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from catalog.base import quote_identifier
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
-from hudi_sql.sql.planner import HudiTableFacts, equi_join_columns, write_options
+from hudi_sql.sql.planner import HudiTableFacts, column_equalities, equi_join_columns, write_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -344,3 +344,54 @@ def _key_and_partition_columns(facts: HudiTableFacts) -> list[str]:
         if found is not None and found not in out:
             out.append(found)
     return out
+
+
+def upsert_source(
+    runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, views: Mapping[str, str]
+) -> DataFrame | None:
+    """The MERGE's source shaped as the table's rows, when the statement *is* an upsert of it;
+    None when it needs the join (:func:`build_merge`).
+
+    ``MERGE INTO t USING s ON <keys> WHEN MATCHED THEN UPDATE SET * [WHEN NOT MATCHED THEN
+    INSERT *]`` writes every source row over the target row of its key, or as a new row: what
+    an upsert does, with the index finding the matches. That is how Apache Hudi runs MERGE
+    INTO, and it spares reading and joining the target. It holds when:
+
+    * the clauses are exactly those two (or the first alone), with no conditions;
+    * ``ON`` is only equalities ``t.c = s.c`` (same name) of every record key column and, for a
+      partitioned table without a global index, every partition column, so "matched" means
+      "same key in the same partition", as the index sees it;
+    * the table orders records (a precombine field), so two source rows of one key are combined
+      by it, as the join path ranks them;
+    * the source has every target column with the target's type.
+    """
+    from hudi_sql.config import HudiConfigs, HudiWriteConfig
+
+    clauses = {(c.kind, c.action) for c in statement.clauses}
+    if len(clauses) != len(statement.clauses) or not statement.clauses or any(
+        c.condition or not c.is_star for c in statement.clauses
+    ):
+        return None
+    update = (st.MergeClauseKind.MATCHED, st.MergeAction.UPDATE)
+    if clauses not in ({update}, {update, (st.MergeClauseKind.NOT_MATCHED, st.MergeAction.INSERT)}):
+        return None
+    fields = facts.target_schema().fields
+    names = {f.name.lower() for f in fields}
+    ordering = facts.precombine_field
+    if ordering is None or ordering.lower() not in names:
+        return None
+    keys = [k.lower() for k in facts.record_key_fields]
+    if facts.partition_fields:
+        index = HudiConfigs.of(write_options(facts, runner.options)).get(HudiWriteConfig.INDEX_TYPE)
+        if index.is_global:
+            return None
+        keys += [p.lower() for p in facts.partition_fields]
+    pairs = column_equalities(statement.on, statement.target_alias or facts.name,
+                              statement.source_alias or "__hudi_source")
+    if pairs is None or set(pairs) != set(keys) or any(pairs[k] != k for k in keys):
+        return None
+    source = runner.spark.sql(statement.source.bind(views))
+    types = {f.name.lower(): (f.name, f.dataType) for f in source.schema.fields}
+    if any(f.name.lower() not in types or types[f.name.lower()][1] != f.dataType for f in fields):
+        return None
+    return source.select(*[source[types[f.name.lower()][0]].alias(f.name) for f in fields])

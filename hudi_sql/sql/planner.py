@@ -21,6 +21,7 @@ __all__ = [
     "HudiTableFacts",
     "InsertPlan",
     "align_insert",
+    "column_equalities",
     "equi_join_columns",
     "plan_create",
     "plan_insert",
@@ -48,6 +49,7 @@ from hudi_sql.write.operation import WriteOperationType
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
+    from sqlglot import exp
 
 DEFAULT_SQL_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
 """Tables created by SQL take the newest write of a key (Hudi 0.14 SQL tables record this
@@ -553,25 +555,19 @@ def spec_matches(values: Mapping[str, str] | None, spec: Sequence[st.PartitionVa
 # MERGE join conditions ------------------------------------------------------------------------------
 
 
-def equi_join_columns(on: str, target: str, source: str) -> dict[str, str]:
-    """Target columns the ``ON`` condition equates with an expression of source columns only:
-    ``{target column (lower case): source expression SQL}``, from the top-level ``AND`` terms
-    ``target.c = <source expression>`` (either side). A condition with anything else at the top
-    level (an ``OR``) contributes only its equality terms; a term mixing both sides, or naming
-    columns without a qualifier, contributes nothing. MERGE uses this to read only the target
-    partitions the source can match (what Hudi's index lookup achieves for key conditions).
-    """
+def _and_terms(on: str) -> list[exp.Expr] | None:
+    """The top-level ``AND`` terms of a join condition (None when it does not parse)."""
     from sqlglot import exp
 
-    from hudi_sql.sql.dialect import generate, parse
+    from hudi_sql.sql.dialect import parse
 
     try:
         tree = parse(f"SELECT 1 WHERE {on}")[0]
-    except HudiError:  # not worth failing the statement over: no pruning
-        return {}
+    except HudiError:
+        return None
     where = tree.args.get("where")
     if not isinstance(where, exp.Where):
-        return {}
+        return None
     terms: list[exp.Expr] = []
     pending: list[exp.Expr] = [where.this]
     while pending:
@@ -582,23 +578,68 @@ def equi_join_columns(on: str, target: str, source: str) -> dict[str, str]:
             pending += [node.this, node.expression]
         else:
             terms.append(node)
+    return terms
 
-    def side(node: exp.Expr) -> str | None:
-        columns = list(node.find_all(exp.Column))
-        if not columns or any(isinstance(n, (exp.Subquery, exp.Select)) for n in node.walk()):
-            return None
-        qualifiers = {c.table.lower() for c in columns}
-        if qualifiers == {target.lower()}:
-            return "target"
-        if qualifiers == {source.lower()}:
-            return "source"
+
+def _side(node: exp.Expr, target: str, source: str) -> str | None:
+    """"target" or "source" when every column of *node* has that qualifier (and no subquery)."""
+    from sqlglot import exp
+
+    columns = list(node.find_all(exp.Column))
+    if not columns or any(isinstance(n, (exp.Subquery, exp.Select)) for n in node.walk()):
         return None
+    qualifiers = {c.table.lower() for c in columns}
+    if qualifiers == {target.lower()}:
+        return "target"
+    if qualifiers == {source.lower()}:
+        return "source"
+    return None
+
+
+def equi_join_columns(on: str, target: str, source: str) -> dict[str, str]:
+    """Target columns the ``ON`` condition equates with an expression of source columns only:
+    ``{target column (lower case): source expression SQL}``, from the top-level ``AND`` terms
+    ``target.c = <source expression>`` (either side). A condition with anything else at the top
+    level (an ``OR``) contributes only its equality terms; a term mixing both sides, or naming
+    columns without a qualifier, contributes nothing. MERGE uses this to read only the target
+    partitions the source can match (what Hudi's index lookup achieves for key conditions).
+    """
+    from sqlglot import exp
+
+    from hudi_sql.sql.dialect import generate
 
     found: dict[str, str] = {}
-    for term in terms:
+    for term in _and_terms(on) or []:
         if not isinstance(term, exp.EQ):
             continue
         for left, right in ((term.this, term.expression), (term.expression, term.this)):
-            if isinstance(left, exp.Column) and side(left) == "target" and side(right) == "source":
+            if isinstance(left, exp.Column) and _side(left, target, source) == "target" \
+                    and _side(right, target, source) == "source":
                 found.setdefault(left.name.lower(), generate(right))
+    return found
+
+
+def column_equalities(on: str, target: str, source: str) -> dict[str, str] | None:
+    """``{target column: source column}`` (lower case) when ``ON`` is nothing but ``AND``-ed
+    equalities of a plain target column with a plain source column; None for any other
+    condition. A MERGE whose ``ON`` equates exactly the record key (and partition) columns is
+    an upsert of its source (see :func:`hudi_sql.sql.merge.upsert_source`).
+    """
+    from sqlglot import exp
+
+    terms = _and_terms(on)
+    if not terms:
+        return None
+    found: dict[str, str] = {}
+    for term in terms:
+        if not isinstance(term, exp.EQ):
+            return None
+        pair = None
+        for left, right in ((term.this, term.expression), (term.expression, term.this)):
+            if isinstance(left, exp.Column) and isinstance(right, exp.Column) and \
+                    _side(left, target, source) == "target" and _side(right, target, source) == "source":
+                pair = (left.name.lower(), right.name.lower())
+        if pair is None or found.get(pair[0], pair[1]) != pair[1]:
+            return None
+        found[pair[0]] = pair[1]
     return found

@@ -462,7 +462,7 @@ class WriteClient:
         # One task per bucket as far as hashing allows: each task writes whole files, so a few
         # coalesced partitions would serialise the writes (twice the buckets keeps collisions rare).
         slots = max(spark.sparkContext.defaultParallelism, 2 * len(plan.buckets))
-        grouped = routed.select(*keep).repartition(slots, BUCKET_COLUMN).groupBy(BUCKET_COLUMN)
+        partitioned = routed.select(*keep).repartition(slots, BUCKET_COLUMN)
         if plan.handle_options.marker_type == "TIMELINE_SERVER_BASED":
             from hudi_sql.commit.marker_server import MarkerServer
             from hudi_sql.storage.layout import TableLayout
@@ -471,10 +471,10 @@ class WriteClient:
             with MarkerServer(TableLayout.of(plan.handle_options.base_path), plan.handle_options.instant_time,
                               host=host) as server:
                 served = replace(plan, handle_options=replace(plan.handle_options, marker_server_url=server.url))
-                statuses = grouped.applyInArrow(bucket_writer(served), WRITE_STATUS_DDL).collect()
+                statuses = partitioned.mapInArrow(bucket_writer(served), WRITE_STATUS_DDL).collect()
                 self.last_marker_batches = server.batches_written
         else:
-            statuses = grouped.applyInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
+            statuses = partitioned.mapInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [_to_write_stat(row.asDict()) for row in statuses]
 

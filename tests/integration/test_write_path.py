@@ -201,3 +201,27 @@ def test_rollback_latest_commit_restores_previous_snapshot(spark: Any, tmp_path:
     meta = TableMetaClient.load(str(tmp_path))
     assert [i.instant_time for i in meta.timeline.completed().with_actions(Action.ROLLBACK)] == [
         result.rollback_instant_time]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_batch_duplicates_combine_to_greatest_ordering_then_latest_row(
+        spark: Any, tmp_path: Path, table_type: str) -> None:
+    options = _options("combine", **{"hoodie.datasource.write.table.type": table_type})
+    hudi_sql.write(spark.createDataFrame([(1, "stored", 1, "a"), (2, "stored", 1, "a")], SCHEMA), str(tmp_path),
+                   options)
+    # The list is split over the session's input partitions in order: duplicates of a key sit
+    # in different partitions and meet only in the write task of their file group.
+    batch = spark.createDataFrame([
+        (1, "low", 5, "a"), (3, "tie-first", 4, "a"), (1, "high", 9, "a"), (2, "null ordering", None, "a"),
+        (3, "tie-last", 4, "a"), (1, "middle", 7, "a"), (2, "ordered", 2, "a"), (4, "new", 1, "b"),
+    ], SCHEMA)
+    assert batch.rdd.getNumPartitions() > 1
+    result = hudi_sql.write(batch, str(tmp_path), options)
+
+    expected = [{"id": 1, "payload": "high", "ts": 9, "p": "a"}, {"id": 2, "payload": "ordered", "ts": 2, "p": "a"},
+                {"id": 3, "payload": "tie-last", "ts": 4, "p": "a"}, {"id": 4, "payload": "new", "ts": 1, "p": "b"}]
+    columns = ["id", "payload", "ts", "p"]
+    assert rows_of(our_table(spark, str(tmp_path)), columns, key="id") == expected
+    assert rows_of(rust_table(str(tmp_path)), columns, key="id") == expected
+    assert result.num_updated + result.num_inserted == 4, "one record per key was written"
+    assert "_hoodie_arrival" not in our_table(spark, str(tmp_path)).column_names

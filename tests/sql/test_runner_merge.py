@@ -144,3 +144,36 @@ def test_target_row_matched_twice_is_an_error_unless_ordering_decides(db: Any) -
         "ON t.id = s.id WHEN MATCHED THEN UPDATE SET *"
     )
     assert rows(db, "SELECT id, v, ts FROM card_ts") == [(1, "late", 5)]
+
+
+def test_key_merge_of_whole_rows_runs_as_an_upsert_with_the_join_paths_result(db: Any) -> None:
+    """``ON`` the key (and partition), ``UPDATE SET *`` / ``INSERT *``: Hudi runs this as an upsert
+    of the source; a clause condition sends the same statement through the join. Both agree."""
+    source(
+        db,
+        "feed",
+        [(1, "late", 9, "x"), (1, "early", 3, "x"), (2, "b2", 2, "x"), (5, "e", 1, "y"), (6, "f", 1, "z")],
+        "id int, v string, ts int, p string",
+    )
+    outcomes = []
+    for table, matched in (("upserted", "WHEN MATCHED"), ("joined", "WHEN MATCHED AND s.v IS NOT NULL")):
+        db.sql(
+            f"CREATE TABLE {table} (id INT, v STRING, ts INT, p STRING) USING hudi PARTITIONED BY (p) "
+            "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')"
+        )
+        db.sql(f"INSERT INTO {table} VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'x'), (3, 'c', 1, 'y')")
+        before = commits(db, table)
+        metrics = db.sql(
+            f"MERGE INTO {table} t USING feed s ON t.id = s.id AND t.p = s.p "
+            f"{matched} THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+        ).collect()[0]
+        assert commits(db, table) == before + 1
+        outcomes.append((
+            (metrics["num_inserted_rows"], metrics["num_updated_rows"], metrics["num_deleted_rows"]),
+            rows(db, f"SELECT id, v, ts, p FROM {table} ORDER BY id"),
+        ))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == (
+        (2, 2, 0),
+        [(1, "late", 9, "x"), (2, "b2", 2, "x"), (3, "c", 1, "y"), (5, "e", 1, "y"), (6, "f", 1, "z")],
+    )
