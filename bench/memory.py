@@ -10,7 +10,7 @@ they are ``None``.
 
 from __future__ import annotations
 
-__all__ = ["TreeSampler", "process_peak_mb", "python_peak_mb"]
+__all__ = ["TreeSampler", "process_peak_mb", "python_peak_mb", "reset_peak"]
 
 import os
 import resource
@@ -40,6 +40,16 @@ def process_peak_mb(pid: int) -> float | None:
     except OSError:
         pass
     return None
+
+
+def reset_peak(pid: int) -> bool:
+    """Start *pid*'s ``VmHWM`` afresh (Linux: ``5`` into ``/proc/<pid>/clear_refs``), so a later
+    reading is the peak of what ran since. False where that is not possible."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
 
 
 def _rss_and_children() -> tuple[dict[int, float], dict[int, list[int]]]:

@@ -54,6 +54,10 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 "ratio": big["seconds"] / first["seconds"],
                 "data_mb": first["data_bytes_written"] / _MB,
                 "data_mb_10x": big["data_bytes_written"] / _MB,
+                "python_peak_mb": base[name]["memory_writes"].get("python_peak_mb"),
+                "python_peak_mb_10x": r["memory_writes"].get("python_peak_mb"),
+                "jvm_peak_mb": base[name]["memory_writes"].get("jvm_peak_mb"),
+                "jvm_peak_mb_10x": r["memory_writes"].get("jvm_peak_mb"),
             }
     return summary
 
@@ -165,6 +169,8 @@ def render(run: dict[str, Any]) -> str:
             _f(s["scaling"]["ratio"], 2, "×"),
             _f(s["scaling"]["data_mb"], 1),
             _f(s["scaling"]["data_mb_10x"], 1),
+            f"{_f(s['scaling']['python_peak_mb'], 0)} / {_f(s['scaling']['jvm_peak_mb'], 0)}",
+            f"{_f(s['scaling']['python_peak_mb_10x'], 0)} / {_f(s['scaling']['jvm_peak_mb_10x'], 0)}",
         ]
         for name, s in summary.items()
         if "scaling" in s
@@ -173,7 +179,8 @@ def render(run: dict[str, Any]) -> str:
         out += [
             "### Scaling: batch 1 into a table 10× larger",
             "",
-            _table(["system", "batch 1 s", "batch 1 s (10×)", "ratio", "data MB", "data MB (10×)"], scaling),
+            _table(["system", "batch 1 s", "batch 1 s (10×)", "ratio", "data MB", "data MB (10×)",
+                    "upsert peak RSS MB py / JVM", "(10×)"], scaling),
             "",
         ]
 

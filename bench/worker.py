@@ -63,6 +63,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         result["initial"] = _step(system, lambda: system.load([Path(f) for f in spec["initial_files"]]))
         _log(system, f"initial load: {result['initial']['seconds']:.2f}s", t0)
         result["initial"]["rows_after"] = system.count()
+        result["memory_load"] = system.memory()
+        system.reset_memory_peaks()  # memory_writes: the peaks of the upserts alone
         result["batches"] = []
         for k, batch in enumerate(spec["batch_files"], start=1):
             record = _step(system, lambda b=Path(batch): system.upsert(b))  # type: ignore[misc]

@@ -6,7 +6,7 @@ __all__ = ["SparkSystem", "noop_scan", "spark_schema"]
 
 from typing import TYPE_CHECKING, Any
 
-from bench.memory import process_peak_mb
+from bench.memory import process_peak_mb, reset_peak
 from bench.systems.base import System
 from bench.workload import SCHEMA
 
@@ -62,6 +62,13 @@ class SparkSystem(System):
         proc = getattr(gateway, "proc", None)
         result["jvm_peak_mb"] = process_peak_mb(proc.pid) if proc is not None else None
         return result
+
+    def reset_memory_peaks(self) -> None:
+        super().reset_memory_peaks()
+        gateway = getattr(self._spark.sparkContext, "_gateway", None) if self._spark else None
+        proc = getattr(gateway, "proc", None)
+        if proc is not None:
+            reset_peak(proc.pid)
 
     def describe(self) -> dict[str, Any]:
         import pyspark

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = ["Context", "Settings", "System", "SystemUnavailable"]
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from bench.checksum import Checksum
-from bench.memory import python_peak_mb
+from bench.memory import python_peak_mb, reset_peak
 
 
 class SystemUnavailable(Exception):
@@ -96,6 +97,10 @@ class System(ABC):
 
     def memory(self) -> dict[str, float | None]:
         return {"python_peak_mb": python_peak_mb()}
+
+    def reset_memory_peaks(self) -> None:
+        """Forget the peaks so far (the initial load's), so :meth:`memory` reports what follows."""
+        reset_peak(os.getpid())
 
     def describe(self) -> dict[str, Any]:
         """What the system ran with (options, versions), for the results file."""

@@ -459,9 +459,11 @@ class WriteClient:
         routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
             F.col(BUCKET_COLUMN).isNotNull())
         keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
-        # One task per bucket as far as hashing allows: each task writes whole files, so a few
-        # coalesced partitions would serialise the writes (twice the buckets keeps collisions rare).
-        slots = max(spark.sparkContext.defaultParallelism, 2 * len(plan.buckets))
+        # About one task per bucket: each task writes whole files, so a few coalesced partitions
+        # would serialise the writes. Spare slots make hash collisions rare; with many buckets
+        # the collisions even out across tasks, and empty tasks would only cost scheduling.
+        parallelism, buckets = spark.sparkContext.defaultParallelism, len(plan.buckets)
+        slots = max(parallelism, min(2 * buckets, buckets + 4 * parallelism))
         partitioned = routed.select(*keep).repartition(slots, BUCKET_COLUMN)
         if plan.handle_options.marker_type == "TIMELINE_SERVER_BASED":
             from hudi_sql.commit.marker_server import MarkerServer
