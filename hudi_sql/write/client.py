@@ -3,13 +3,19 @@
 Order of work (planning before any timeline file, so bad input leaves the table untouched)::
 
     resolve options, load or create the table, roll back failed writes
-    prepare (Spark): schema check, keys, delete flags, precombine        -- lazy
-    tag (Spark): index join with the keys of the latest base files       -- persisted
+    prepare (Spark): schema check, keys, delete flags                    -- lazy
+    tag (Spark): index lookup, matches joined onto the records           -- lazy (matches cached)
     profile (Spark job): counts per partition / file group, null keys   -- small collect
     plan (pure): buckets and insert routing                              -- driver
     start: requested + inflight                                          -- timeline
-    execute (Spark job): one task per bucket writes marker + file        -- WriteStatus rows
+    execute (Spark job): records shuffled by bucket; each task combines  -- WriteStatus rows
+        duplicate keys (precombine) and writes marker + file per bucket
     complete: conflict check, attempt losers deleted, completed instant  -- timeline
+
+The batch is evaluated twice, by the profile (its key columns only) and by the execute job; it
+is cached in between only when Spark cannot repeat it (:func:`input_is_repeatable`). Sources
+must not change while a write runs, the assumption Spark's own recomputation of lost work
+rests on.
 """
 
 from __future__ import annotations
