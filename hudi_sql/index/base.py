@@ -8,7 +8,7 @@ partitions). All of it is Spark work; the driver only chooses which base files t
 
 from __future__ import annotations
 
-__all__ = ["Index", "IndexContext", "register_index", "index_for", "FILE_ID_COLUMN"]
+__all__ = ["FILE_ID_COLUMN", "Index", "IndexContext", "index_for", "register_index"]
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -65,8 +65,8 @@ def register_index(*types: IndexType) -> Callable[[type[Index]], type[Index]]:
 
 def index_for(context: IndexContext) -> Index:
     # Implementations register on import.
-    import hudi_sql.index.bloom  # noqa: F401
-    import hudi_sql.index.bucket  # noqa: F401
+    import hudi_sql.index.bloom
+    import hudi_sql.index.bucket
     import hudi_sql.index.simple  # noqa: F401
     factory = _REGISTRY.get(context.index_type)
     if factory is None:

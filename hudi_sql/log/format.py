@@ -40,7 +40,6 @@ __all__ = [
 import io
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import fastavro
@@ -49,8 +48,6 @@ import pyarrow.parquet as pq
 
 from hudi_sql.errors import HudiFileFormatError, HudiSchemaError
 from hudi_sql.log.avro_arrow import parse_avro_schema
-from hudi_sql.model.file_names import LogFileName
-from hudi_sql.storage.parquet import codec_options
 from hudi_sql.log.block import (
     NATURAL_ORDER,
     BlockType,
@@ -59,6 +56,8 @@ from hudi_sql.log.block import (
     HeaderKey,
     OrderingKind,
 )
+from hudi_sql.model.file_names import LogFileName
+from hudi_sql.storage.parquet import codec_options
 
 MAGIC = b"#HUDI#"
 LOG_FORMAT_VERSION = 1

@@ -16,7 +16,14 @@ import pyarrow.compute as pc
 
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.write.combine import latest_per_key
-from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN, TaskIdentity, WriteStatus, create_handle, merge_handle
+from hudi_sql.write.handles import (
+    BUCKET_COLUMN,
+    IS_DELETE_COLUMN,
+    TaskIdentity,
+    WriteStatus,
+    create_handle,
+    merge_handle,
+)
 from hudi_sql.write.plan import BucketType, WritePlan
 
 WRITE_STATUS_DDL = (

@@ -352,12 +352,13 @@ def upsert_source(
     """The MERGE's source shaped as the table's rows, when the statement *is* an upsert of it;
     None when it needs the join (:func:`build_merge`).
 
-    ``MERGE INTO t USING s ON <keys> WHEN MATCHED THEN UPDATE SET * [WHEN NOT MATCHED THEN
-    INSERT *]`` writes every source row over the target row of its key, or as a new row: what
+    ``MERGE INTO t USING s ON <keys> WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN
+    INSERT *`` writes every source row over the target row of its key, or as a new row: what
     an upsert does, with the index finding the matches. That is how Apache Hudi runs MERGE
     INTO, and it spares reading and joining the target. It holds when:
 
-    * the clauses are exactly those two (or the first alone), with no conditions;
+    * the clauses are exactly those two, with no conditions (without the INSERT clause
+      unmatched source rows are dropped, which an upsert would not do);
     * ``ON`` is only equalities ``t.c = s.c`` (same name) of every record key column and, for a
       partitioned table without a global index, every partition column, so "matched" means
       "same key in the same partition", as the index sees it;
@@ -367,13 +368,12 @@ def upsert_source(
     """
     from hudi_sql.config import HudiConfigs, HudiWriteConfig
 
+    upsert = {(st.MergeClauseKind.MATCHED, st.MergeAction.UPDATE),
+              (st.MergeClauseKind.NOT_MATCHED, st.MergeAction.INSERT)}
     clauses = {(c.kind, c.action) for c in statement.clauses}
-    if len(clauses) != len(statement.clauses) or not statement.clauses or any(
+    if len(statement.clauses) != 2 or clauses != upsert or any(
         c.condition or not c.is_star for c in statement.clauses
     ):
-        return None
-    update = (st.MergeClauseKind.MATCHED, st.MergeAction.UPDATE)
-    if clauses not in ({update}, {update, (st.MergeClauseKind.NOT_MATCHED, st.MergeAction.INSERT)}):
         return None
     fields = facts.target_schema().fields
     names = {f.name.lower() for f in fields}

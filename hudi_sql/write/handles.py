@@ -14,8 +14,20 @@ Incoming records arrive as an Arrow table with the table's data columns plus
 
 from __future__ import annotations
 
-__all__ = ["TaskIdentity", "WriteStatus", "WrittenFile", "create_handle", "merge_handle", "IS_DELETE_COLUMN",
-           "BUCKET_COLUMN", "write_base_file", "write_rolling", "write_marker", "ensure_partition_metadata", "conform"]
+__all__ = [
+    "BUCKET_COLUMN",
+    "IS_DELETE_COLUMN",
+    "TaskIdentity",
+    "WriteStatus",
+    "WrittenFile",
+    "conform",
+    "create_handle",
+    "ensure_partition_metadata",
+    "merge_handle",
+    "write_base_file",
+    "write_marker",
+    "write_rolling",
+]
 
 import json
 import os
@@ -114,13 +126,13 @@ def _meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, f
 
 def _with_meta(data: pa.Table, target: pa.Schema, meta: dict[str, pa.Array]) -> pa.Table:
     columns = []
-    for field in target:
-        if field.name in meta:
-            columns.append(meta[field.name])
-        elif field.name in data.column_names:
-            columns.append(_cast(data.column(field.name), field.type))
+    for column in target:
+        if column.name in meta:
+            columns.append(meta[column.name])
+        elif column.name in data.column_names:
+            columns.append(_cast(data.column(column.name), column.type))
         else:
-            columns.append(pa.nulls(data.num_rows, field.type))
+            columns.append(pa.nulls(data.num_rows, column.type))
     return pa.Table.from_arrays(columns, schema=target)
 
 

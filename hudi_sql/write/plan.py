@@ -7,8 +7,15 @@ timeline; the driver builds it from a :class:`WorkloadProfile` and the file-syst
 
 from __future__ import annotations
 
-__all__ = ["BucketType", "BucketInfo", "InsertRange", "WritePlan", "HandleOptions", "WorkloadProfile",
-           "PartitionWorkload"]
+__all__ = [
+    "BucketInfo",
+    "BucketType",
+    "HandleOptions",
+    "InsertRange",
+    "PartitionWorkload",
+    "WorkloadProfile",
+    "WritePlan",
+]
 
 from dataclasses import dataclass, field
 from enum import Enum

@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.commit.transaction import Transaction
@@ -15,7 +16,6 @@ from hudi_sql.model.instant import Action
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 from hudi_sql.write.client import WriteClient
-from table_helpers import data_rows, our_table, rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 
@@ -45,7 +45,7 @@ def test_file_sizing_inserts_fill_small_files_then_roll_over_within_max(spark: A
                                     "hoodie.parquet.compression.codec": "uncompressed",
                                     # a small filter: the default one alone is ~431 KB per file
                                     "hoodie.index.bloom.num_entries": "100", "hoodie.index.bloom.fpp": "0.01"})
-    hudi_sql.write(spark.createDataFrame(_rows(range(0, 40)), SCHEMA), str(tmp_path), options)
+    hudi_sql.write(spark.createDataFrame(_rows(range(40)), SCHEMA), str(tmp_path), options)
     first = _latest_sizes(tmp_path)
     assert len(first) == 1 and list(first.values())[0] < 40_000, "the first commit makes one small file"
 
@@ -91,7 +91,7 @@ def test_bulk_insert_global_sort_gives_files_disjoint_key_ranges(spark: Any, tmp
 def test_overwrite_operations_replace_file_groups_visible_only_after_instant(
         spark: Any, tmp_path: Path, operation: str) -> None:
     options = _options("ow")
-    first = hudi_sql.write(spark.createDataFrame(_rows(range(0, 6), p="a") + _rows(range(6, 9), p="b"), SCHEMA),
+    first = hudi_sql.write(spark.createDataFrame(_rows(range(6), p="a") + _rows(range(6, 9), p="b"), SCHEMA),
                            str(tmp_path), options)
     batch = _rows(range(100, 102), ts=2, p="a")
     extra = {"hoodie.datasource.write.operation": operation}

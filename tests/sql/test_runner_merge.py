@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sql_session import fresh_database, rows
 
 from hudi_sql.errors import HudiSqlError
-from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 
@@ -177,3 +177,17 @@ def test_key_merge_of_whole_rows_runs_as_an_upsert_with_the_join_paths_result(db
         (2, 2, 0),
         [(1, "late", 9, "x"), (2, "b2", 2, "x"), (3, "c", 1, "y"), (5, "e", 1, "y"), (6, "f", 1, "z")],
     )
+
+
+def test_update_only_key_merge_leaves_unmatched_source_rows_out(db: Any) -> None:
+    db.sql(
+        "CREATE TABLE upd_only (id INT, v STRING, ts INT) USING hudi "
+        "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')"
+    )
+    db.sql("INSERT INTO upd_only VALUES (1, 'a', 1)")
+    metrics = db.sql(
+        "MERGE INTO upd_only t USING (SELECT 1 AS id, 'a2' AS v, 2 AS ts UNION ALL SELECT 2, 'new', 2) s "
+        "ON t.id = s.id WHEN MATCHED THEN UPDATE SET *"
+    ).collect()[0]
+    assert (metrics["num_inserted_rows"], metrics["num_updated_rows"]) == (0, 1)
+    assert rows(db, "SELECT id, v, ts FROM upd_only") == [(1, "a2", 2)]
