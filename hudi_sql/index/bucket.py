@@ -32,6 +32,7 @@ the write must route untagged records by :func:`bucket_id_column` (see its docst
 from __future__ import annotations
 
 __all__ = [
+    "BUCKET_ID_COLUMN",
     "BUCKET_ID_DIGITS",
     "BucketIndex",
     "bucket_file_id",
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
 
 BUCKET_ID_DIGITS = 8
 """Width of the zero-padded bucket number that starts a bucket file id (``%08d``)."""
+
+BUCKET_ID_COLUMN = "_hoodie_bucket_id"
+"""The bucket number of each record, as :meth:`BucketIndex.tag_location` leaves it on the records."""
 
 
 def bucket_file_id(bucket_id: int, uuid_text: str) -> str:
@@ -221,10 +225,12 @@ class BucketIndex(Index):
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         groups = records.sparkSession.createDataFrame(
             [(p, b, s.file_id) for (p, b), s in sorted(existing.items())], "_bp string, _bb int, _bf string")
-        bucketed = records.withColumn("_rb", bucket_id_column(F.col(RECORD_KEY_FIELD), fields, num_buckets))
+        # The bucket number stays on the records: the write routes new buckets' inserts by it.
+        bucketed = records.withColumn(BUCKET_ID_COLUMN, bucket_id_column(F.col(RECORD_KEY_FIELD), fields,
+                                                                         num_buckets))
         joined = bucketed.join(F.broadcast(groups), (F.col(PARTITION_PATH_FIELD) == F.col("_bp"))
-                               & (F.col("_rb") == F.col("_bb")), "left")
-        return joined.withColumn(FILE_ID_COLUMN, F.col("_bf")).drop("_rb", "_bp", "_bb", "_bf")
+                               & (F.col(BUCKET_ID_COLUMN) == F.col("_bb")), "left")
+        return joined.withColumn(FILE_ID_COLUMN, F.col("_bf")).drop("_bp", "_bb", "_bf")
 
 
 def plan_bucket_writes(profile: WorkloadProfile, latest_slices: Mapping[str, Sequence[FileSlice]],

@@ -427,6 +427,7 @@ class WriteClient:
         from pyspark.sql import functions as F
 
         from hudi_sql.index.base import FILE_ID_COLUMN
+        from hudi_sql.index.bucket import BUCKET_ID_COLUMN
         from hudi_sql.spark.tasks import WRITE_STATUS_DDL, bucket_writer
 
         spark = tagged.sparkSession
@@ -445,9 +446,11 @@ class WriteClient:
             if self.configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
                 from hudi_sql.index.bucket import bucket_hash_fields, bucket_id_column, bucket_num
 
-                # A new bucket b takes the insert range [b, b + 1): route by the bucket number.
-                slot = bucket_id_column(F.col(RECORD_KEY_FIELD), bucket_hash_fields(
-                    self.configs, plan.handle_options.record_key_fields), bucket_num(self.configs))
+                # A new bucket b takes the insert range [b, b + 1): route by the bucket number,
+                # which the index left on the records (not on a table's first write).
+                slot = F.col(BUCKET_ID_COLUMN) if BUCKET_ID_COLUMN in routed.columns else bucket_id_column(
+                    F.col(RECORD_KEY_FIELD), bucket_hash_fields(self.configs, plan.handle_options.record_key_fields),
+                    bucket_num(self.configs))
             elif plan.sort_mode == "GLOBAL_SORT":
                 # Key order decides the file: each new file holds one contiguous key range.
                 from pyspark.sql import Window
@@ -464,7 +467,8 @@ class WriteClient:
             routed = routed.withColumn("_ib", F.lit(None).cast("int"))
         routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
             F.col(BUCKET_COLUMN).isNotNull())
-        keep = [c for c in routed.columns if c not in ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot")]
+        routing = ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot", BUCKET_ID_COLUMN)
+        keep = [c for c in routed.columns if c not in routing]
         # About one task per bucket: each task writes whole files, so a few coalesced partitions
         # would serialise the writes. Spare slots make hash collisions rare; with many buckets
         # the collisions even out across tasks, and empty tasks would only cost scheduling.

@@ -111,7 +111,7 @@ def _meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, f
     if not options.populate_meta_fields:
         nulls = pa.nulls(n, pa.string())
         return {COMMIT_TIME_FIELD: nulls, COMMIT_SEQNO_FIELD: nulls, RECORD_KEY_FIELD: nulls,
-                PARTITION_PATH_FIELD: nulls, FILE_NAME_FIELD: pa.array([file_name] * n, pa.string())}
+                PARTITION_PATH_FIELD: nulls, FILE_NAME_FIELD: pa.repeat(pa.scalar(file_name), n)}
     # Hudi's sequence number: <instant>_<task partition>_<running record count>.
     counters = pc.cast(pa.array(np.arange(seq_start, seq_start + n, dtype=np.int64)), pa.string())
     prefix = pa.repeat(pa.scalar(f"{options.instant_time}_{partition_id}_"), n)
