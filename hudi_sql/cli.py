@@ -26,7 +26,7 @@ and the settings ``--conf`` changed are put back afterwards.
 
 from __future__ import annotations
 
-__all__ = ["format_rows", "main", "split_statements"]
+__all__ = ["format_rows", "main", "split_conf", "split_statements"]
 
 import argparse
 import csv
@@ -312,9 +312,11 @@ def _read_line(prompt: str, stdin: IO[str], stdout: IO[str]) -> str:
     return line.rstrip("\n")
 
 
-def _split_conf(
+def split_conf(
     items: Sequence[str], parser: argparse.ArgumentParser
 ) -> tuple[dict[str, str], dict[str, str]]:
+    """``--conf key=value`` items as (Spark settings, ``hoodie.*`` options); a malformed item
+    is a usage error. Shared by the shell and ``hudi-sql thriftserver``."""
     spark_conf: dict[str, str] = {}
     options: dict[str, str] = {}
     for item in items:
@@ -377,7 +379,7 @@ def main(
     logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    spark_conf, options = _split_conf(args.conf, parser)
+    spark_conf, options = split_conf(args.conf, parser)
     own_session = spark is None
     previous_conf = {} if own_session else {k: spark.conf.get(k, None) for k in spark_conf}  # type: ignore[union-attr]
     try:

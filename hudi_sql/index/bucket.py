@@ -214,13 +214,14 @@ class BucketIndex(Index):
     def tag_location(self, records: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
 
+        from hudi_sql.index.simple import batch_partitions
+
         context = self.context
         num_buckets = bucket_num(context.configs)
         fields = bucket_hash_fields(context.configs, context.keygen.record_key_fields)
         if context.view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        touched = [r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()]
-        existing = existing_bucket_file_ids(context.view, touched)
+        existing = existing_bucket_file_ids(context.view, sorted(batch_partitions(records)))
         if not existing:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         groups = records.sparkSession.createDataFrame(

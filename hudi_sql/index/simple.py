@@ -11,7 +11,7 @@ new partition; with it off, the update is applied in the old partition.
 
 from __future__ import annotations
 
-__all__ = ["FILE_ID_COLUMN", "SimpleIndex", "tag_location", "existing_keys", "latest_base_files"]
+__all__ = ["FILE_ID_COLUMN", "SimpleIndex", "batch_partitions", "existing_keys", "latest_base_files", "tag_location"]
 
 
 from collections.abc import Sequence
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 
+def batch_partitions(records: DataFrame) -> set[str]:
+    """The partition paths the batch writes to (one small distinct over the partition column)."""
+    return {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
+
+
 def latest_base_files(context: IndexContext, records: DataFrame) -> list[tuple[str, str]]:
     """(partition, path) of the latest base files an index must consult for *records*.
 
@@ -38,7 +43,7 @@ def latest_base_files(context: IndexContext, records: DataFrame) -> list[tuple[s
     if context.index_type.is_global:
         partitions = view.partition_paths()
     else:
-        wanted = {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
+        wanted = batch_partitions(records)
         partitions = [p for p in view.partition_paths() if p in wanted]
     return [(s.partition_path, s.base_file.path) for s in view.latest_file_slices(partitions)
             if s.base_file is not None]

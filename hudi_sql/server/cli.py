@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
+from hudi_sql.cli import split_conf
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -48,17 +50,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conf", metavar="K=V", action="append", default=[],
                         help="a Spark setting, or a hoodie.* session option (may repeat)")
     return parser
-
-
-def _split_conf(items: Sequence[str], parser: argparse.ArgumentParser) -> tuple[dict[str, str], dict[str, str]]:
-    spark_conf: dict[str, str] = {}
-    options: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            parser.error(f"--conf expects key=value, got '{item}'")
-        (options if key.strip().startswith("hoodie.") else spark_conf)[key.strip()] = value.strip()
-    return spark_conf, options
 
 
 def _start_spark(args: argparse.Namespace, spark_conf: dict[str, str]) -> SparkSession:
@@ -93,7 +84,7 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     args = parser.parse_args(arguments)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    spark_conf, options = _split_conf(args.conf, parser)
+    spark_conf, options = split_conf(args.conf, parser)
     own_session = spark is None
     try:
         session = _start_spark(args, spark_conf) if spark is None else spark
