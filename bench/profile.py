@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import functools
 import shutil
 import tempfile
@@ -96,6 +97,11 @@ def _last_stage_id(spark: Any) -> int:
     return max((s["stageId"] for s in _stages(spark)), default=-1)
 
 
+def _ui_time(text: str) -> dt.datetime:
+    """A timestamp of Spark's REST API (``2026-11-21T18:20:00.123GMT``)."""
+    return dt.datetime.strptime(text.replace("GMT", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z")
+
+
 def _stage_report(spark: Any, first_stage: int) -> str:
     """The upsert's stages: wall time, tasks, rows and bytes in and out, shuffle volume."""
     lines = ["| stage | what | wall s | tasks | input rows | shuffle write MB | shuffle read MB |",
@@ -103,12 +109,7 @@ def _stage_report(spark: Any, first_stage: int) -> str:
     for s in sorted(_stages(spark), key=lambda s: s["stageId"]):
         if s["stageId"] < first_stage or "completionTime" not in s:
             continue
-        import datetime as dt
-
-        def at(text: str) -> dt.datetime:
-            return dt.datetime.strptime(text.replace("GMT", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z")
-
-        wall = (at(s["completionTime"]) - at(s["firstTaskLaunchedTime"])).total_seconds()
+        wall = (_ui_time(s["completionTime"]) - _ui_time(s["firstTaskLaunchedTime"])).total_seconds()
         name = s["name"].split(" at ")[0]
         lines.append(f"| {s['stageId']} | {name} | {wall:.2f} | {s['numTasks']} | {s['inputRecords']} | "
                      f"{s['shuffleWriteBytes'] / 1e6:.1f} | {s['shuffleReadBytes'] / 1e6:.1f} |")
