@@ -13,12 +13,22 @@ Protocol for rolling back instant F with a new instant R (Java's order, table ve
 6. F's requested / inflight files and ``.hoodie/.temp/F/`` are removed.
 
 Each step is safe to repeat, so a rollback that itself dies is finished by the next one.
+The instant files (R's, and F's removal in steps 3 and 6) are written and deleted by
+:class:`~hudi_sql.commit.timeline_writer.TimelineWriter`, inside one of its transactions; this
+module plans and deletes the data files.
 """
 
 from __future__ import annotations
 
-__all__ = ["RollbackPlan", "RollbackResult", "plan_rollback", "rollback_instant", "rollback_failed_writes",
-           "rollback_latest_commit", "undo_instant"]
+__all__ = [
+    "RollbackPlan",
+    "RollbackResult",
+    "plan_rollback",
+    "rollback_failed_writes",
+    "rollback_instant",
+    "rollback_latest_commit",
+    "undo_instant",
+]
 
 import logging
 import time
@@ -27,44 +37,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hudi_sql.commit.markers import IOType, read_markers
+from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.file_names import BaseFileName, LogFileName
-from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
+from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
 from hudi_sql.storage.fs import to_uri
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RollbackRequest:
-    partition_path: str
-    file_id: str | None = None
-    latest_base_instant: str | None = None
-    files_to_delete: tuple[str, ...] = ()  # absolute paths
-    log_files_to_cancel: tuple[tuple[str, int], ...] = ()  # (absolute path, size)
-
-
-@dataclass(frozen=True)
-class RollbackPlan:
-    instant: Instant  # the instant rolled back, in its furthest state
-    requests: tuple[RollbackRequest, ...] = ()
-
-    def to_avro(self) -> dict[str, object]:
-        return {
-            "instantToRollback": {"commitTime": self.instant.instant_time, "action": self.instant.action.value},
-            "RollbackRequests": [
-                {
-                    "partitionPath": r.partition_path,
-                    "fileId": r.file_id,
-                    "latestBaseInstant": r.latest_base_instant,
-                    "filesToBeDeleted": [to_uri(p) for p in r.files_to_delete],
-                    "logBlocksToBeDeleted": {to_uri(p): size for p, size in r.log_files_to_cancel} or None,
-                }
-                for r in self.requests
-            ],
-            "version": 1,
-        }
 
 
 @dataclass(frozen=True)
@@ -103,11 +84,8 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
         # No markers (e.g. killed before the first task started, or markers already cleared):
         # base files carry the instant in their name; log appends are found from the slices the
         # inflight workload profile says this instant updated.
-        inflight = instant.to(State.INFLIGHT)
-        if instant.action is Action.DELTA_COMMIT and storage.exists(layout.instant_path(inflight)):
-            from hudi_sql.model.commit_metadata import CommitMetadata
-
-            workload = CommitMetadata.from_bytes(storage.read_bytes(layout.instant_path(inflight)))
+        if instant.action is Action.DELTA_COMMIT and storage.exists(layout.instant_path(instant.to(State.INFLIGHT))):
+            workload = meta_client.inflight_workload(instant)
             for partition, stats in workload.partition_to_write_stats.items():
                 for stat in stats:
                     if stat.file_id and stat.prev_commit not in ("", "null"):
@@ -139,22 +117,18 @@ def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,
 def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
                      rollback_time: str | None = None) -> RollbackResult:
     """Roll back one write instant (pending or completed), recording a rollback instant."""
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
-
     if instant.action not in WRITE_ACTIONS and instant.action is not Action.COMPACTION:
         raise HudiTimelineError(f"Cannot roll back {instant}: only commits, deltacommits, replacecommits "
                                 "and compactions can be rolled back.")
     started = time.time()
-    storage, layout = meta_client.storage, meta_client.layout
     plan = plan_rollback(meta_client, instant)
-    meta_client.reload_timeline()
-    rollback_time = rollback_time or InstantTimeGenerator.next(after=meta_client.timeline.latest_time())
-    rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
-    storage.write_bytes(layout.instant_path(rollback.to(State.REQUESTED)),
-                        serialize(AvroMetadataKind.ROLLBACK_PLAN, plan.to_avro()))
-    storage.write_bytes(layout.instant_path(rollback.to(State.INFLIGHT)), b"")
-    metadata = undo_instant(meta_client, plan, rollback_time, started=started)
-    storage.write_bytes(layout.instant_path(rollback), serialize(AvroMetadataKind.ROLLBACK_METADATA, metadata))
+    with TimelineWriter(meta_client).transaction(f"rollback {instant.instant_time}") as writer:
+        rollback_time = rollback_time or writer.next_instant_time()
+        rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
+        writer.request(rollback.to(State.REQUESTED), plan, overwrite=True)
+        writer.start(rollback.to(State.INFLIGHT), None, overwrite=True)
+        metadata = undo_instant(meta_client, plan, rollback_time, started=started, writer=writer)
+        writer.complete(rollback, metadata, overwrite=True)
     meta_client.reload_timeline()
     _log.info("Rolled back %s as rollback %s (%d files deleted).", instant, rollback_time,
               metadata["totalFilesDeleted"])
@@ -164,36 +138,36 @@ def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
 
 
 def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time: str, *,
-                 started: float | None = None) -> dict[str, Any]:
+                 started: float | None = None, writer: TimelineWriter | None = None) -> dict[str, Any]:
     """Steps 3-6 of the protocol for *plan*'s instant; returns its ``HoodieRollbackMetadata`` record.
 
     Shared by rollback (which records the result as a rollback instant) and restore (which
-    records it inside the restore metadata). The completed file goes first, so readers stop
-    seeing the instant at once; a compaction's ``.compaction.*`` files go with its commit.
+    records it inside the restore metadata); both pass the writer whose transaction they hold.
+    The completed file goes first, so readers stop seeing the instant at once; a compaction's
+    ``.compaction.*`` files go with its commit.
     """
     started = time.time() if started is None else started
     instant = plan.instant
-    storage, layout = meta_client.storage, meta_client.layout
-    if instant.is_completed:
-        storage.delete(layout.instant_path(instant))
-    deleted: dict[str, list[str]] = defaultdict(list)
-    rollback_logs: dict[str, dict[str, int]] = defaultdict(dict)
-    failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
-    for request in plan.requests:
-        for path in request.files_to_delete:
-            if storage.delete(path) or not storage.exists(path):
-                _log.info("Rollback %s: deleted %s (written by %s)", rollback_time, path, instant.instant_time)
-                deleted[request.partition_path].append(to_uri(path))
-        if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
-            path, size = _write_rollback_block(meta_client, request, instant.instant_time, rollback_time)
-            rollback_logs[request.partition_path][to_uri(path)] = size
-            for log_path, log_size in request.log_files_to_cancel:
-                failed_logs[request.partition_path][to_uri(log_path)] = log_size
-    for state in (State.INFLIGHT, State.REQUESTED):
-        storage.delete(layout.instant_path(instant.to(state)))
-        if instant.action is Action.COMMIT:
-            storage.delete(layout.instant_path(Instant(instant.instant_time, Action.COMPACTION, state)))
-    storage.delete_dir(layout.marker_dir(instant.instant_time))
+    storage = meta_client.storage
+    writer = writer or TimelineWriter(meta_client)
+    with writer.transaction(f"undo {instant.instant_time}"):
+        if instant.is_completed:
+            writer.delete(instant)
+        deleted: dict[str, list[str]] = defaultdict(list)
+        rollback_logs: dict[str, dict[str, int]] = defaultdict(dict)
+        failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
+        for request in plan.requests:
+            for path in request.files_to_delete:
+                if storage.delete(path) or not storage.exists(path):
+                    _log.info("Rollback %s: deleted %s (written by %s)", rollback_time, path, instant.instant_time)
+                    deleted[request.partition_path].append(to_uri(path))
+            if request.log_files_to_cancel and request.file_id and request.latest_base_instant:
+                path, size = _write_rollback_block(meta_client, request, instant.instant_time, rollback_time)
+                rollback_logs[request.partition_path][to_uri(path)] = size
+                for log_path, log_size in request.log_files_to_cancel:
+                    failed_logs[request.partition_path][to_uri(log_path)] = log_size
+        writer.delete_pending_states(instant)
+        writer.delete_marker_dir(instant.instant_time)
     partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
     return {
         "startRollbackTime": rollback_time,
@@ -233,11 +207,9 @@ def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest
 
 def rollback_failed_writes(meta_client: TableMetaClient) -> list[RollbackResult]:
     """Roll back every pending write instant (EAGER failed-writes policy, single writer)."""
-    from hudi_sql.services.clustering import pending_clustering_instants
-
     meta_client.reload_timeline()
     # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
-    scheduled = {i.instant_time for i in pending_clustering_instants(meta_client)}
+    scheduled = {i.instant_time for i in meta_client.pending_clustering_instants()}
     results = []
     for instant in meta_client.timeline.pending_writes():
         if instant.instant_time in scheduled:

@@ -19,6 +19,10 @@ Lifecycle of one write (table version 6, timeline layout 1; each step is a new f
 A failure before ``<t>.<action>`` exists leaves an instant readers ignore. Errors follow the
 known/unknown split: :class:`CommitConflictError` (surely not committed: its files may go) and
 :class:`CommitStateUnknownError` (the completed file may exist: delete nothing).
+
+The instant files themselves are written by :class:`~hudi_sql.commit.timeline_writer.TimelineWriter`,
+each step inside one of its transactions (the lock seam): this module decides *when* and checks
+conflicts; the writer owns the files.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ import os
 from dataclasses import dataclass, field
 
 from hudi_sql.commit.markers import IOType, read_markers
-from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiTimelineError
+from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.errors import CommitConflictError, CommitStateUnknownError
 from hudi_sql.model.commit_metadata import CommitMetadata
-from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -54,50 +59,40 @@ class Transaction:
     def resume(cls, meta_client: TableMetaClient, action: Action, instant_time: str, *,
                pending_action: Action | None = None) -> Transaction:
         """A transaction for an instant already requested (e.g. a scheduled compaction)."""
-        meta_client.reload_timeline()
-        completed = frozenset(i.instant_time for i in meta_client.timeline.completed())
+        with TimelineWriter(meta_client).transaction(f"resume {action.value} {instant_time}"):
+            completed = frozenset(i.instant_time for i in meta_client.timeline.completed())
         return cls(meta_client, action, instant_time, completed, pending_action)
 
     @classmethod
     def begin(cls, meta_client: TableMetaClient, action: Action, *, instant_time: str | None = None) -> Transaction:
         """Reserve a new instant time, strictly after every instant on the timeline."""
-        meta_client.reload_timeline()
-        latest = meta_client.timeline.latest_time()
-        time_ = instant_time or InstantTimeGenerator.next(after=latest)
-        if latest is not None and time_ <= latest:
-            raise HudiTimelineError(f"Instant {time_} is not after the latest instant {latest}.")
-        completed = frozenset(i.instant_time for i in meta_client.timeline.completed())
+        with TimelineWriter(meta_client).transaction(f"begin {action.value}") as writer:
+            time_ = writer.new_instant_time(instant_time)
+            completed = frozenset(i.instant_time for i in meta_client.timeline.completed())
         return cls(meta_client, action, time_, completed)
 
     @property
     def instant(self) -> Instant:
         return Instant(self.instant_time, self.action, State.COMPLETED)
 
+    @property
+    def writer(self) -> TimelineWriter:
+        return TimelineWriter(self.meta_client)
+
     def start(self, workload: CommitMetadata, *, requested_payload: bytes = b"") -> None:
         """Write the requested and inflight files (the point after which rollback may be needed)."""
-        storage, layout = self.meta_client.storage, self.meta_client.layout
-        storage.write_bytes(layout.instant_path(self.instant.to(State.REQUESTED)), requested_payload, overwrite=False)
-        storage.write_bytes(layout.instant_path(self.instant.to(State.INFLIGHT)), workload.to_bytes(), overwrite=False)
-        storage.mkdirs(layout.marker_dir(self.instant_time))
+        with self.writer.transaction(f"start {self.instant_time}") as writer:
+            writer.request(self.instant.to(State.REQUESTED), requested_payload)
+            writer.start(self.instant.to(State.INFLIGHT), workload)
+            writer.create_marker_dir(self.instant_time)
 
     def complete(self, metadata: CommitMetadata) -> None:
         """Check conflicts, remove attempt losers, then publish the completed instant."""
-        self._check_conflicts(metadata)
-        self.delete_uncommitted_files(metadata)
-        storage, layout = self.meta_client.storage, self.meta_client.layout
-        target = layout.instant_path(self.instant)
-        try:
-            storage.write_bytes(target, metadata.to_bytes(), overwrite=False)
-        except CommitConflictError:
-            raise
-        except OSError as exc:
-            if storage.exists(target):
-                raise CommitStateUnknownError(
-                    f"Writing {self.instant.file_name} failed after the file appeared: {exc}",
-                    help="inspect .hoodie/ before retrying; do not delete the instant's files",
-                ) from exc
-            raise CommitConflictError(f"Could not write {self.instant.file_name}: {exc}") from exc
-        storage.delete_dir(layout.marker_dir(self.instant_time))
+        with self.writer.transaction(f"complete {self.instant_time}") as writer:
+            self._check_conflicts(metadata)
+            self.delete_uncommitted_files(metadata)
+            writer.complete(self.instant, metadata)
+            writer.delete_marker_dir(self.instant_time)
         self.meta_client.reload_timeline()
 
     def delete_uncommitted_files(self, metadata: CommitMetadata) -> list[str]:
@@ -145,7 +140,7 @@ class Transaction:
         return deleted
 
     def _check_conflicts(self, metadata: CommitMetadata) -> None:
-        self.meta_client.reload_timeline()
+        """Against the timeline the enclosing transaction reloaded."""
         timeline = self.meta_client.timeline
         if timeline.find(self.instant_time, self.action, State.COMPLETED) is not None:
             raise CommitStateUnknownError(f"{self.instant.file_name} already exists.")

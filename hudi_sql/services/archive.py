@@ -22,6 +22,9 @@ Clean and rollback instants are archived per action by the same counts. Beyond J
 completed clean / rollback / restore instant older than the first commit left is archived
 too: readers treat a file older than the first active instant as committed, so no instant
 may stay in front of the retained commits (that is also why pending instants stop archival).
+
+The archive file is written and the instant files are deleted inside one
+:class:`~hudi_sql.commit.timeline_writer.TimelineWriter` transaction; the writer deletes them.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ from typing import Any
 
 import fastavro
 
+from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError
 from hudi_sql.log.block import BlockType, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
-from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, schema_json
+from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
+from hudi_sql.model.instant_payloads import decode_record
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.clean import CleanSettings, earliest_commit_to_retain
 from hudi_sql.table.meta_client import TableMetaClient
@@ -77,9 +82,10 @@ class ArchiveSettings:
         low = configs.get(HudiServiceConfig.ARCHIVE_MIN_COMMITS)
         high = configs.get(HudiServiceConfig.ARCHIVE_MAX_COMMITS)
         if low < 1 or high <= low:
+            min_key, max_key = HudiServiceConfig.ARCHIVE_MIN_COMMITS.key, HudiServiceConfig.ARCHIVE_MAX_COMMITS.key
             raise HudiConfigError(
-                f"Archival needs 1 <= hoodie.keep.min.commits < hoodie.keep.max.commits; got {low} and {high}.",
-                help="e.g. hoodie.keep.min.commits=20, hoodie.keep.max.commits=30")
+                f"Archival needs 1 <= {min_key} < {max_key}; got {low} and {high}.",
+                help=f"e.g. {min_key}=20, {max_key}=30")
         delta = None
         if table_type is TableType.MERGE_ON_READ and configs.get(HudiCompactionConfig.TRIGGER_STRATEGY) in (
                 "NUM_COMMITS", "NUM_AND_TIME"):
@@ -130,8 +136,9 @@ def _bounds(timeline: Timeline, settings: ArchiveSettings) -> tuple[int, int]:
     if ectr is not None:
         needed = sum(1 for c in commits if c.instant_time > ectr.instant_time) + 2
         if low < needed:
-            _log.warning("hoodie.keep.min.commits=%d is more aggressive than the cleaner (earliest commit to "
-                         "retain %s); keeping %d to %d commits.", low, ectr.instant_time, needed, needed + high - low)
+            _log.warning("%s=%d is more aggressive than the cleaner (earliest commit to retain %s); keeping %d "
+                         "to %d commits.", HudiServiceConfig.ARCHIVE_MIN_COMMITS.key, low, ectr.instant_time, needed,
+                         needed + high - low)
             return needed, needed + high - low
     return low, high
 
@@ -227,13 +234,11 @@ def plan_archive_from(timeline: Timeline, settings: ArchiveSettings, *,
 
 
 def _last_clean(meta_client: TableMetaClient) -> tuple[str, str | None] | None:
-    from hudi_sql.services.clean import read_cleaner_plan
-
     last = meta_client.timeline.completed().with_actions(Action.CLEAN).last
     if last is None:
         return None
     try:
-        ectr = read_cleaner_plan(meta_client, last.instant_time).earliest_instant_to_retain
+        ectr = meta_client.clean_plan(last.instant_time).earliest_instant_to_retain
     except (OSError, HudiError):
         _log.warning("Cannot read the plan of clean %s; archiving as if it retained nothing.", last)
         return last.instant_time, None
@@ -310,15 +315,13 @@ def _entry(meta_client: TableMetaClient, instant: Instant) -> dict[str, Any]:
     entry: dict[str, Any] = {"commitTime": instant.instant_time, "actionState": instant.state.name,
                              "actionType": instant.action.value, "version": 1}
     try:
-        data = meta_client.storage.read_bytes(meta_client.layout.instant_path(instant))
+        data = meta_client.read_instant_bytes(instant)
         if not data:
             return entry
         action, state = instant.action, instant.state
         if action is Action.CLEAN:
-            if state is State.COMPLETED:
-                entry["hoodieCleanMetadata"] = deserialize(data, AvroMetadataKind.CLEAN_METADATA)
-            else:
-                entry["hoodieCleanerPlan"] = deserialize(data, AvroMetadataKind.CLEANER_PLAN)
+            entry["hoodieCleanMetadata" if state is State.COMPLETED else "hoodieCleanerPlan"] = \
+                decode_record(instant, data)
         elif action in (Action.COMMIT, Action.DELTA_COMMIT):
             entry["hoodieCommitMetadata"] = _commit_metadata_avro(json.loads(data), replace=False)
         elif action is Action.REPLACE_COMMIT:
@@ -327,13 +330,13 @@ def _entry(meta_client: TableMetaClient, instant: Instant) -> dict[str, Any]:
             elif state is State.INFLIGHT:
                 entry["HoodieInflightReplaceMetadata"] = _commit_metadata_avro(json.loads(data), replace=False)
             else:
-                entry["hoodieRequestedReplaceMetadata"] = deserialize(data, AvroMetadataKind.REQUESTED_REPLACE_METADATA)
+                entry["hoodieRequestedReplaceMetadata"] = decode_record(instant, data)
         elif action is Action.ROLLBACK and state is State.COMPLETED:
-            entry["hoodieRollbackMetadata"] = deserialize(data, AvroMetadataKind.ROLLBACK_METADATA)
+            entry["hoodieRollbackMetadata"] = decode_record(instant, data)
         elif action is Action.SAVEPOINT and state is State.COMPLETED:
-            entry["hoodieSavePointMetadata"] = deserialize(data, AvroMetadataKind.SAVEPOINT_METADATA)
+            entry["hoodieSavePointMetadata"] = decode_record(instant, data)
         elif action in (Action.COMPACTION, Action.LOG_COMPACTION) and state is State.REQUESTED:
-            entry["hoodieCompactionPlan"] = deserialize(data, AvroMetadataKind.COMPACTION_PLAN)
+            entry["hoodieCompactionPlan"] = decode_record(instant, data)
     except (OSError, ValueError, HudiError) as exc:
         # Java archives an entry without metadata when an instant file cannot be read.
         _log.warning("Archiving %s without its metadata: %s", instant, exc)
@@ -377,19 +380,19 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
     settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
     storage, layout = meta_client.storage, meta_client.layout
     records = [_entry(meta_client, instant) for instant in plan.instants]
-    existing = _archive_files(meta_client)
-    version = existing[-1][0] + 1 if existing else 1
-    # Local file systems do not append: Java rolls over to a new version for each archival.
-    target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
-    storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
-    pending = [i for i in plan.instants if not i.is_completed]
-    completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
-    for instant in pending + completed:
-        path = layout.instant_path(instant)
-        if storage.delete(path):
-            _log.info("Archived and deleted %s", path)
-    for instant_time in {i.instant_time for i in plan.instants}:
-        storage.delete_dir(layout.marker_dir(instant_time))
+    with TimelineWriter(meta_client).transaction("archive") as writer:
+        existing = _archive_files(meta_client)
+        version = existing[-1][0] + 1 if existing else 1
+        # Local file systems do not append: Java rolls over to a new version for each archival.
+        target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
+        storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
+        pending = [i for i in plan.instants if not i.is_completed]
+        completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
+        for instant in pending + completed:
+            if writer.delete(instant):
+                _log.info("Archived and deleted %s", instant.file_name)
+        for instant_time in {i.instant_time for i in plan.instants}:
+            writer.delete_marker_dir(instant_time)
     meta_client.reload_timeline()
     _log.info("Archived %d instant files of %d commits into %s.", len(plan.instants),
               len(plan.archived_times(*_COMMIT_ACTIONS)), target)

@@ -34,12 +34,16 @@ is older than ECTR (under KEEP_LATEST_FILE_VERSIONS: at once). A partition whose
 are all gone and that holds no pending files is deleted too.
 
 Planning reads everything it needs first (:func:`load_clean_inputs`), then decides in
-:func:`plan_clean_from`, which touches no storage and is tested without a file system.
+:func:`plan_clean_from`, which touches no storage and is tested without a file system. The
+clean instants are published by :class:`~hudi_sql.commit.timeline_writer.TimelineWriter`;
+plans and metadata are read back through the meta client.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "CLEAN_METADATA_VERSION",
+    "CLEAN_PLAN_VERSION",
     "CleanInputs",
     "CleanResult",
     "CleanSettings",
@@ -62,15 +66,22 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
 from hudi_sql.config.services import CleanerPolicy
-from hudi_sql.errors import HudiConfigError, HudiError, HudiTimelineError
-from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
+from hudi_sql.errors import HudiConfigError, HudiError
 from hudi_sql.model.file_group import FileGroup, FileSlice
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, is_data_file_name
-from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State, format_instant_time
+from hudi_sql.model.instant import Action, Instant, State, format_instant_time
+from hudi_sql.model.instant_payloads import (
+    CLEAN_METADATA_VERSION,
+    CLEAN_PLAN_VERSION,
+    SAVEPOINTED_TIMESTAMPS,
+    CleanerPlan,
+)
 from hudi_sql.model.timeline import Timeline
-from hudi_sql.storage.fs import FileStatus, to_local_path, to_uri
+from hudi_sql.services.savepoint import savepointed_files
+from hudi_sql.storage.fs import FileStatus, to_local_path
 from hudi_sql.table.fs_view import build_file_groups
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -78,14 +89,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _log = logging.getLogger(__name__)
-
-CLEAN_PLAN_VERSION = 2
-"""``CleanPlanner.LATEST_CLEAN_PLAN_VERSION`` (plans carry ``filePathsToBeDeletedPerPartition``)."""
-CLEAN_METADATA_VERSION = 2
-"""``CleanerUtils.CLEAN_METADATA_VERSION_2``."""
-SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
-"""Extra-metadata key of the plan listing the savepoints it honoured (Java's ``CleanPlanner``)."""
-
 
 # -- settings and inputs ---------------------------------------------------------------
 
@@ -146,73 +149,6 @@ class CleanInputs:
     savepoints: Mapping[str, frozenset[str]] = field(default_factory=dict)
     pending_compactions: Mapping[tuple[str, str], str] = field(default_factory=dict)
     last_clean_commit_time: str | None = None
-
-
-# -- the plan ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CleanerPlan:
-    """What one clean deletes: Hudi's ``HoodieCleanerPlan`` (version 2).
-
-    Attributes:
-        policy: the policy that chose the files.
-        earliest_instant_to_retain: ECTR for the commit-based policies, else ``None``.
-        last_completed_commit_time: the latest completed commit when planned ("" if none).
-        files_to_delete: partition -> absolute paths of the files to delete.
-        partitions_to_delete: partitions deleted whole (no file group left).
-        savepointed_timestamps: the savepoints honoured.
-    """
-
-    policy: CleanerPolicy
-    earliest_instant_to_retain: Instant | None
-    last_completed_commit_time: str
-    files_to_delete: Mapping[str, tuple[str, ...]]
-    partitions_to_delete: tuple[str, ...] = ()
-    savepointed_timestamps: tuple[str, ...] = ()
-
-    @property
-    def total_files(self) -> int:
-        return sum(len(paths) for paths in self.files_to_delete.values())
-
-    def all_files(self) -> list[str]:
-        return [p for paths in self.files_to_delete.values() for p in paths]
-
-    def to_avro(self) -> dict[str, Any]:
-        ectr = self.earliest_instant_to_retain
-        return {
-            "earliestInstantToRetain": {"timestamp": ectr.instant_time, "action": ectr.action.value,
-                                        "state": ectr.state.name} if ectr else None,
-            "lastCompletedCommitTimestamp": self.last_completed_commit_time,
-            "policy": self.policy.value,
-            "filesToBeDeletedPerPartition": {},
-            "version": CLEAN_PLAN_VERSION,
-            "filePathsToBeDeletedPerPartition": {
-                partition: [{"filePath": to_uri(path), "isBootstrapBaseFile": False} for path in paths]
-                for partition, paths in self.files_to_delete.items()
-            },
-            "partitionsToBeDeleted": list(self.partitions_to_delete),
-            "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(self.savepointed_timestamps)}
-            if self.savepointed_timestamps else None,
-        }
-
-    @classmethod
-    def from_avro(cls, record: Mapping[str, Any]) -> CleanerPlan:
-        """A plan read back from ``<t>.clean.requested`` (also version-1 plans with file names only)."""
-        ectr = record.get("earliestInstantToRetain")
-        files: dict[str, tuple[str, ...]] = {}
-        for partition, infos in (record.get("filePathsToBeDeletedPerPartition") or {}).items():
-            files[partition] = tuple(to_local_path(i["filePath"]) for i in infos or () if i.get("filePath"))
-        extra = record.get("extraMetadata") or {}
-        return cls(
-            policy=CleanerPolicy.parse(record.get("policy") or CleanerPolicy.KEEP_LATEST_COMMITS.value),
-            earliest_instant_to_retain=Instant(ectr["timestamp"], Action(ectr["action"]),
-                                               State[ectr["state"]]) if ectr else None,
-            last_completed_commit_time=record.get("lastCompletedCommitTimestamp") or "",
-            files_to_delete=files,
-            partitions_to_delete=tuple(record.get("partitionsToBeDeleted") or ()),
-            savepointed_timestamps=tuple(t for t in extra.get(SAVEPOINTED_TIMESTAMPS, "").split(",") if t),
-        )
 
 
 # -- planning (pure) ----------------------------------------------------------------------
@@ -382,7 +318,6 @@ def _configs(options: HudiConfigs | Mapping[str, object] | None) -> HudiConfigs:
 
 def load_clean_inputs(meta_client: TableMetaClient) -> CleanInputs:
     """Read the listings and instant files the cleaner decides from (the I/O half of planning)."""
-    from hudi_sql.services.savepoint import savepointed_files
     from hudi_sql.table.fs_view import FileSystemView
 
     meta_client.reload_timeline()
@@ -396,10 +331,8 @@ def load_clean_inputs(meta_client: TableMetaClient) -> CleanInputs:
         replaced[instant.instant_time] = {p: tuple(f) for p, f in ids.items()}
     pending: dict[tuple[str, str], str] = {}
     if timeline.pending_compactions():
-        from hudi_sql.services.compaction import load_compaction_plan
-
         for instant in timeline.pending_compactions():
-            for op in load_compaction_plan(meta_client, instant.instant_time).operations:
+            for op in meta_client.compaction_plan(instant.instant_time).operations:
                 pending[(op.partition_path, op.file_id)] = op.base_instant
     last_clean = _last_completed_clean(meta_client)
     return CleanInputs(
@@ -416,18 +349,7 @@ def _last_completed_clean(meta_client: TableMetaClient) -> dict[str, Any] | None
     last = meta_client.timeline.completed().with_actions(Action.CLEAN).last
     if last is None:
         return None
-    return read_clean_metadata(meta_client, last.instant_time)
-
-
-def read_clean_metadata(meta_client: TableMetaClient, instant_time: str) -> dict[str, Any]:
-    data = meta_client.storage.read_bytes(meta_client.layout.instant_path(Instant(instant_time, Action.CLEAN)))
-    return deserialize(data, AvroMetadataKind.CLEAN_METADATA)
-
-
-def read_cleaner_plan(meta_client: TableMetaClient, instant_time: str) -> CleanerPlan:
-    data = meta_client.storage.read_bytes(
-        meta_client.layout.instant_path(Instant(instant_time, Action.CLEAN, State.REQUESTED)))
-    return CleanerPlan.from_avro(deserialize(data, AvroMetadataKind.CLEANER_PLAN))
+    return meta_client.clean_metadata(last.instant_time)
 
 
 def plan_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,
@@ -511,14 +433,9 @@ def execute_clean(meta_client: TableMetaClient, plan: CleanerPlan, *, spark: Spa
         parallelism: most Spark tasks (``hoodie.cleaner.parallelism``).
         parallel_threshold: the plan size from which Spark deletes.
     """
-    meta_client.reload_timeline()
-    latest = meta_client.timeline.latest_time()
-    instant_time = instant_time or InstantTimeGenerator.next(after=latest)
-    if latest is not None and instant_time <= latest:
-        raise HudiTimelineError(f"Clean instant {instant_time} is not after the latest instant {latest}.")
-    requested = Instant(instant_time, Action.CLEAN, State.REQUESTED)
-    meta_client.storage.write_bytes(meta_client.layout.instant_path(requested),
-                                    serialize(AvroMetadataKind.CLEANER_PLAN, plan.to_avro()), overwrite=False)
+    with TimelineWriter(meta_client).transaction("schedule clean") as writer:
+        instant_time = writer.new_instant_time(instant_time, label="Clean instant")
+        writer.request(Instant(instant_time, Action.CLEAN, State.REQUESTED), plan)
     return _run_clean(meta_client, instant_time, plan, spark=spark, parallelism=parallelism,
                       parallel_threshold=parallel_threshold)
 
@@ -528,10 +445,11 @@ def _run_clean(meta_client: TableMetaClient, instant_time: str, plan: CleanerPla
     started = time.time()
     storage, layout = meta_client.storage, meta_client.layout
     inflight = Instant(instant_time, Action.CLEAN, State.INFLIGHT)
-    if not storage.exists(layout.instant_path(inflight)):
-        # 0.14 passes the serialized plan on to the inflight file: same bytes as requested.
-        storage.write_bytes(layout.instant_path(inflight),
-                            storage.read_bytes(layout.instant_path(inflight.to(State.REQUESTED))))
+    writer = TimelineWriter(meta_client)
+    with writer.transaction(f"start clean {instant_time}"):
+        if not writer.exists(inflight):
+            # 0.14 passes the serialized plan on to the inflight file: same bytes as requested.
+            writer.start(inflight, meta_client.read_instant_bytes(inflight.to(State.REQUESTED)), overwrite=True)
     paths = plan.all_files()
     for path in paths:
         _log.info("Clean %s: deleting %s", instant_time, path)
@@ -569,8 +487,8 @@ def _run_clean(meta_client: TableMetaClient, instant_time: str, plan: CleanerPla
         "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(plan.savepointed_timestamps)}
         if plan.savepointed_timestamps else None,
     }
-    storage.write_bytes(layout.instant_path(Instant(instant_time, Action.CLEAN)),
-                        serialize(AvroMetadataKind.CLEAN_METADATA, metadata), overwrite=False)
+    with writer.transaction(f"complete clean {instant_time}"):
+        writer.complete(Instant(instant_time, Action.CLEAN), metadata)
     meta_client.reload_timeline()
     deleted = tuple(p for p in paths if outcome.get(p))
     failed = tuple(p for p in paths if not outcome.get(p))
@@ -584,16 +502,16 @@ def finish_pending_cleans(meta_client: TableMetaClient, *, spark: SparkSession |
     """Run every clean left requested or inflight by an earlier process (their plans are on disk)."""
     meta_client.reload_timeline()
     results = []
+    writer = TimelineWriter(meta_client)
     for instant in meta_client.timeline.pending().with_actions(Action.CLEAN):
-        requested = meta_client.layout.instant_path(instant.to(State.REQUESTED))
-        if not meta_client.storage.exists(requested) or not meta_client.storage.read_bytes(requested):
+        requested = instant.to(State.REQUESTED)
+        if not writer.exists(requested) or not meta_client.read_instant_bytes(requested):
             _log.warning("Removing empty pending clean %s.", instant)
-            for state in (State.INFLIGHT, State.REQUESTED):
-                meta_client.storage.delete(meta_client.layout.instant_path(instant.to(state)))
+            with writer.transaction(f"remove empty clean {instant.instant_time}"):
+                writer.delete_pending_states(instant)
             continue
         _log.info("Finishing pending clean %s.", instant)
-        results.append(_run_clean(meta_client, instant.instant_time, read_cleaner_plan(meta_client,
-                                                                                       instant.instant_time),
+        results.append(_run_clean(meta_client, instant.instant_time, meta_client.clean_plan(instant.instant_time),
                                   spark=spark, parallelism=parallelism, parallel_threshold=parallel_threshold))
     meta_client.reload_timeline()
     return results
@@ -644,7 +562,7 @@ def show_cleans(meta_client: TableMetaClient) -> list[dict[str, Any]]:
     meta_client.reload_timeline()
     rows = []
     for instant in reversed(meta_client.timeline.completed().with_actions(Action.CLEAN).instants):
-        metadata = read_clean_metadata(meta_client, instant.instant_time)
+        metadata = meta_client.clean_metadata(instant.instant_time)
         partitions = metadata.get("partitionMetadata") or {}
         rows.append({
             "clean_time": instant.instant_time,

@@ -66,29 +66,34 @@ __all__ = [
 import json
 import logging
 import math
-import os
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
-from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
+from hudi_sql.commit.rollback import rollback_instant
+from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiTableConfig, HudiWriteConfig, IndexType
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
     HudiError,
-    HudiFileFormatError,
     HudiTimelineError,
     UnsupportedFeatureError,
     did_you_mean,
 )
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.file_group import FileSlice
-from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.model.instant_payloads import (
+    CLUSTER_OPERATION,
+    SORT_AND_SIZE_STRATEGY,
+    SORT_COLUMNS_PARAM,
+    ClusteringGroup,
+    ClusteringPlan,
+    ClusteringSlice,
+)
 from hudi_sql.model.timeline import Timeline
-from hudi_sql.storage.fs import FileStatus, to_local_path, to_uri
+from hudi_sql.storage.fs import FileStatus
 from hudi_sql.table.fs_view import FileSystemView, build_file_groups
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -99,12 +104,9 @@ _log = logging.getLogger(__name__)
 
 _MB = 1024 * 1024
 _STRATEGY_PACKAGE = "org.apache.hudi.client.clustering"
-SORT_AND_SIZE_STRATEGY = f"{_STRATEGY_PACKAGE}.run.strategy.SparkSortAndSizeExecutionStrategy"
 SIZE_BASED_PLAN_STRATEGY = f"{_STRATEGY_PACKAGE}.plan.strategy.SparkSizeBasedClusteringPlanStrategy"
 REJECT_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkRejectUpdateStrategy"
 ALLOW_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkAllowUpdateStrategy"
-CLUSTER_OPERATION = "CLUSTER"  # WriteOperationType.CLUSTER: operationType of plan and commit
-SORT_COLUMNS_PARAM = str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)
 
 
 class ClusteringUpdateConflictError(HudiError):
@@ -127,111 +129,9 @@ class ClusteringUpdateConflictError(HudiError):
             + (f" ({more} more file group{'s' if more > 1 else ''} too)" if more else "")
             + ". The write was rejected and nothing was written.",
             help=f"run the pending clustering first (hudi_sql.services.clustering.cluster(spark, path, "
-                 f"schedule=False), or CALL run_clustering), or set hoodie.clustering.updates.strategy="
-                 f"{ALLOW_UPDATE_STRATEGY}",
+                 f"schedule=False), or CALL run_clustering), or set "
+                 f"{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY.key}={ALLOW_UPDATE_STRATEGY}",
         )
-
-
-# -- the plan -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClusteringSlice:
-    """One input file slice (Hudi's ``HoodieSliceInfo``); paths are absolute."""
-
-    partition_path: str
-    file_id: str
-    base_file_path: str | None
-    log_file_paths: tuple[str, ...] = ()
-
-    def to_avro(self) -> dict[str, Any]:
-        return {"dataFilePath": to_uri(self.base_file_path) if self.base_file_path else "",
-                "deltaFilePaths": [to_uri(p) for p in self.log_file_paths], "fileId": self.file_id,
-                "partitionPath": self.partition_path, "bootstrapFilePath": "", "version": 1}
-
-    @classmethod
-    def from_avro(cls, record: Mapping[str, Any], base_path: str) -> ClusteringSlice:
-        partition = record.get("partitionPath") or ""
-
-        def absolute(path: str) -> str:
-            # Java writes full paths; only the name counts, so a copied or moved table still works.
-            name = to_local_path(path).rsplit("/", 1)[-1]
-            return os.path.join(to_local_path(base_path), partition, name) if partition \
-                else os.path.join(to_local_path(base_path), name)
-
-        data = record.get("dataFilePath") or None
-        return cls(partition, record["fileId"], absolute(data) if data else None,
-                   tuple(absolute(p) for p in record.get("deltaFilePaths") or ()))
-
-
-@dataclass(frozen=True)
-class ClusteringGroup:
-    """Slices of one partition rewritten together by one task (``HoodieClusteringGroup``)."""
-
-    slices: tuple[ClusteringSlice, ...]
-    num_output_file_groups: int = 1
-    metrics: Mapping[str, float] = field(default_factory=dict)
-
-    @property
-    def partition_path(self) -> str:
-        return self.slices[0].partition_path if self.slices else ""
-
-    def to_avro(self) -> dict[str, Any]:
-        return {"slices": [s.to_avro() for s in self.slices], "metrics": dict(self.metrics),
-                "numOutputFileGroups": self.num_output_file_groups, "extraMetadata": None, "version": 1}
-
-
-@dataclass(frozen=True)
-class ClusteringPlan:
-    """What one clustering rewrites (``HoodieClusteringPlan`` inside ``HoodieRequestedReplaceMetadata``)."""
-
-    instant_time: str
-    groups: tuple[ClusteringGroup, ...]
-    strategy_class: str = SORT_AND_SIZE_STRATEGY
-    strategy_params: Mapping[str, str] = field(default_factory=dict)
-    preserve_hoodie_metadata: bool = True
-
-    @property
-    def sort_columns(self) -> tuple[str, ...]:
-        raw = self.strategy_params.get(SORT_COLUMNS_PARAM, "")
-        return tuple(c.strip() for c in raw.split(",") if c.strip())
-
-    def input_file_groups(self) -> dict[tuple[str, str], ClusteringSlice]:
-        return {(s.partition_path, s.file_id): s for g in self.groups for s in g.slices}
-
-    def replaced_file_ids(self) -> dict[str, tuple[str, ...]]:
-        out: dict[str, list[str]] = {}
-        for partition, file_id in sorted(self.input_file_groups()):
-            out.setdefault(partition, []).append(file_id)
-        return {p: tuple(ids) for p, ids in out.items()}
-
-    def to_avro(self) -> dict[str, Any]:
-        """The ``HoodieRequestedReplaceMetadata`` record of ``<t>.replacecommit.requested``."""
-        return {
-            "operationType": CLUSTER_OPERATION,
-            "clusteringPlan": {
-                "inputGroups": [g.to_avro() for g in self.groups],
-                "strategy": {"strategyClassName": self.strategy_class,
-                             "strategyParams": dict(self.strategy_params), "version": 1},
-                "extraMetadata": {}, "version": 1, "preserveHoodieMetadata": self.preserve_hoodie_metadata,
-            },
-            "extraMetadata": {},
-            "version": 1,
-        }
-
-    @classmethod
-    def from_avro(cls, instant_time: str, record: Mapping[str, Any], base_path: str) -> ClusteringPlan:
-        plan = record.get("clusteringPlan")
-        if not plan:
-            raise HudiFileFormatError(f"Replacecommit {instant_time} holds no clustering plan.")
-        strategy = plan.get("strategy") or {}
-        groups = tuple(
-            ClusteringGroup(tuple(ClusteringSlice.from_avro(s, base_path) for s in g.get("slices") or ()),
-                            int(g.get("numOutputFileGroups") or 1), dict(g.get("metrics") or {}))
-            for g in plan.get("inputGroups") or ())
-        preserve = plan.get("preserveHoodieMetadata")
-        return cls(instant_time, groups, strategy.get("strategyClassName") or SORT_AND_SIZE_STRATEGY,
-                   dict(strategy.get("strategyParams") or {}), True if preserve is None else bool(preserve))
 
 
 # -- planning (pure) ----------------------------------------------------------------------
@@ -379,9 +279,7 @@ def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
     partitions = {p: tuple(meta.storage.list(meta.layout.partition_dir(p))) for p in view.partition_paths()}
     busy = set(pending_clustering_file_groups(meta))
     if timeline.pending_compactions():
-        from hudi_sql.services.compaction import pending_compaction_operations
-
-        busy |= set(pending_compaction_operations(meta))
+        busy |= set(meta.pending_compaction_operations())
     return ClusteringInputs(timeline, partitions, frozenset(view.replaced_file_groups()), frozenset(busy))
 
 
@@ -395,52 +293,26 @@ def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *,
 # -- the timeline: pending clusterings ----------------------------------------------------
 
 
-def _requested_record(meta: TableMetaClient, instant_time: str) -> dict[str, Any] | None:
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
-
-    path = meta.layout.instant_path(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED))
-    if not meta.storage.exists(path):
-        return None
-    data = meta.storage.read_bytes(path)
-    if not data:
-        return None  # insert_overwrite by some writers: an empty requested file
-    return deserialize(data, AvroMetadataKind.REQUESTED_REPLACE_METADATA)
-
-
 def is_clustering_instant(meta: TableMetaClient, instant: Instant) -> bool:
-    """Whether a replacecommit is a clustering: its requested file holds a clustering plan
-    (Java's ``ClusteringUtils.isClusteringInstant``), or, once completed, its operation is CLUSTER."""
-    if instant.action is not Action.REPLACE_COMMIT:
-        return False
-    if instant.is_completed and meta.commit_metadata(instant).operation_type == CLUSTER_OPERATION:
-        return True
-    record = _requested_record(meta, instant.instant_time)
-    return bool(record and record.get("clusteringPlan"))
+    """Whether a replacecommit is a clustering (see :meth:`TableMetaClient.is_clustering_instant`)."""
+    return meta.is_clustering_instant(instant)
 
 
 def pending_clustering_instants(meta: TableMetaClient) -> Timeline:
-    """Pending (requested or inflight) replacecommits that are clusterings, oldest first.
-
-    The write path's failed-write rollback must leave these alone, as Java's
-    ``getInstantsToRollback`` does: a scheduled clustering is not a failed write.
-    """
-    pending = meta.timeline.pending().with_actions(Action.REPLACE_COMMIT)
-    return Timeline.of(i for i in pending if is_clustering_instant(meta, i))
+    """Pending replacecommits that are clusterings, oldest first (read by the meta client)."""
+    return meta.pending_clustering_instants()
 
 
 def load_clustering_plan(meta: TableMetaClient, instant_time: str) -> ClusteringPlan:
-    record = _requested_record(meta, instant_time)
-    if record is None or not record.get("clusteringPlan"):
-        raise HudiTimelineError(f"Replacecommit {instant_time} of '{meta.table_name}' is not a clustering.",
-                                help="CALL show_clustering(table => ...) lists pending clusterings")
-    return ClusteringPlan.from_avro(instant_time, record, meta.base_path)
+    """The plan of a clustering (read by the meta client)."""
+    return meta.clustering_plan(instant_time)
 
 
 def pending_clustering_file_groups(meta: TableMetaClient) -> dict[tuple[str, str], str]:
     """(partition, file id) -> instant of every file group under a pending clustering."""
     out: dict[tuple[str, str], str] = {}
-    for instant in pending_clustering_instants(meta):
-        for key in load_clustering_plan(meta, instant.instant_time).input_file_groups():
+    for instant in meta.pending_clustering_instants():
+        for key in meta.clustering_plan(instant.instant_time).input_file_groups():
             out[key] = instant.instant_time
     return out
 
@@ -493,7 +365,7 @@ def commits_since_last_clustering(meta: TableMetaClient) -> int:
     """
     last = None
     for instant in reversed(meta.timeline.latest_states().with_actions(Action.REPLACE_COMMIT).instants):
-        if is_clustering_instant(meta, instant):
+        if meta.is_clustering_instant(instant):
             last = instant.instant_time
             break
     return sum(1 for i in meta.timeline.completed_writes() if last is None or i.instant_time > last)
@@ -528,27 +400,23 @@ def _check_index(configs: HudiConfigs, table: str) -> None:
 
 def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = None) -> ClusteringPlan | None:
     """Write ``<t>.replacecommit.requested`` with the plan (or nothing when there is nothing to do)."""
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
-
     configs = configs or HudiConfigs()
     _check_index(configs, meta.table_name)
-    meta.reload_timeline()
-    clusterings = {i.instant_time for i in pending_clustering_instants(meta)}
-    writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
-    if writes:
-        raise HudiTimelineError(
-            f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
-            help="finish or roll back the write first")
-    settings = ClusteringSettings.from_configs(configs)
-    _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
-    instant_time = InstantTimeGenerator.next(after=meta.timeline.latest_time())
-    plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
-    if plan is None:
-        _log.info("Nothing to cluster in '%s'.", meta.table_name)
-        return None
-    requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
-    data = serialize(AvroMetadataKind.REQUESTED_REPLACE_METADATA, plan.to_avro())
-    meta.storage.write_bytes(meta.layout.instant_path(requested), data, overwrite=False)
+    with TimelineWriter(meta).transaction("schedule clustering") as writer:
+        clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
+        writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
+        if writes:
+            raise HudiTimelineError(
+                f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
+                help="finish or roll back the write first")
+        settings = ClusteringSettings.from_configs(configs)
+        _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
+        instant_time = writer.next_instant_time()
+        plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
+        if plan is None:
+            _log.info("Nothing to cluster in '%s'.", meta.table_name)
+            return None
+        writer.request(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED), plan)
     meta.reload_timeline()
     _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
               len(plan.input_file_groups()))
@@ -556,96 +424,6 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
 
 
 # -- execution --------------------------------------------------------------------------------
-
-
-_STATUS_DDL = ("partition_path string, file_id string, path string, num_writes long, file_size long, "
-               "millis long")
-
-
-def _clusterer(base_path: str, options_json: str, schema_json: str, sort_columns: tuple[str, ...],
-               preserve_metadata: bool, completed: tuple[str, ...], timeline_start: str | None,
-               ordering_field: str | None,
-               event_time: bool) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The task function: one input row per clustering group, one output row per file written."""
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import pyarrow.parquet as pq
-        from pyspark import TaskContext
-        from pyspark.sql.types import StructType
-
-        from hudi_sql.commit.markers import IOType
-        from hudi_sql.model.schema import to_arrow_schema
-        from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
-        from hudi_sql.storage.layout import TableLayout
-        from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
-        from hudi_sql.write.plan import HandleOptions
-
-        ctx = TaskContext.get()
-        task = TaskIdentity(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx \
-            else TaskIdentity(0, 0, 0)
-        layout = TableLayout.of(base_path)
-        target = to_arrow_schema(StructType.fromJson(json.loads(schema_json)), with_meta_fields=True)
-        raw = json.loads(options_json)
-        options = HandleOptions(**{**raw, "record_key_fields": tuple(raw["record_key_fields"])})
-        for batch in batches:
-            for row in batch.to_pylist():
-                started = time.time()
-                parts = []
-                for partition, file_id, base, logs in json.loads(row["slices"]):
-                    if logs:
-                        parts.append(read_file_slice(
-                            FileSliceSpec(partition, file_id, base, tuple(logs)), target,
-                            completed_instants=completed, max_instant=options.instant_time,
-                            timeline_start=timeline_start, ordering_field=ordering_field,
-                            event_time_ordering=event_time))
-                    elif base:
-                        parts.append(conform(pq.read_table(base), target))
-                rows = pa.concat_tables(parts) if parts else target.empty_table()
-                if sort_columns and rows.num_rows:
-                    rows = rows.sort_by([(c, "ascending") for c in sort_columns], null_placement="at_start")
-                if not preserve_metadata and options.populate_meta_fields:
-                    rows = _restamp(rows, options.instant_time, task.partition_id)
-                file_ids = json.loads(row["file_ids"])
-                chunks = min(len(file_ids), rows.num_rows)
-                for index in range(chunks):
-                    lo, hi = index * rows.num_rows // chunks, (index + 1) * rows.num_rows // chunks
-                    for written in write_rolling(options, row["partition_path"], file_ids[index], task,
-                                                 IOType.CREATE, rows.slice(lo, hi - lo)):
-                        yield pa.RecordBatch.from_pylist([{
-                            "partition_path": row["partition_path"], "file_id": written.file_id,
-                            "path": layout.relative(written.path), "num_writes": written.num_rows,
-                            "file_size": written.size, "millis": int((time.time() - started) * 1000),
-                        }])
-
-    return run
-
-
-def _restamp(rows: pa.Table, instant_time: str, partition_id: int) -> pa.Table:
-    """Rows as written by this instant (``preserveHoodieMetadata`` false): new commit time and seqno."""
-    from hudi_sql.model.schema import COMMIT_SEQNO_FIELD, COMMIT_TIME_FIELD
-
-    n = rows.num_rows
-    rows = rows.set_column(rows.schema.get_field_index(COMMIT_TIME_FIELD), COMMIT_TIME_FIELD,
-                           pa.array([instant_time] * n, pa.string()))
-    return rows.set_column(rows.schema.get_field_index(COMMIT_SEQNO_FIELD), COMMIT_SEQNO_FIELD,
-                           pa.array([f"{instant_time}_{partition_id}_{i}" for i in range(n)], pa.string()))
-
-
-def _handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: str, schema_json: str,
-                    spark_schema_json: str) -> dict[str, Any]:
-    target = configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
-    return {
-        "instant_time": instant_time, "table_name": meta.table_name, "avro_schema": schema_json,
-        "spark_schema_json": spark_schema_json, "populate_meta_fields": meta.populate_meta_fields,
-        "record_key_fields": list(meta.record_key_fields),
-        "compression": str(configs.get(HudiWriteConfig.PARQUET_COMPRESSION)),
-        "row_group_bytes": configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
-        "bloom_num_entries": configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
-        "bloom_fpp": configs.get(HudiWriteConfig.BLOOM_FPP),
-        "bloom_max_entries": configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
-        "bloom_filter_type": str(configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE)),
-        "max_file_size": target, "base_path": meta.base_path,
-    }
 
 
 def _conflicts(meta: TableMetaClient, plan: ClusteringPlan) -> dict[tuple[str, str], str]:
@@ -665,8 +443,6 @@ def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
     hits = _conflicts(meta, plan)
     if not hits:
         return
-    from hudi_sql.commit.rollback import rollback_instant
-
     (partition, file_id), other = sorted(hits.items())[0]
     state = State.INFLIGHT if meta.timeline.find(plan.instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) \
         else State.REQUESTED
@@ -691,6 +467,7 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
 
     from hudi_sql.commit.transaction import Transaction
     from hudi_sql.model.schema import from_avro_schema
+    from hudi_sql.services.clustering_exec import STATUS_DDL, clusterer_task, handle_options
 
     configs = configs or HudiConfigs()
     meta.reload_timeline()
@@ -702,7 +479,7 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     elif not pending.contains_time(instant_time):
         raise HudiTimelineError(f"No pending clustering {instant_time} on '{meta.table_name}'.",
                                 help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
-    plan = load_clustering_plan(meta, instant_time)
+    plan = meta.clustering_plan(instant_time)
     if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
         raise UnsupportedFeatureError(
             f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
@@ -711,18 +488,18 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
     _abort_on_conflict(meta, plan)
     inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
-    if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
-        workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
-                    for p, ids in plan.replaced_file_ids().items()}
-        meta.storage.write_bytes(meta.layout.instant_path(inflight),
-                                 CommitMetadata(workload, CLUSTER_OPERATION).to_bytes(), overwrite=False)
-    else:
-        # A previous attempt died mid-way: its files are leftovers, named by its markers.
-        from hudi_sql.commit.markers import read_markers
+    with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
+        if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
+            workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                        for p, ids in plan.replaced_file_ids().items()}
+            writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
+        else:
+            # A previous attempt died mid-way: its files are leftovers, named by its markers.
+            from hudi_sql.commit.markers import read_markers
 
-        for marker in read_markers(meta.storage, meta.layout, instant_time):
-            meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
-    meta.storage.mkdirs(meta.layout.marker_dir(instant_time))
+            for marker in read_markers(meta.storage, meta.layout, instant_time):
+                meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+        writer.create_marker_dir(instant_time)
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     from hudi_sql.model.file_names import new_file_id
 
@@ -735,14 +512,14 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     frame = spark.createDataFrame(
         rows, "group_index int, partition_path string, slices string, file_ids string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
-    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
     first = meta.timeline.write_timeline().first
-    options = _handle_options(meta, configs, instant_time, schema_json or "", struct.json())
-    clusterer = _clusterer(
+    options = handle_options(meta, configs, instant_time, schema_json or "", struct.json())
+    clusterer = clusterer_task(
         meta.base_path, json.dumps(options), struct.json(), plan.sort_columns, plan.preserve_hoodie_metadata,
         tuple(meta.timeline.completed_writes().times()), first.instant_time if first else None,
         meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
-    statuses = frame.mapInArrow(clusterer, _STATUS_DDL).collect()
+    statuses = frame.mapInArrow(clusterer, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
         stats.setdefault(r["partition_path"], []).append(WriteStat(

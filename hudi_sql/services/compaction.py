@@ -11,29 +11,41 @@ Lifecycle (table version 6)::
 While a compaction is pending, writers keep writing: new log files of a planned group carry
 ``<tc>`` as base instant, forming the slice the compaction's base file will head (readers merge
 them with the slice before until then). Planning is pure (:func:`plan_compaction`); scheduling
-and execution touch storage.
+and execution touch storage, the instant files through
+:class:`~hudi_sql.commit.timeline_writer.TimelineWriter`.
 """
 
 from __future__ import annotations
 
-__all__ = ["CompactionOperation", "CompactionPlan", "plan_compaction", "schedule_compaction", "run_compaction",
-           "compact", "pending_compaction_operations", "should_trigger", "load_compaction_plan"]
+__all__ = [
+    "CompactionOperation",
+    "CompactionPlan",
+    "compact",
+    "load_compaction_plan",
+    "pending_compaction_operations",
+    "plan_compaction",
+    "run_compaction",
+    "schedule_compaction",
+    "should_trigger",
+]
 
 import json
 import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
+from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiTableConfig, TableType
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
-from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State, parse_instant_time
+from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
+from hudi_sql.model.instant_payloads import CompactionOperation, CompactionPlan
+from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -43,50 +55,6 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 UNBOUNDED = "UnBoundedCompactionStrategy"
-
-
-@dataclass(frozen=True)
-class CompactionOperation:
-    partition_path: str
-    file_id: str
-    base_instant: str
-    base_file_name: str | None
-    log_file_names: tuple[str, ...]
-    metrics: dict[str, float] = field(default_factory=dict)
-
-    def to_avro(self) -> dict[str, Any]:
-        return {
-            "baseInstantTime": self.base_instant,
-            "deltaFilePaths": list(self.log_file_names),
-            "dataFilePath": self.base_file_name,
-            "fileId": self.file_id,
-            "partitionPath": self.partition_path,
-            "metrics": dict(self.metrics),
-            "bootstrapFilePath": None,
-        }
-
-    @classmethod
-    def from_avro(cls, record: dict[str, Any]) -> CompactionOperation:
-        return cls(record.get("partitionPath") or "", record["fileId"], record["baseInstantTime"],
-                   record.get("dataFilePath"), tuple(record.get("deltaFilePaths") or ()),
-                   dict(record.get("metrics") or {}))
-
-
-@dataclass(frozen=True)
-class CompactionPlan:
-    instant_time: str
-    operations: tuple[CompactionOperation, ...]
-    strategy: str = ""
-
-    def to_avro(self) -> dict[str, Any]:
-        return {
-            "operations": [op.to_avro() for op in self.operations],
-            "extraMetadata": None,
-            "version": 2,
-            "strategy": {"compactorClassName": self.strategy, "strategyParams": {}, "version": 1}
-            if self.strategy else None,
-            "preserveHoodieMetadata": True,
-        }
 
 
 def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time: str) -> CompactionPlan | None:
@@ -117,7 +85,8 @@ def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time
     if not strategy.endswith(UNBOUNDED):
         candidates.sort(key=lambda op: -op.metrics["TOTAL_LOG_FILES_SIZE"])
         budget = configs.get(HudiCompactionConfig.TARGET_IO)
-        chosen, used = [], 0.0
+        chosen: list[CompactionOperation] = []
+        used = 0.0
         for op in candidates:
             if chosen and used + op.metrics["TOTAL_IO_MB"] > budget:
                 break
@@ -131,40 +100,28 @@ def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time
 
 
 def load_compaction_plan(meta: TableMetaClient, instant_time: str) -> CompactionPlan:
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
-
-    data = meta.storage.read_bytes(meta.layout.instant_path(Instant(instant_time, Action.COMPACTION, State.REQUESTED)))
-    record = deserialize(data, AvroMetadataKind.COMPACTION_PLAN)
-    strategy = (record.get("strategy") or {}).get("compactorClassName") or ""
-    return CompactionPlan(instant_time, tuple(CompactionOperation.from_avro(op) for op in record.get("operations") or []),
-                          strategy)
+    """The plan of a scheduled compaction (read by the meta client)."""
+    return meta.compaction_plan(instant_time)
 
 
 def pending_compaction_operations(meta: TableMetaClient) -> dict[tuple[str, str], str]:
     """(partition, file id) -> instant of every file group under a pending compaction."""
-    out: dict[tuple[str, str], str] = {}
-    for instant in meta.timeline.pending_compactions():
-        for op in load_compaction_plan(meta, instant.instant_time).operations:
-            out[(op.partition_path, op.file_id)] = instant.instant_time
-    return out
+    return meta.pending_compaction_operations()
 
 
 def schedule_compaction(meta: TableMetaClient, configs: HudiConfigs | None = None) -> CompactionPlan | None:
     """Write ``<tc>.compaction.requested`` for the slices worth compacting (or nothing)."""
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, serialize
-
     configs = configs or HudiConfigs()
-    meta.reload_timeline()
-    if meta.timeline.pending_writes():
-        raise HudiTimelineError(
-            f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
-            f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
-    instant_time = InstantTimeGenerator.next(after=meta.timeline.latest_time())
-    plan = plan_compaction(meta, configs, instant_time=instant_time)
-    if plan is None:
-        return None
-    meta.storage.write_bytes(meta.layout.instant_path(Instant(instant_time, Action.COMPACTION, State.REQUESTED)),
-                             serialize(AvroMetadataKind.COMPACTION_PLAN, plan.to_avro()), overwrite=False)
+    with TimelineWriter(meta).transaction("schedule compaction") as writer:
+        if meta.timeline.pending_writes():
+            raise HudiTimelineError(
+                f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
+                f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
+        instant_time = writer.next_instant_time()
+        plan = plan_compaction(meta, configs, instant_time=instant_time)
+        if plan is None:
+            return None
+        writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
     meta.reload_timeline()
     _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
     return plan
@@ -197,7 +154,8 @@ _STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit 
 
 
 def _compactor(base_path: str, instant_time: str, schema_json: str, table_name: str, completed: tuple[str, ...],
-               timeline_start: str | None, ordering_field: str | None, event_time: bool, compression: str
+               timeline_start: str | None, ordering_field: str | None, event_time: bool,
+               file_settings: FileWriteSettings
                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
@@ -219,7 +177,7 @@ def _compactor(base_path: str, instant_time: str, schema_json: str, table_name: 
         struct = StructType.fromJson(json.loads(schema_json))
         target = to_arrow_schema(struct, with_meta_fields=True)
         options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
-                                spark_schema_json=schema_json, compression=compression, base_path=base_path)
+                                spark_schema_json=schema_json, file=file_settings, base_path=base_path)
         for batch in batches:
             for row in batch.to_pylist():
                 started = time.time()
@@ -256,7 +214,7 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     from pyspark.sql.types import StructType
 
     from hudi_sql.commit.transaction import Transaction
-    from hudi_sql.config import HudiWriteConfig
+    from hudi_sql.config.resolve import WriteConfig
     from hudi_sql.model.schema import from_avro_schema
 
     configs = configs or HudiConfigs()
@@ -269,16 +227,17 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     elif not pending.contains_time(instant_time):
         raise HudiTimelineError(f"No pending compaction {instant_time} on '{meta.table_name}'.",
                                 help="CALL show_compaction(table => ...) lists them")
-    plan = load_compaction_plan(meta, instant_time)
+    plan = meta.compaction_plan(instant_time)
     inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
-    if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
-        meta.storage.write_bytes(meta.layout.instant_path(inflight), b"")
-    else:
-        # A previous attempt died mid-way: its base files are leftovers; markers name them.
-        from hudi_sql.commit.markers import read_markers
+    with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
+        if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
+            writer.start(inflight, None, overwrite=True)
+        else:
+            # A previous attempt died mid-way: its base files are leftovers; markers name them.
+            from hudi_sql.commit.markers import read_markers
 
-        for marker in read_markers(meta.storage, meta.layout, instant_time):
-            meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+            for marker in read_markers(meta.storage, meta.layout, instant_time):
+                meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
     schema_json = meta.latest_schema()
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     rows = []
@@ -290,12 +249,12 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
         rows, "partition_path string, file_id string, base_instant string, base_path string, log_paths string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     completed = tuple(meta.timeline.completed_writes().times())
-    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
     first = meta.timeline.write_timeline().first
     compactor = _compactor(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
                            first.instant_time if first else None, meta.precombine_field,
                            payload.endswith("DefaultHoodieRecordPayload"),
-                           str(configs.get(HudiWriteConfig.PARQUET_COMPRESSION)))
+                           FileWriteSettings.from_config(WriteConfig.of(configs)))
     statuses = frame.mapInArrow(compactor, _STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):

@@ -19,6 +19,8 @@ instants: each rollback's ``HoodieRollbackMetadata`` goes into the restore's met
 
 Afterwards the latest completed write is the savepointed commit, so snapshot reads return
 exactly what they returned as of the savepoint. Later savepoints are left as Java leaves them.
+
+The instant files are written and removed by :class:`~hudi_sql.commit.timeline_writer.TimelineWriter`.
 """
 
 from __future__ import annotations
@@ -41,59 +43,20 @@ __all__ = [
 
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hudi_sql.commit.rollback import plan_rollback
+from hudi_sql.commit.rollback import plan_rollback, undo_instant
+from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.errors import HudiTimelineError
-from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
-from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.model.instant_payloads import RestorePlan, SavepointMetadata
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
 
-RESTORE_PLAN_VERSION = 2
-"""``RestorePlanActionExecutor.RESTORE_PLAN_VERSION_2`` (carries ``savepointToRestoreTimestamp``)."""
-
-
 # -- savepoints ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SavepointMetadata:
-    """``HoodieSavepointMetadata``: who pinned which files, as of which commit."""
-
-    instant_time: str
-    savepointed_by: str
-    savepointed_at: int  # epoch milliseconds, as Java's System.currentTimeMillis()
-    comments: str
-    partition_files: Mapping[str, tuple[str, ...]]  # partition -> file names (base and log)
-
-    def file_names(self) -> frozenset[str]:
-        return frozenset(name for names in self.partition_files.values() for name in names)
-
-    def to_avro(self) -> dict[str, Any]:
-        return {
-            "savepointedBy": self.savepointed_by,
-            "savepointedAt": self.savepointed_at,
-            "comments": self.comments,
-            "partitionMetadata": {p: {"partitionPath": p, "savepointDataFile": list(names)}
-                                  for p, names in self.partition_files.items()},
-            "version": 1,
-        }
-
-    @classmethod
-    def from_avro(cls, instant_time: str, record: Mapping[str, Any]) -> SavepointMetadata:
-        return cls(
-            instant_time=instant_time,
-            savepointed_by=record.get("savepointedBy") or "",
-            savepointed_at=int(record.get("savepointedAt") or 0),
-            comments=record.get("comments") or "",
-            partition_files={p: tuple(m.get("savepointDataFile") or ())
-                             for p, m in (record.get("partitionMetadata") or {}).items()},
-        )
 
 
 def savepoint_times(timeline: Timeline) -> tuple[str, ...]:
@@ -102,25 +65,23 @@ def savepoint_times(timeline: Timeline) -> tuple[str, ...]:
 
 
 def read_savepoint_metadata(meta_client: TableMetaClient, instant_time: str) -> SavepointMetadata:
-    data = meta_client.storage.read_bytes(meta_client.layout.instant_path(Instant(instant_time, Action.SAVEPOINT)))
-    return SavepointMetadata.from_avro(instant_time, deserialize(data, AvroMetadataKind.SAVEPOINT_METADATA))
+    """The metadata of the savepoint at *instant_time* (read by the meta client)."""
+    return meta_client.savepoint_metadata(instant_time)
 
 
 def savepointed_files(meta_client: TableMetaClient) -> dict[str, frozenset[str]]:
     """Completed savepoint time -> the file names it pins (what the cleaner must keep)."""
-    return {t: read_savepoint_metadata(meta_client, t).file_names() for t in savepoint_times(meta_client.timeline)}
+    return {t: meta_client.savepoint_metadata(t).file_names() for t in savepoint_times(meta_client.timeline)}
 
 
 def _lookup_window_start(meta_client: TableMetaClient) -> str:
     """The oldest commit a savepoint may pin: the last clean's earliest commit to retain."""
-    from hudi_sql.services.clean import read_clean_metadata, read_cleaner_plan
-
     timeline = meta_client.timeline
     last_clean = timeline.latest_states().with_actions(Action.CLEAN).last
     if last_clean is not None:
         if last_clean.is_completed:
-            return str(read_clean_metadata(meta_client, last_clean.instant_time).get("earliestCommitToRetain") or "")
-        ectr = read_cleaner_plan(meta_client, last_clean.instant_time).earliest_instant_to_retain
+            return str(meta_client.clean_metadata(last_clean.instant_time).get("earliestCommitToRetain") or "")
+        ectr = meta_client.clean_plan(last_clean.instant_time).earliest_instant_to_retain
         return ectr.instant_time if ectr else ""
     first = timeline.completed_writes().first
     return first.instant_time if first else ""
@@ -170,11 +131,10 @@ def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = No
                      comments: str = "") -> SavepointMetadata:
     """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then ``<t>.savepoint``."""
     metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
-    storage, layout = meta_client.storage, meta_client.layout
     instant = Instant(metadata.instant_time, Action.SAVEPOINT)
-    storage.write_bytes(layout.instant_path(instant.to(State.INFLIGHT)), b"")
-    storage.write_bytes(layout.instant_path(instant), serialize(AvroMetadataKind.SAVEPOINT_METADATA,
-                                                                metadata.to_avro()), overwrite=False)
+    with TimelineWriter(meta_client).transaction(f"savepoint {metadata.instant_time}") as writer:
+        writer.start(instant.to(State.INFLIGHT), None, overwrite=True)
+        writer.complete(instant, metadata)
     meta_client.reload_timeline()
     _log.info("Savepoint %s created (%d files pinned).", metadata.instant_time, len(metadata.file_names()))
     return metadata
@@ -209,30 +169,14 @@ def delete_savepoint(meta_client: TableMetaClient, instant_time: str) -> None:
         raise HudiTimelineError(f"No savepoint {instant_time} in '{meta_client.base_path}'.",
                                 help=f"existing savepoints: {', '.join(existing) or 'none'}")
     instant = Instant(instant_time, Action.SAVEPOINT)
-    for state in (State.COMPLETED, State.INFLIGHT):
-        path = meta_client.layout.instant_path(instant.to(state))
-        if meta_client.storage.delete(path):
-            _log.info("Deleted savepoint file %s", path)
+    with TimelineWriter(meta_client).transaction(f"delete savepoint {instant_time}") as writer:
+        for state in (State.COMPLETED, State.INFLIGHT):
+            if writer.delete(instant.to(state)):
+                _log.info("Deleted savepoint file %s", instant.to(state).file_name)
     meta_client.reload_timeline()
 
 
 # -- restore -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RestorePlan:
-    """``HoodieRestorePlan``: the write instants to roll back, newest first."""
-
-    savepoint_time: str
-    instants_to_rollback: tuple[Instant, ...]
-
-    def to_avro(self) -> dict[str, Any]:
-        return {
-            "instantsToRollback": [{"commitTime": i.instant_time, "action": i.action.value}
-                                   for i in self.instants_to_rollback],
-            "version": RESTORE_PLAN_VERSION,
-            "savepointToRestoreTimestamp": self.savepoint_time,
-        }
 
 
 @dataclass(frozen=True)
@@ -275,30 +219,28 @@ def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, d
             _log.info("Restore (dry run) would roll back %s", instant)
         return RestoreResult(None, plan, dry_run=True)
     started = time.time()
-    storage, layout = meta_client.storage, meta_client.layout
-    restore_time = InstantTimeGenerator.next(after=meta_client.timeline.latest_time())
-    restore = Instant(restore_time, Action.RESTORE)
-    storage.write_bytes(layout.instant_path(restore.to(State.REQUESTED)),
-                        serialize(AvroMetadataKind.RESTORE_PLAN, plan.to_avro()), overwrite=False)
-    storage.write_bytes(layout.instant_path(restore.to(State.INFLIGHT)), b"")
-    rollbacks: dict[str, list[dict[str, Any]]] = {}
-    deleted: list[str] = []
-    for instant in plan.instants_to_rollback:
-        metadata = _rollback_for_restore(meta_client, instant, restore_time)
-        rollbacks[instant.instant_time] = [metadata]
-        deleted.extend(f for p in metadata["partitionMetadata"].values() for f in p["successDeleteFiles"])
-    record = {
-        "startRestoreTime": restore_time,
-        "timeTakenInMillis": int((time.time() - started) * 1000),
-        "instantsToRollback": [i.instant_time for i in plan.instants_to_rollback],
-        "hoodieRestoreMetadata": rollbacks,
-        "version": 1,
-        "restoreInstantInfo": [{"commitTime": i.instant_time, "action": i.action.value}
-                               for i in plan.instants_to_rollback],
-        "extraMetadata": None,
-    }
-    storage.write_bytes(layout.instant_path(restore), serialize(AvroMetadataKind.RESTORE_METADATA, record),
-                        overwrite=False)
+    with TimelineWriter(meta_client).transaction(f"restore to {savepoint_time}") as writer:
+        restore_time = writer.next_instant_time()
+        restore = Instant(restore_time, Action.RESTORE)
+        writer.request(restore.to(State.REQUESTED), plan)
+        writer.start(restore.to(State.INFLIGHT), None, overwrite=True)
+        rollbacks: dict[str, list[dict[str, Any]]] = {}
+        deleted: list[str] = []
+        for instant in plan.instants_to_rollback:
+            metadata = _rollback_for_restore(meta_client, instant, restore_time, writer)
+            rollbacks[instant.instant_time] = [metadata]
+            deleted.extend(f for p in metadata["partitionMetadata"].values() for f in p["successDeleteFiles"])
+        record = {
+            "startRestoreTime": restore_time,
+            "timeTakenInMillis": int((time.time() - started) * 1000),
+            "instantsToRollback": [i.instant_time for i in plan.instants_to_rollback],
+            "hoodieRestoreMetadata": rollbacks,
+            "version": 1,
+            "restoreInstantInfo": [{"commitTime": i.instant_time, "action": i.action.value}
+                                   for i in plan.instants_to_rollback],
+            "extraMetadata": None,
+        }
+        writer.complete(restore, record)
     meta_client.reload_timeline()
     latest = meta_client.timeline.completed_writes().last
     if latest is None or latest.instant_time != savepoint_time:
@@ -310,13 +252,12 @@ def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, d
     return RestoreResult(restore_time, plan, tuple(deleted))
 
 
-def _rollback_for_restore(meta_client: TableMetaClient, instant: Instant, restore_time: str) -> dict[str, Any]:
+def _rollback_for_restore(meta_client: TableMetaClient, instant: Instant, restore_time: str,
+                          writer: TimelineWriter) -> dict[str, Any]:
     """Roll back one instant without a rollback instant; returns its ``HoodieRollbackMetadata``.
 
     The file work is :func:`hudi_sql.commit.rollback.undo_instant`, shared with plain rollbacks;
     a restore records the result inside its own metadata instead of a ``.rollback`` instant.
     """
-    from hudi_sql.commit.rollback import undo_instant
-
     _log.info("Restore %s rolls back %s.", restore_time, instant)
-    return undo_instant(meta_client, plan_rollback(meta_client, instant), restore_time)
+    return undo_instant(meta_client, plan_rollback(meta_client, instant), restore_time, writer=writer)

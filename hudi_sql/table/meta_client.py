@@ -3,6 +3,11 @@
 This is the read-side I/O boundary of the driver: it lists ``.hoodie/`` once per load and
 caches commit metadata by instant (instant files are immutable once completed). Planners get
 the pure values it loads (:class:`~hudi_sql.model.timeline.Timeline`, :class:`HudiConfigs`).
+
+It is also the one reader of instant payloads: every plan and metadata kind of
+:mod:`hudi_sql.model.instant_payloads` is read by one method here (``clean_plan``,
+``compaction_plan``, ``clustering_plan``, ...), the counterpart of the one writer,
+:mod:`hudi_sql.commit.timeline_writer`.
 """
 
 from __future__ import annotations
@@ -13,11 +18,25 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
-from hudi_sql.errors import HudiFileFormatError, TableAlreadyExistsError, TableNotFoundError
+from hudi_sql.errors import (
+    HudiFileFormatError,
+    HudiTimelineError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+)
 from hudi_sql.model.commit_metadata import CommitMetadata
-from hudi_sql.model.instant import Instant
+from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.model.instant_payloads import (
+    CLUSTER_OPERATION,
+    CleanerPlan,
+    ClusteringPlan,
+    CompactionPlan,
+    SavepointMetadata,
+    decode_record,
+)
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
@@ -69,19 +88,19 @@ class TableMetaClient:
 
     @property
     def table_type(self) -> TableType:
-        return self.table_config.get(HudiTableConfig.TYPE)  # type: ignore[no-any-return]
+        return self.table_config.get(HudiTableConfig.TYPE)
 
     @property
     def record_key_fields(self) -> tuple[str, ...]:
-        return self.table_config.get(HudiTableConfig.RECORD_KEY_FIELDS)  # type: ignore[no-any-return]
+        return self.table_config.get(HudiTableConfig.RECORD_KEY_FIELDS)
 
     @property
     def partition_fields(self) -> tuple[str, ...]:
-        return self.table_config.get(HudiTableConfig.PARTITION_FIELDS)  # type: ignore[no-any-return]
+        return self.table_config.get(HudiTableConfig.PARTITION_FIELDS)
 
     @property
     def precombine_field(self) -> str | None:
-        return self.table_config.get(HudiTableConfig.PRECOMBINE_FIELD)  # type: ignore[no-any-return]
+        return self.table_config.get(HudiTableConfig.PRECOMBINE_FIELD)
 
     @property
     def populate_meta_fields(self) -> bool:
@@ -116,6 +135,94 @@ class TableMetaClient:
             self._metadata_cache[instant] = cached
         return cached
 
+    def inflight_workload(self, instant: Instant) -> CommitMetadata:
+        """The workload profile in a write's inflight file (empty metadata for an empty file)."""
+        inflight = instant.to(State.INFLIGHT)
+        return CommitMetadata.from_bytes(self.read_instant_bytes(inflight), origin=f"instant file {inflight.file_name}")
+
+    # -- plans and metadata of the table services (one reader per payload kind) ------------
+
+    def instant_record(self, instant: Instant) -> dict[str, Any] | None:
+        """The Avro record of an instant file (``None`` when the file is empty)."""
+        return decode_record(instant, self.read_instant_bytes(instant))
+
+    def _record(self, instant: Instant) -> dict[str, Any]:
+        record = self.instant_record(instant)
+        if record is None:
+            raise HudiFileFormatError(f"Instant file {instant.file_name} of '{self.base_path}' is empty.")
+        return record
+
+    def clean_plan(self, instant_time: str) -> CleanerPlan:
+        """The ``HoodieCleanerPlan`` of ``<t>.clean.requested``."""
+        return CleanerPlan.from_avro(self._record(Instant(instant_time, Action.CLEAN, State.REQUESTED)))
+
+    def clean_metadata(self, instant_time: str) -> dict[str, Any]:
+        """The ``HoodieCleanMetadata`` record of a completed clean."""
+        return self._record(Instant(instant_time, Action.CLEAN))
+
+    def compaction_plan(self, instant_time: str) -> CompactionPlan:
+        """The ``HoodieCompactionPlan`` of ``<t>.compaction.requested``."""
+        return CompactionPlan.from_avro(instant_time, self._record(Instant(instant_time, Action.COMPACTION,
+                                                                           State.REQUESTED)))
+
+    def pending_compaction_operations(self) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> instant of every file group under a pending compaction."""
+        out: dict[tuple[str, str], str] = {}
+        for instant in self.timeline.pending_compactions():
+            for op in self.compaction_plan(instant.instant_time).operations:
+                out[(op.partition_path, op.file_id)] = instant.instant_time
+        return out
+
+    def requested_replace_metadata(self, instant_time: str) -> dict[str, Any] | None:
+        """The ``HoodieRequestedReplaceMetadata`` of a replacecommit (``None``: no or empty file)."""
+        requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
+        if not self.storage.exists(self.layout.instant_path(requested)):
+            return None
+        return self.instant_record(requested)  # insert_overwrite by some writers: an empty file
+
+    def is_clustering_instant(self, instant: Instant) -> bool:
+        """Whether a replacecommit is a clustering: its requested file holds a clustering plan
+        (Java's ``ClusteringUtils.isClusteringInstant``), or, once completed, its operation is CLUSTER."""
+        if instant.action is not Action.REPLACE_COMMIT:
+            return False
+        if instant.is_completed and self.commit_metadata(instant).operation_type == CLUSTER_OPERATION:
+            return True
+        record = self.requested_replace_metadata(instant.instant_time)
+        return bool(record and record.get("clusteringPlan"))
+
+    def pending_clustering_instants(self) -> Timeline:
+        """Pending (requested or inflight) replacecommits that are clusterings, oldest first.
+
+        The write path's failed-write rollback must leave these alone, as Java's
+        ``getInstantsToRollback`` does: a scheduled clustering is not a failed write.
+        """
+        pending = self.timeline.pending().with_actions(Action.REPLACE_COMMIT)
+        return Timeline.of(i for i in pending if self.is_clustering_instant(i))
+
+    def clustering_plan(self, instant_time: str) -> ClusteringPlan:
+        """The clustering plan of a replacecommit.
+
+        Raises:
+            HudiTimelineError: the replacecommit is not a clustering.
+        """
+        record = self.requested_replace_metadata(instant_time)
+        if record is None or not record.get("clusteringPlan"):
+            raise HudiTimelineError(f"Replacecommit {instant_time} of '{self.table_name}' is not a clustering.",
+                                    help="CALL show_clustering(table => ...) lists pending clusterings")
+        return ClusteringPlan.from_avro(instant_time, record, self.base_path)
+
+    def rollback_metadata(self, instant_time: str) -> dict[str, Any]:
+        """The ``HoodieRollbackMetadata`` record of a completed rollback."""
+        return self._record(Instant(instant_time, Action.ROLLBACK))
+
+    def savepoint_metadata(self, instant_time: str) -> SavepointMetadata:
+        """The ``HoodieSavepointMetadata`` of a completed savepoint."""
+        return SavepointMetadata.from_avro(instant_time, self._record(Instant(instant_time, Action.SAVEPOINT)))
+
+    def restore_metadata(self, instant_time: str) -> dict[str, Any]:
+        """The ``HoodieRestoreMetadata`` record of a completed restore."""
+        return self._record(Instant(instant_time, Action.RESTORE))
+
     def latest_schema(self, as_of: str | None = None) -> str | None:
         """Avro schema JSON (data columns) of the latest completed write, else the create schema."""
         writes = self.timeline.completed_writes()
@@ -125,7 +232,7 @@ class TableMetaClient:
             schema = self.commit_metadata(instant).schema
             if schema:
                 return schema
-        return self.table_config.get(HudiTableConfig.CREATE_SCHEMA)  # type: ignore[no-any-return]
+        return self.table_config.get(HudiTableConfig.CREATE_SCHEMA)
 
 
 def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storage | None = None) -> TableMetaClient:
@@ -139,25 +246,25 @@ def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storag
     if TableMetaClient.exists(base_path, storage=storage):
         raise TableAlreadyExistsError(f"A Hudi table already exists at '{layout.base_path}'.")
     values = {k: v for k, v in properties.items() if v is not None and v != ""}
-    if "hoodie.table.name" not in values:
-        raise HudiFileFormatError("A table needs 'hoodie.table.name'.")
-    database = values.setdefault("hoodie.database.name", "default")
-    values.setdefault("hoodie.table.type", TableType.COPY_ON_WRITE.value)
-    values["hoodie.table.version"] = "6"
-    values["hoodie.timeline.layout.version"] = "1"
-    values.setdefault("hoodie.table.base.file.format", "PARQUET")
-    values.setdefault("hoodie.archivelog.folder", "archived")
-    values.setdefault("hoodie.table.timeline.timezone", "UTC")
-    values.setdefault("hoodie.datasource.write.partitionpath.urlencode", "false")
-    values.setdefault("hoodie.datasource.write.hive_style_partitioning", "false")
-    values.setdefault("hoodie.datasource.write.drop.partition.columns", "false")
-    if values.get("hoodie.populate.meta.fields", "true").lower() == "true":
-        values.pop("hoodie.populate.meta.fields", None)
-    if values["hoodie.table.type"] == TableType.MERGE_ON_READ.value:
-        values.setdefault("hoodie.compaction.payload.class",
-                          "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
-        values.setdefault("hoodie.compaction.record.merger.strategy", "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5")
-    values["hoodie.table.checksum"] = str(table_checksum(database, values["hoodie.table.name"]))
+    t = HudiTableConfig
+    if t.NAME.key not in values:
+        raise HudiFileFormatError(f"A table needs '{t.NAME.key}'.")
+    database = values.setdefault(t.DATABASE_NAME.key, "default")
+    values.setdefault(t.TYPE.key, TableType.COPY_ON_WRITE.value)
+    values[t.VERSION.key] = "6"
+    values[t.TIMELINE_LAYOUT_VERSION.key] = "1"
+    values.setdefault(t.BASE_FILE_FORMAT.key, "PARQUET")
+    values.setdefault(t.ARCHIVELOG_FOLDER.key, "archived")
+    values.setdefault(t.TIMELINE_TIMEZONE.key, "UTC")
+    values.setdefault(t.URL_ENCODE_PARTITIONING.key, "false")
+    values.setdefault(t.HIVE_STYLE_PARTITIONING.key, "false")
+    values.setdefault(t.DROP_PARTITION_COLUMNS.key, "false")
+    if values.get(t.POPULATE_META_FIELDS.key, "true").lower() == "true":
+        values.pop(t.POPULATE_META_FIELDS.key, None)
+    if values[t.TYPE.key] == TableType.MERGE_ON_READ.value:
+        values.setdefault(t.PAYLOAD_CLASS.key, "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
+        values.setdefault(t.RECORD_MERGER_STRATEGY.key, "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5")
+    values[t.CHECKSUM.key] = str(table_checksum(database, values[t.NAME.key]))
     for folder in INITIAL_FOLDERS:
         storage.mkdirs(f"{layout.meta_path}/{folder}")
     storage.write_bytes(layout.properties_path, format_properties(values))
@@ -168,9 +275,10 @@ def _read_properties(storage: Storage, layout: TableLayout) -> dict[str, str]:
     for candidate in (layout.properties_path, layout.properties_path + ".backup"):
         if storage.exists(candidate):
             values = parse_properties(storage.read_bytes(candidate), origin=candidate)
-            if "hoodie.table.name" not in values or "hoodie.table.type" not in values:
+            name, type_ = HudiTableConfig.NAME.key, HudiTableConfig.TYPE.key
+            if name not in values or type_ not in values:
                 raise HudiFileFormatError(
-                    f"'{candidate}' lacks hoodie.table.name or hoodie.table.type.",
+                    f"'{candidate}' lacks {name} or {type_}.",
                     help="the properties file is damaged; restore it from hoodie.properties.backup",
                 )
             return values

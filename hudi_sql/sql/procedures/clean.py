@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
+from hudi_sql.config import HudiServiceConfig
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 
 #: The cleaner is a separate capability (hudi_sql.services.clean); its procedures exist with it.
@@ -12,12 +13,12 @@ AVAILABLE = importlib.util.find_spec("hudi_sql.services.clean") is not None
 
 if AVAILABLE:
     _ARG_OPTIONS = {
-        "clean_policy": "hoodie.cleaner.policy",
-        "retain_commits": "hoodie.cleaner.commits.retained",
-        "hours_retained": "hoodie.cleaner.hours.retained",
-        "file_versions_retained": "hoodie.cleaner.fileversions.retained",
-        "trigger_strategy": "hoodie.clean.trigger.strategy",
-        "trigger_max_commits": "hoodie.clean.max.commits",
+        "clean_policy": HudiServiceConfig.CLEANER_POLICY.key,
+        "retain_commits": HudiServiceConfig.CLEANER_COMMITS_RETAINED.key,
+        "hours_retained": HudiServiceConfig.CLEANER_HOURS_RETAINED.key,
+        "file_versions_retained": HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED.key,
+        "trigger_strategy": HudiServiceConfig.CLEAN_TRIGGER_STRATEGY.key,
+        "trigger_max_commits": HudiServiceConfig.CLEAN_MAX_COMMITS.key,
     }
 
     @procedure(

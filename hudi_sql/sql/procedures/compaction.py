@@ -27,10 +27,8 @@ def _require_mor(meta: TableMetaClient, name: str) -> None:
 
 
 def _plan_size(meta: TableMetaClient, instant_time: str) -> int | None:
-    from hudi_sql.services.compaction import load_compaction_plan
-
     try:
-        return len(load_compaction_plan(meta, instant_time).operations)
+        return len(meta.compaction_plan(instant_time).operations)
     except (HudiError, OSError):  # a plan that cannot be read has no size to show
         return None
 

@@ -83,7 +83,7 @@ def show_archived_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
     description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute).",
 )
 def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.clustering import cluster, load_clustering_plan
+    from hudi_sql.services.clustering import cluster
 
     op = str(args["op"]).lower()
     if op not in ("schedule", "execute", "scheduleandexecute"):
@@ -96,7 +96,7 @@ def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
                       schedule=op != "execute", execute=op != "schedule", instant_time=args["instant_time"])
     if instant is None:
         return []
-    plan = load_clustering_plan(meta, instant)
+    plan = meta.clustering_plan(instant)
     partitions = sorted({s.partition_path for g in plan.groups for s in g.slices})
     return [(instant, len(plan.groups), "SCHEDULED" if op == "schedule" else "COMPLETED", ",".join(partitions))]
 

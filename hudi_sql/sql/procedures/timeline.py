@@ -31,12 +31,10 @@ def _modified(meta: TableMetaClient, instant: Instant, state: State, fmt: str) -
 
 def _rolled_back(meta: TableMetaClient) -> dict[str, str]:
     """Instant -> the rollback that removed it, from completed rollback metadata."""
-    from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
-
     out: dict[str, str] = {}
     for instant in meta.timeline.completed().with_actions(Action.ROLLBACK):
         try:
-            record = deserialize(meta.read_instant_bytes(instant), AvroMetadataKind.ROLLBACK_METADATA)
+            record = meta.rollback_metadata(instant.instant_time)
         except (HudiFileFormatError, OSError):  # an unreadable rollback: no info, not a failure
             record = {}
         for target in record.get("commitsRollback") or []:

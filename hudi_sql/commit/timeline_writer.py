@@ -1,0 +1,186 @@
+"""The timeline writer: the only code that creates, transitions or deletes instant files.
+
+Every change to ``.hoodie/`` instant files goes through a :class:`TimelineWriter` (table
+version 6, timeline layout 1; each state is a new file, nothing is renamed)::
+
+    with writer.transaction("clean"):            lock, then reload the timeline
+        t = writer.new_instant_time()            strictly after every instant on it
+        writer.request(Instant(t, CLEAN, REQUESTED), plan)      <t>.clean.requested
+    ... the service deletes files, outside the lock ...
+    with writer.transaction("clean"):
+        writer.start(Instant(t, CLEAN, INFLIGHT), plan_bytes)   <t>.clean.inflight
+        writer.complete(Instant(t, CLEAN), metadata)            <t>.clean
+
+Services and the commit protocol build plans and metadata values
+(:mod:`hudi_sql.model.instant_payloads`); the writer encodes and publishes them, and removes
+instant files for rollback, restore, savepoint deletion and archival. Every method that touches
+an instant file refuses to run outside :meth:`TimelineWriter.transaction`, which is the seam
+for multi-writer concurrency: it holds a :class:`LockProvider` lock (today a no-op in-process
+one) and reloads the timeline on entry, so a real lock plugs in here without touching callers.
+
+Transactions nest on one writer: an inner ``with`` neither locks nor reloads again, so an
+operation made of several steps (a restore undoing many instants) passes its writer on.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LockProvider", "NoOpLockProvider", "TimelineWriter"]
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError, HudiTimelineError
+from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
+from hudi_sql.model.instant_payloads import Payload, encode_payload
+from hudi_sql.table.meta_client import TableMetaClient
+
+_log = logging.getLogger(__name__)
+
+
+class LockProvider(Protocol):
+    """Mutual exclusion of timeline transitions between writers (Hudi's ``LockProvider``)."""
+
+    def lock(self, purpose: str) -> None:
+        """Block until this writer holds the table's lock."""
+
+    def unlock(self) -> None:
+        """Release the lock taken by :meth:`lock`."""
+
+
+class NoOpLockProvider:
+    """The single-writer lock: excludes nothing (Hudi's default without optimistic concurrency)."""
+
+    def lock(self, purpose: str) -> None:
+        _log.debug("Timeline transaction: %s", purpose)
+
+    def unlock(self) -> None:
+        pass
+
+
+class TimelineWriter:
+    """Creates, transitions and deletes the instant files of one table."""
+
+    def __init__(self, meta_client: TableMetaClient, lock_provider: LockProvider | None = None) -> None:
+        self.meta_client = meta_client
+        self.lock_provider: LockProvider = lock_provider if lock_provider is not None else NoOpLockProvider()
+        self._depth = 0
+
+    # -- the transaction seam ----------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, purpose: str) -> Iterator[TimelineWriter]:
+        """Hold the lock and a fresh timeline for the transitions inside the ``with`` block."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self.lock_provider.lock(purpose)
+        try:
+            self._depth = 1
+            self.meta_client.reload_timeline()
+            yield self
+        finally:
+            self._depth = 0
+            self.lock_provider.unlock()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def _require_transaction(self, what: str) -> None:
+        if not self._depth:
+            raise HudiError(f"Timeline change '{what}' outside a timeline transaction.",
+                            help="wrap it in `with writer.transaction(...)` (the lock seam)")
+
+    # -- instant times ---------------------------------------------------------------------
+
+    def next_instant_time(self) -> str:
+        """A new instant time after every instant of the (reloaded) timeline."""
+        self._require_transaction("new instant time")
+        return InstantTimeGenerator.next(after=self.meta_client.timeline.latest_time())
+
+    def new_instant_time(self, instant_time: str | None = None, *, label: str = "Instant") -> str:
+        """*instant_time* (or a new one), checked to be after every instant on the timeline.
+
+        Raises:
+            HudiTimelineError: a given time is not after the latest instant.
+        """
+        self._require_transaction("new instant time")
+        latest = self.meta_client.timeline.latest_time()
+        time_ = instant_time or InstantTimeGenerator.next(after=latest)
+        if latest is not None and time_ <= latest:
+            raise HudiTimelineError(f"{label} {time_} is not after the latest instant {latest}.")
+        return time_
+
+    # -- transitions -------------------------------------------------------------------------
+
+    def _write(self, instant: Instant, payload: Payload, overwrite: bool) -> None:
+        self._require_transaction(f"write {instant.file_name}")
+        meta = self.meta_client
+        meta.storage.write_bytes(meta.layout.instant_path(instant), encode_payload(instant, payload),
+                                 overwrite=overwrite)
+
+    def request(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
+        """Write ``<t>.<action>.requested`` holding *payload* (a plan, or nothing)."""
+        assert instant.state is State.REQUESTED, instant
+        self._write(instant, payload, overwrite)
+
+    def start(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
+        """Write the inflight file (a workload profile, a copy of the plan, or nothing)."""
+        assert instant.state is State.INFLIGHT, instant
+        self._write(instant, payload, overwrite)
+
+    def complete(self, instant: Instant, payload: Payload, *, overwrite: bool = False) -> None:
+        """Publish the completed file, last and whole: from here on readers see the instant.
+
+        Raises:
+            CommitStateUnknownError: the write failed but the file appeared (delete nothing).
+            CommitConflictError: the write failed and the file is absent (surely not published).
+        """
+        assert instant.state is State.COMPLETED, instant
+        target = self.meta_client.layout.instant_path(instant)
+        try:
+            self._write(instant, payload, overwrite)
+        except CommitConflictError:
+            raise
+        except OSError as exc:
+            if self.meta_client.storage.exists(target):
+                raise CommitStateUnknownError(
+                    f"Writing {instant.file_name} failed after the file appeared: {exc}",
+                    help="inspect .hoodie/ before retrying; do not delete the instant's files",
+                ) from exc
+            raise CommitConflictError(f"Could not write {instant.file_name}: {exc}") from exc
+
+    def exists(self, instant: Instant) -> bool:
+        """Whether *instant*'s state file is on storage (ignores the loaded timeline)."""
+        return self.meta_client.storage.exists(self.meta_client.layout.instant_path(instant))
+
+    def delete(self, instant: Instant) -> bool:
+        """Delete one instant file; ``False`` when it was already gone."""
+        self._require_transaction(f"delete {instant.file_name}")
+        deleted = self.meta_client.storage.delete(self.meta_client.layout.instant_path(instant))
+        if deleted:
+            _log.debug("Deleted instant file %s", instant.file_name)
+        return deleted
+
+    def delete_pending_states(self, instant: Instant) -> None:
+        """Delete the inflight and requested files of *instant* (a compaction's with its commit)."""
+        for state in (State.INFLIGHT, State.REQUESTED):
+            self.delete(instant.to(state))
+            if instant.action is Action.COMMIT:
+                self.delete(Instant(instant.instant_time, Action.COMPACTION, state))
+
+    # -- the marker folder of an instant (.hoodie/.temp/<t>) ----------------------------------
+
+    def create_marker_dir(self, instant_time: str) -> None:
+        self._require_transaction(f"create markers of {instant_time}")
+        self.meta_client.storage.mkdirs(self.meta_client.layout.marker_dir(instant_time))
+
+    def delete_marker_dir(self, instant_time: str) -> None:
+        self._require_transaction(f"delete markers of {instant_time}")
+        self.meta_client.storage.delete_dir(self.meta_client.layout.marker_dir(instant_time))
