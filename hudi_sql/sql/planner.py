@@ -21,8 +21,6 @@ __all__ = [
     "HudiTableFacts",
     "InsertPlan",
     "align_insert",
-    "column_equalities",
-    "equi_join_columns",
     "plan_create",
     "plan_insert",
     "read_options",
@@ -43,34 +41,31 @@ from hudi_sql.config import (
     QueryType,
     TableType,
 )
-from hudi_sql.errors import HudiConfigError, HudiError, HudiSqlError, UnsupportedFeatureError, did_you_mean
+from hudi_sql.config.sql_aliases import (
+    PRECOMBINE_FIELD,
+    PRIMARY_KEY,
+    SQL_ALIASES,
+    TYPE,
+    resolve_sql_aliases,
+    table_type_short_name,
+)
+from hudi_sql.errors import HudiConfigError, HudiSqlError, UnsupportedFeatureError, did_you_mean
 from hudi_sql.sql import statements as st
 from hudi_sql.write.operation import WriteOperationType
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
-    from sqlglot import exp
 
 DEFAULT_SQL_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
 """Tables created by SQL take the newest write of a key (Hudi 0.14 SQL tables record this
 payload for MERGE_ON_READ; for COPY_ON_WRITE it is the default and not written)."""
 
 SQL_KEY_GENERATOR = "org.apache.spark.sql.hudi.command.SqlKeyGenerator"
-SQL_ORIGIN_KEY_GENERATOR = "hoodie.sql.origin.keygen.class"
 
-# Hudi's SQL option names (HoodieOptionConfig) and the write options they stand for.
-_SQL_SHORT_NAMES = {
-    "primarykey": HudiWriteConfig.RECORD_KEY_FIELDS.key,
-    "precombinefield": HudiWriteConfig.PRECOMBINE_FIELD.key,
-    "type": HudiWriteConfig.TABLE_TYPE.key,
-    "payloadclass": HudiWriteConfig.PAYLOAD_CLASS.key,
-}
 #: Properties fixed when a table is created; ALTER TABLE ... SET TBLPROPERTIES may not change them.
 FIXED_PROPERTIES = frozenset(
     {
-        "primarykey",
-        "precombinefield",
-        "type",
+        *(alias.name.lower() for alias in SQL_ALIASES if alias.fixed),
         HudiWriteConfig.RECORD_KEY_FIELDS.key,
         HudiWriteConfig.PRECOMBINE_FIELD.key,
         HudiWriteConfig.TABLE_TYPE.key,
@@ -91,19 +86,10 @@ _READ_KEYS = frozenset(k.key for k in HudiReadConfig) | {"as.of.instant"}
 
 
 def sql_table_options(properties: Mapping[str, str]) -> dict[str, str]:
-    """``TBLPROPERTIES`` / ``OPTIONS`` as write options: Hudi's SQL short names (``primaryKey``,
-    ``preCombineField``, ``type``, ``payloadClass``) become their ``hoodie.*`` keys; other
-    non-``hoodie.*`` keys (``comment``, user tags) are not options and are dropped."""
-    options: dict[str, str] = {}
-    for key, value in properties.items():
-        target = _SQL_SHORT_NAMES.get(key.lower())
-        if target == HudiWriteConfig.TABLE_TYPE.key:
-            options[target] = TableType.parse(value).value
-        elif target is not None:
-            options[target] = value
-        elif key.startswith("hoodie."):
-            options[key] = value
-    return options
+    """``TBLPROPERTIES`` / ``OPTIONS`` as write options: Hudi's SQL short names become their
+    option keys (:mod:`hudi_sql.config.sql_aliases`); other keys that are not options
+    (``comment``, user tags) are dropped."""
+    return resolve_sql_aliases(properties, keep_other=False)
 
 
 def validate_options(options: Mapping[str, str], what: str) -> None:
@@ -211,7 +197,7 @@ class HudiTableFacts:
 
 def read_options(ref: st.TableRef, session: Mapping[str, str]) -> dict[str, str]:
     """Read options for one table reference: its hint or table function, else the session's
-    ``hoodie.datasource.query.type`` (and incremental range)."""
+    query type (:attr:`HudiReadConfig.QUERY_TYPE`, and incremental range)."""
     if ref.incremental_format == "cdc":
         raise UnsupportedFeatureError(
             "not supported: hudi_table_changes(..., 'cdc', ...) (change data capture logs)",
@@ -248,7 +234,7 @@ def write_options(
     if table.key_generator_class:
         # Hudi's SQL writes wrap the table's key generator (timestamp partition values as SQL writes them).
         base[HudiWriteConfig.KEY_GENERATOR_CLASS.key] = SQL_KEY_GENERATOR
-        base[SQL_ORIGIN_KEY_GENERATOR] = table.key_generator_class
+        base[HudiWriteConfig.SQL_ORIGIN_KEYGEN_CLASS.key] = table.key_generator_class
     if table.precombine_field:
         base[HudiWriteConfig.PRECOMBINE_FIELD.key] = table.precombine_field
     session_write = {k: v for k, v in session.items() if k.startswith("hoodie.") and k not in _READ_KEYS}
@@ -290,9 +276,9 @@ def plan_insert(
       ``PARTITION`` clause in static overwrite mode, is replaced whole
       (``insert_overwrite_table``); otherwise the partitions written are replaced
       (``insert_overwrite``).
-    * ``INSERT INTO``: ``hoodie.spark.sql.insert.into.operation`` when set; else ``upsert``
+    * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_MODE` when set; else ``upsert``
       when the table has an ordering (preCombine) field, ``insert`` otherwise.
-      ``hoodie.datasource.insert.dup.policy``: ``drop`` drops incoming records whose key
+      :attr:`HudiWriteConfig.INSERT_DUP_POLICY`: ``drop`` drops incoming records whose key
       exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
 
     Args:
@@ -499,10 +485,10 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
     if payload or table_type is TableType.MERGE_ON_READ:
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
     catalog = dict(statement.properties)
-    catalog.setdefault("type", "mor" if table_type is TableType.MERGE_ON_READ else "cow")
-    catalog.setdefault("primaryKey", ",".join(record_keys))
+    catalog.setdefault(TYPE.name, table_type_short_name(table_type))
+    catalog.setdefault(PRIMARY_KEY.name, ",".join(record_keys))
     if precombine:
-        catalog.setdefault("preCombineField", precombine)
+        catalog.setdefault(PRECOMBINE_FIELD.name, precombine)
     return CreatePlan(props, catalog, ordered, partitions, precombine)
 
 
@@ -527,11 +513,11 @@ def registration_properties(
                 help="leave it out: the properties of an existing table come from its hoodie.properties",
             )
     props = dict(declared)
-    props.setdefault("type", "mor" if facts.table_type is TableType.MERGE_ON_READ else "cow")
+    props.setdefault(TYPE.name, table_type_short_name(facts.table_type))
     if facts.record_key_fields:
-        props.setdefault("primaryKey", ",".join(facts.record_key_fields))
+        props.setdefault(PRIMARY_KEY.name, ",".join(facts.record_key_fields))
     if facts.precombine_field:
-        props.setdefault("preCombineField", facts.precombine_field)
+        props.setdefault(PRECOMBINE_FIELD.name, facts.precombine_field)
     return props
 
 
@@ -550,96 +536,3 @@ def spec_matches(values: Mapping[str, str] | None, spec: Sequence[st.PartitionVa
         if actual != expected:
             return False
     return True
-
-
-# MERGE join conditions ------------------------------------------------------------------------------
-
-
-def _and_terms(on: str) -> list[exp.Expr] | None:
-    """The top-level ``AND`` terms of a join condition (None when it does not parse)."""
-    from sqlglot import exp
-
-    from hudi_sql.sql.dialect import parse
-
-    try:
-        tree = parse(f"SELECT 1 WHERE {on}")[0]
-    except HudiError:
-        return None
-    where = tree.args.get("where")
-    if not isinstance(where, exp.Where):
-        return None
-    terms: list[exp.Expr] = []
-    pending: list[exp.Expr] = [where.this]
-    while pending:
-        node = pending.pop()
-        while isinstance(node, exp.Paren):
-            node = node.this
-        if isinstance(node, exp.And):
-            pending += [node.this, node.expression]
-        else:
-            terms.append(node)
-    return terms
-
-
-def _side(node: exp.Expr, target: str, source: str) -> str | None:
-    """"target" or "source" when every column of *node* has that qualifier (and no subquery)."""
-    from sqlglot import exp
-
-    columns = list(node.find_all(exp.Column))
-    if not columns or any(isinstance(n, (exp.Subquery, exp.Select)) for n in node.walk()):
-        return None
-    qualifiers = {c.table.lower() for c in columns}
-    if qualifiers == {target.lower()}:
-        return "target"
-    if qualifiers == {source.lower()}:
-        return "source"
-    return None
-
-
-def equi_join_columns(on: str, target: str, source: str) -> dict[str, str]:
-    """Target columns the ``ON`` condition equates with an expression of source columns only:
-    ``{target column (lower case): source expression SQL}``, from the top-level ``AND`` terms
-    ``target.c = <source expression>`` (either side). A condition with anything else at the top
-    level (an ``OR``) contributes only its equality terms; a term mixing both sides, or naming
-    columns without a qualifier, contributes nothing. MERGE uses this to read only the target
-    partitions the source can match (what Hudi's index lookup achieves for key conditions).
-    """
-    from sqlglot import exp
-
-    from hudi_sql.sql.dialect import generate
-
-    found: dict[str, str] = {}
-    for term in _and_terms(on) or []:
-        if not isinstance(term, exp.EQ):
-            continue
-        for left, right in ((term.this, term.expression), (term.expression, term.this)):
-            if isinstance(left, exp.Column) and _side(left, target, source) == "target" \
-                    and _side(right, target, source) == "source":
-                found.setdefault(left.name.lower(), generate(right))
-    return found
-
-
-def column_equalities(on: str, target: str, source: str) -> dict[str, str] | None:
-    """``{target column: source column}`` (lower case) when ``ON`` is nothing but ``AND``-ed
-    equalities of a plain target column with a plain source column; None for any other
-    condition. A MERGE whose ``ON`` equates exactly the record key (and partition) columns is
-    an upsert of its source (see :func:`hudi_sql.sql.merge.upsert_source`).
-    """
-    from sqlglot import exp
-
-    terms = _and_terms(on)
-    if not terms:
-        return None
-    found: dict[str, str] = {}
-    for term in terms:
-        if not isinstance(term, exp.EQ):
-            return None
-        pair = None
-        for left, right in ((term.this, term.expression), (term.expression, term.this)):
-            if isinstance(left, exp.Column) and isinstance(right, exp.Column) and \
-                    _side(left, target, source) == "target" and _side(right, target, source) == "source":
-                pair = (left.name.lower(), right.name.lower())
-        if pair is None or found.get(pair[0], pair[1]) != pair[1]:
-            return None
-        found[pair[0]] = pair[1]
-    return found

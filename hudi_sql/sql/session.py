@@ -24,7 +24,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.sql.analyzer import analyze
-from hudi_sql.sql.runner import Runner
+from hudi_sql.sql.operations.context import OperationContext
+from hudi_sql.sql.operations.dispatch import run
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -48,7 +49,7 @@ class HudiSession:
         self.spark = spark
         self.catalog: Catalog = catalog if catalog is not None else SparkSessionCatalog(spark)
         self.options: dict[str, str] = dict(options or {})
-        self._runner = Runner(self)
+        self._context = OperationContext(spark, self.catalog, self.options)
 
     def sql(self, text: str) -> DataFrame:
         """Run every statement of *text* in order; the DataFrame of the last one.
@@ -64,11 +65,11 @@ class HudiSession:
         result = None
         for statement in analyze(text):
             result = self.execute(statement)
-        return result if result is not None else self._runner.empty()
+        return result if result is not None else self._context.empty()
 
     def execute(self, statement: st.Statement) -> DataFrame:
         """Run one analysed statement."""
-        return self._runner.run(statement)
+        return run(self._context, statement)
 
     def statements(self, text: str) -> list[st.Statement]:
         """Parse and analyse *text* without running it."""

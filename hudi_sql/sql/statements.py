@@ -66,8 +66,15 @@ from enum import Enum
 from typing import Literal, NamedTuple
 
 from hudi_sql.config.read import QueryType
-from hudi_sql.config.table import HudiTableConfig, TableType
-from hudi_sql.config.write import HudiWriteConfig
+from hudi_sql.config.sql_aliases import (
+    PRECOMBINE_FIELD,
+    PRIMARY_KEY,
+    TYPE,
+    SqlAlias,
+    resolve_sql_aliases,
+    sql_alias,
+)
+from hudi_sql.config.table import TableType
 
 CallValue = str | int | float | bool | None
 
@@ -102,7 +109,7 @@ class TableRef:
             is always aliased (to this alias, else to the table name), so columns qualified by
             either still resolve.
         query_type: ``SNAPSHOT`` / ``READ_OPTIMIZED`` / ``INCREMENTAL`` when a hint or table
-            function chose it; ``None`` means the session default (``hoodie.datasource.query.type``).
+            function chose it; ``None`` means the session default (``HudiReadConfig.QUERY_TYPE``).
         begin, end: the incremental range (begin exclusive, end inclusive); ``'earliest'`` is
             turned into ``'000'`` as Hudi does.
         as_of: time travel instant or date-time, as written (``TIMESTAMP AS OF`` or ``AS_OF``).
@@ -208,15 +215,6 @@ class ColumnDef:
     comment: str | None = None
 
 
-# Hudi's SQL option names (HoodieOptionConfig) and the write options they stand for.
-_SQL_OPTIONS: dict[str, HudiWriteConfig] = {
-    "primarykey": HudiWriteConfig.RECORD_KEY_FIELDS,
-    "precombinefield": HudiWriteConfig.PRECOMBINE_FIELD,
-    "type": HudiWriteConfig.TABLE_TYPE,
-    "payloadclass": HudiWriteConfig.PAYLOAD_CLASS,
-}
-
-
 def _split_fields(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
@@ -226,7 +224,7 @@ class CreateTable(Statement):
     """``CREATE TABLE ... USING hudi``, with or without columns, or as a query (CTAS).
 
     ``properties`` merges ``TBLPROPERTIES`` and ``OPTIONS`` with their keys exactly as written
-    (``primaryKey``, ``type``, ``hoodie.*``); the typed helpers resolve Hudi's SQL short names
+    (``primaryKey``, ``type``, Hudi option keys); the typed helpers resolve Hudi's SQL short names
     (case-insensitively, as Spark's option maps are) before the ``hoodie.*`` keys.
     """
 
@@ -240,31 +238,26 @@ class CreateTable(Statement):
     comment: str | None = None
     sql: str = field(default="", kw_only=True)
 
-    def _sql_option(self, short_name: str) -> str | None:
+    def _alias_value(self, alias: SqlAlias) -> str | None:
         for key, value in self.properties.items():
-            if key.lower() == short_name:
+            if sql_alias(key) is alias:
                 return value
         return None
 
     @property
     def primary_key(self) -> tuple[str, ...]:
-        """Record key fields: ``primaryKey``, else the ``hoodie.*`` record key options."""
-        for value in (
-            self._sql_option("primarykey"),
-            self.properties.get(HudiWriteConfig.RECORD_KEY_FIELDS.key),
-            self.properties.get(HudiTableConfig.RECORD_KEY_FIELDS.key),
-        ):
+        """Record key fields: ``primaryKey``, else the record key options (write, then table)."""
+        for value in (self._alias_value(PRIMARY_KEY), *(self.properties.get(k) for k in PRIMARY_KEY.keys)):
             if value is not None:
                 return _split_fields(value)
         return ()
 
     @property
     def precombine_field(self) -> str | None:
-        """Ordering field: ``preCombineField``, else the ``hoodie.*`` precombine options."""
+        """Ordering field: ``preCombineField``, else the precombine options (write, then table)."""
         for value in (
-            self._sql_option("precombinefield"),
-            self.properties.get(HudiWriteConfig.PRECOMBINE_FIELD.key),
-            self.properties.get(HudiTableConfig.PRECOMBINE_FIELD.key),
+            self._alias_value(PRECOMBINE_FIELD),
+            *(self.properties.get(k) for k in PRECOMBINE_FIELD.keys),
         ):
             if value:
                 return value.strip()
@@ -272,30 +265,19 @@ class CreateTable(Statement):
 
     @property
     def table_type(self) -> TableType | None:
-        """``type`` (``cow`` / ``mor``), else ``hoodie.table.type`` / the write option; ``None``
-        when unset (Hudi then creates a COPY_ON_WRITE table). The analyzer has checked it parses."""
-        for value in (
-            self._sql_option("type"),
-            self.properties.get(HudiTableConfig.TYPE.key),
-            self.properties.get(HudiWriteConfig.TABLE_TYPE.key),
-        ):
+        """``type`` (``cow`` / ``mor``), else the table's type property, else the write option;
+        ``None`` when unset (Hudi then creates a COPY_ON_WRITE table). The analyzer has checked
+        it parses."""
+        for value in (self._alias_value(TYPE), *(self.properties.get(k) for k in reversed(TYPE.keys))):
             if value:
                 return TableType.parse(value)
         return None
 
     def hoodie_options(self) -> dict[str, str]:
-        """The properties with Hudi's SQL short names replaced by their ``hoodie.*`` keys
-        (``type=mor`` becomes ``hoodie.datasource.write.table.type=MERGE_ON_READ``)."""
-        options: dict[str, str] = {}
-        for key, value in self.properties.items():
-            target = _SQL_OPTIONS.get(key.lower())
-            if target is None:
-                options[key] = value
-            elif target is HudiWriteConfig.TABLE_TYPE:
-                options[target.key] = TableType.parse(value).value
-            else:
-                options[target.key] = value
-        return options
+        """The properties with Hudi's SQL short names replaced by their write options
+        (``type=mor`` becomes the table type option ``MERGE_ON_READ``); see
+        :mod:`hudi_sql.config.sql_aliases`."""
+        return resolve_sql_aliases(self.properties)
 
 
 @dataclass(frozen=True)
@@ -430,6 +412,15 @@ class MergeInto(Statement):
     AS s``. ``clauses`` keep their order (Spark's grammar: MATCHED, NOT MATCHED, NOT MATCHED BY
     SOURCE). ``table_refs`` lists every placeholder of the statement: the source's and those
     of subqueries inside ``on``, conditions or values.
+
+    What the analyzer read off the ``ON`` condition (so that no later layer parses it again):
+
+    * ``on_equalities``: ``(target column, source expression)`` pairs (column lower case,
+      expression as Spark SQL) from the top-level ``AND`` terms ``target.c = <expression of
+      source columns only>``; MERGE reads only the target partitions these can match.
+    * ``on_column_pairs``: ``(target column, source column)`` pairs (lower case) when ``ON`` is
+      nothing but ``AND``-ed equalities of plain target and source columns, else ``None``; a
+      MERGE whose pairs are exactly the record key (and partition) columns is an upsert.
     """
 
     target: TableName
@@ -439,6 +430,8 @@ class MergeInto(Statement):
     on: str
     clauses: tuple[MergeClause, ...]
     table_refs: tuple[TableRef, ...] = ()
+    on_equalities: tuple[tuple[str, str], ...] = ()
+    on_column_pairs: tuple[tuple[str, str], ...] | None = None
     sql: str = field(default="", kw_only=True)
 
 
@@ -483,6 +476,7 @@ class ShowOption(Statement):
 
     key: str | None = None
     verbose: bool = False
+    sql: str = field(default="", kw_only=True)
 
 
 @dataclass(frozen=True)

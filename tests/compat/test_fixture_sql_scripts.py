@@ -1,7 +1,7 @@
 """Acceptance: Apache Hudi's own fixture scripts, run unchanged by ``hudi-sql -f``, build tables
 whose snapshots (read by the Rust reader) equal those of the tables Apache Hudi built.
 
-Every ``.sql`` next to a fixture zip runs once, in-process through :func:`hudi_sql.cli.main` on
+Every ``.sql`` next to a fixture zip runs once, in-process through :func:`hudi_sql.apps.cli.main` on
 the shared Spark session, each in its own database (two scripts create a table of the same
 name). The comparison covers every data column plus ``_hoodie_record_key`` and
 ``_hoodie_partition_path``; commit times and file names naturally differ.
@@ -37,7 +37,7 @@ def built_tables(spark: Any) -> dict[SampleTable, str]:
     """Run every fixture script through the CLI; the location of each resulting table."""
     from catalog.base import TableIdent
     from catalog.spark_catalog import SparkSessionCatalog
-    from hudi_sql.cli import main
+    from hudi_sql.apps.cli import main
 
     catalog = SparkSessionCatalog(spark)
     built: dict[SampleTable, str] = {}

@@ -1,6 +1,6 @@
 """The ``hudi-sql`` shell: scripts, ``-e``, interactive input, output formats, exit status.
 
-Most runs go through :func:`hudi_sql.cli.main` in-process on the shared session (a JVM start
+Most runs go through :func:`hudi_sql.apps.cli.main` in-process on the shared session (a JVM start
 per run would cost ~10 s); one test starts the real command in a subprocess with its own
 ``--warehouse``, runs an Apache Hudi fixture script with it and reads the result with the
 Rust reader.
@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from hudi_sql.cli import format_rows, main, split_statements
+from hudi_sql.apps.cli import main
+from hudi_sql.apps.shell import format_rows, split_statements
 
 PROJECT = Path(__file__).resolve().parents[2]
 DATABASE = "cli_shell"
@@ -148,7 +149,7 @@ def test_hudi_sql_command_runs_a_fixture_script(tmp_path: Path) -> None:
     script = table.sql_file()
     warehouse = tmp_path / "wh"
     command = (
-        [shutil.which("hudi-sql")] if shutil.which("hudi-sql") else [sys.executable, "-m", "hudi_sql.cli"]
+        [shutil.which("hudi-sql")] if shutil.which("hudi-sql") else [sys.executable, "-m", "hudi_sql.apps.cli"]
     )
     env = {
         **os.environ,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hudi_sql.cli import main
+from hudi_sql.apps.cli import main
 
 pytestmark = pytest.mark.spark
 

@@ -85,7 +85,7 @@ def tables(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tab
 
 @pytest.fixture(scope="module")
 def server(spark: Any, tables: Tables) -> Iterator[Any]:
-    from hudi_sql.server import start_thriftserver
+    from hudi_sql.apps.hiveserver2 import start_thriftserver
 
     running = start_thriftserver(spark, host="127.0.0.1", port=0)
     try:
@@ -129,10 +129,6 @@ def test_pyhive_cow_and_mor_tables_hudi_correct_rows(server: Any, tables: Tables
 
 
 def test_pyhive_ro_table_read_optimized_rows(server: Any, tables: Tables) -> None:
-    from hudi_sql.sql import runner
-
-    if not any(hasattr(runner, name) for name in ("hive_table_resolution", "synced_query_type")):
-        pytest.skip("the SQL runner does not resolve <t>_ro / <t>_rt yet (hudi_sql.server.hive_table_resolution)")
     connection = _connect(server)
     try:
         assert _names(connection, "hs2_events_ro") == tables.events_read_optimized
@@ -356,7 +352,7 @@ def test_beeline_queries_merge_call_and_errors(server: Any, tables: Tables) -> N
 
 
 def test_cli_main_serves_until_stopped(spark: Any, tables: Tables) -> None:
-    from hudi_sql.server import cli
+    from hudi_sql.apps.hiveserver2 import cli
 
     stop, out, err = threading.Event(), io.StringIO(), io.StringIO()
     status: list[int] = []
@@ -402,7 +398,7 @@ def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path
     port = _free_port()
     log = tmp_path / "server.log"
     repo = Path(hudi_sql.__file__).resolve().parents[1]
-    command = [sys.executable, "-m", "hudi_sql.server.cli", "thriftserver", "--port", str(port),
+    command = [sys.executable, "-m", "hudi_sql.apps.hiveserver2.cli", "thriftserver", "--port", str(port),
                "--master", "local[1]", "--state-dir", str(tmp_path / "state")]
     with log.open("w") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=repo, start_new_session=True,
@@ -433,8 +429,8 @@ def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path
 
 
 def test_hive_table_resolution_suffixes() -> None:
+    from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
     from hudi_sql.config.read import QueryType
-    from hudi_sql.server import hive_table_resolution, synced_query_type
 
     assert hive_table_resolution("trips_ro") == ("trips", QueryType.READ_OPTIMIZED)
     assert hive_table_resolution("Trips_RT") == ("Trips", QueryType.SNAPSHOT)
@@ -449,7 +445,8 @@ def test_hive_table_resolution_suffixes() -> None:
 def test_to_row_set_null_bitmap_and_protocols() -> None:
     from TCLIService import ttypes as tt
 
-    from hudi_sql.server.hiveserver2 import ColumnSpec, ResultSet, jdbc_pattern, to_row_set
+    from hudi_sql.apps.hiveserver2.metadata import jdbc_pattern
+    from hudi_sql.apps.hiveserver2.wire import ColumnSpec, ResultSet, to_row_set
 
     result = ResultSet((ColumnSpec("i", tt.TTypeId.INT_TYPE), ColumnSpec("s", tt.TTypeId.STRING_TYPE)),
                        [(i if i % 3 else None, str(i)) for i in range(10)])

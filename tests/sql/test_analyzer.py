@@ -597,9 +597,9 @@ def test_session_options() -> None:
     ) == [
         st.SetOption("hoodie.datasource.query.type", "incremental"),
         st.SetOption("hoodie.x", "a b"),
-        st.ShowOption("hoodie.x"),
-        st.ShowOption(),
-        st.ShowOption(verbose=True),
+        st.ShowOption("hoodie.x", sql="SET hoodie.x"),
+        st.ShowOption(sql="SET"),
+        st.ShowOption(verbose=True, sql="SET -v"),
         st.ResetOption("hoodie.x"),
         st.ResetOption(),
     ]
@@ -776,3 +776,39 @@ def test_fixture_scripts_present_or_skipped() -> None:
             "set HUDI_FIXTURES or place shared/fixtures beside the project"
         )
     assert _fixture_scripts()
+
+
+def _merge_on(on: str, target: str = "t", source: str = "s") -> st.MergeInto:
+    (statement,) = analyze(
+        f"MERGE INTO db.tbl {target} USING src {source} ON {on} WHEN MATCHED THEN DELETE"
+    )
+    assert isinstance(statement, st.MergeInto)
+    return statement
+
+
+def test_merge_on_equalities_finds_target_columns_equated_with_source_expressions() -> None:
+    on = "t.id = s.id AND UPPER(s.q) = t.`p x` AND (t.a = 1 OR s.b = 2) AND t.w = s.w + t.w AND id = s.k"
+    assert dict(_merge_on(on, "T").on_equalities) == {"id": "s.id", "p x": "UPPER(s.q)"}
+    assert _merge_on("lower(t.email) = lower(s.mail)").on_equalities == ()
+    assert _merge_on("t.p = (SELECT max(p) FROM x)").on_equalities == ()
+
+
+def test_merge_on_column_pairs_only_when_on_is_nothing_but_column_equalities() -> None:
+    def pairs(on: str, target: str = "t") -> dict[str, str] | None:
+        found = _merge_on(on, target).on_column_pairs
+        return None if found is None else dict(found)
+
+    assert pairs("t.id = s.id AND s.P = t.p", "T") == {"id": "id", "p": "p"}
+    assert pairs("t.id = s.key") == {"id": "key"}
+    assert pairs("t.id = s.id AND t.p = 'x'") is None
+    assert pairs("t.id = s.id OR t.p = s.p") is None
+    assert pairs("t.id = s.id + 1") is None
+    assert pairs("t.id = s.id AND t.id = s.other") is None
+    assert pairs("id = s.id") is None
+
+
+def test_merge_on_pairs_without_alias_use_the_table_name() -> None:
+    (statement,) = analyze("MERGE INTO db.tbl USING (SELECT 1 AS id) ON tbl.id = __hudi_source.id "
+                           "WHEN MATCHED THEN DELETE")
+    assert isinstance(statement, st.MergeInto)
+    assert statement.on_column_pairs == (("id", "id"),)

@@ -15,8 +15,6 @@ from hudi_sql.sql.planner import (
     SQL_KEY_GENERATOR,
     HudiTableFacts,
     align_insert,
-    column_equalities,
-    equi_join_columns,
     plan_create,
     plan_insert,
     read_options,
@@ -321,20 +319,3 @@ def test_spec_matches_compares_decoded_values() -> None:
     assert spec_matches({"p": "x", "q": "1"}, spec)
     assert not spec_matches({"p": "y"}, spec)
     assert not spec_matches(None, spec)
-
-
-def test_equi_join_columns_finds_target_columns_equated_with_source_expressions() -> None:
-    on = "t.id = s.id AND UPPER(s.q) = t.`p x` AND (t.a = 1 OR s.b = 2) AND t.w = s.w + t.w AND id = s.k"
-    assert equi_join_columns(on, "T", "s") == {"id": "s.id", "p x": "UPPER(s.q)"}
-    assert equi_join_columns("lower(t.email) = lower(s.mail)", "t", "s") == {}
-    assert equi_join_columns("t.p = (SELECT max(p) FROM x)", "t", "s") == {}
-
-
-def test_column_equalities_only_when_on_is_nothing_but_column_equalities() -> None:
-    assert column_equalities("t.id = s.id AND s.P = t.p", "T", "s") == {"id": "id", "p": "p"}
-    assert column_equalities("t.id = s.key", "t", "s") == {"id": "key"}
-    assert column_equalities("t.id = s.id AND t.p = 'x'", "t", "s") is None
-    assert column_equalities("t.id = s.id OR t.p = s.p", "t", "s") is None
-    assert column_equalities("t.id = s.id + 1", "t", "s") is None
-    assert column_equalities("t.id = s.id AND t.id = s.other", "t", "s") is None
-    assert column_equalities("id = s.id", "t", "s") is None

@@ -13,7 +13,7 @@ that list (or imports its own module) and its procedures join the same registry.
 
 from __future__ import annotations
 
-__all__ = ["MODULES", "Arg", "Procedure", "ProcedureContext", "call", "procedure", "registry"]
+__all__ = ["MODULES", "Arg", "Procedure", "ProcedureContext", "bind_args", "lookup", "procedure", "registry"]
 
 import importlib
 import importlib.util
@@ -25,10 +25,8 @@ from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-
+    from hudi_sql.sql.operations.context import OperationContext
     from hudi_sql.sql.planner import HudiTableFacts
-    from hudi_sql.sql.runner import Runner
     from hudi_sql.table.meta_client import TableMetaClient
 
 #: Modules holding procedures, imported on the first CALL.
@@ -110,9 +108,10 @@ def registry() -> Mapping[str, Procedure]:
 
 
 class ProcedureContext:
-    """What a procedure may use: the runner (Spark, catalog, session options) and table lookup."""
+    """What a procedure may use: the operation context (Spark, catalog, session options) and
+    table lookup."""
 
-    def __init__(self, runner: Runner, procedure_name: str) -> None:
+    def __init__(self, runner: OperationContext, procedure_name: str) -> None:
         self.runner = runner
         self.name = procedure_name
 
@@ -175,7 +174,7 @@ def parse_options(text: str | None, where: str) -> dict[str, str]:
         if not sep:
             raise HudiSqlError(
                 f"{where}: option '{part.strip()}' is not key=value.",
-                help="options => 'hoodie.key1=value1,hoodie.key2=value2'",
+                help="options => 'key1=value1,key2=value2' (Hudi option keys)",
             )
         options[key.strip()] = value.strip()
     return options
@@ -248,9 +247,3 @@ def lookup(name: str) -> Procedure:
         )
     return found
 
-
-def call(runner: Runner, statement: st.Call) -> DataFrame:
-    proc = lookup(statement.procedure)
-    args = bind_args(proc, statement.args)
-    rows = proc.run(ProcedureContext(runner, proc.name), args)
-    return runner.spark.createDataFrame(list(rows), proc.output)

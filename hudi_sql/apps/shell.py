@@ -1,4 +1,4 @@
-"""``hudi-sql``: a SQL shell for Hudi tables, like ``spark-sql``.
+"""The ``hudi-sql`` SQL shell for Hudi tables, like ``spark-sql`` (:mod:`hudi_sql.apps.cli` is the entry point).
 
 ::
 
@@ -26,7 +26,7 @@ and the settings ``--conf`` changed are put back afterwards.
 
 from __future__ import annotations
 
-__all__ = ["format_rows", "main", "split_conf", "split_statements"]
+__all__ = ["format_rows", "main", "split_statements"]
 
 import argparse
 import csv
@@ -43,10 +43,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from hudi_sql.apps.conf import split_conf
+from hudi_sql.sql.session import HudiSession
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-
-    from hudi_sql.sql.session import HudiSession
 
 OUTPUT_FORMATS = ("table", "tsv", "csv", "json")
 PROMPT = "hudi-sql> "
@@ -312,22 +313,6 @@ def _read_line(prompt: str, stdin: IO[str], stdout: IO[str]) -> str:
     return line.rstrip("\n")
 
 
-def split_conf(
-    items: Sequence[str], parser: argparse.ArgumentParser
-) -> tuple[dict[str, str], dict[str, str]]:
-    """``--conf key=value`` items as (Spark settings, ``hoodie.*`` options); a malformed item
-    is a usage error. Shared by the shell and ``hudi-sql thriftserver``."""
-    spark_conf: dict[str, str] = {}
-    options: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            parser.error(f"--conf expects key=value, got '{item}'")
-        key = key.strip()
-        (options if key.startswith("hoodie.") else spark_conf)[key] = value.strip()
-    return spark_conf, options
-
-
 def _session(
     args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None
 ) -> SparkSession:
@@ -362,17 +347,7 @@ def main(
             afterwards, and it is not stopped).
         stdin, stdout, stderr: streams (default the process's).
     """
-    from hudi_sql.sql.session import HudiSession
-
     arguments = list(argv) if argv is not None else sys.argv[1:]
-    if arguments and arguments[0] == "thriftserver":  # hudi-sql thriftserver [--port ...]
-        from hudi_sql.server.cli import main as serve
-
-        return serve(arguments[1:])
-    if arguments and arguments[0] == "sync":  # hudi-sql sync --base-path ... (Hive metastore sync)
-        from catalog.hive.cli import main as sync
-
-        return sync(arguments[1:], spark=spark, stdout=stdout, stderr=stderr)
     parser = _parser()
     args = parser.parse_args(arguments)
     # PySpark logs every failed analysis as JSON on stderr; the shell reports errors itself.

@@ -10,7 +10,7 @@ import pytest
 from thrift.transport.TSocket import TSocket
 from thrift.transport.TTransport import TMemoryBuffer
 
-from hudi_sql.server.sasl import (
+from hudi_sql.apps.hiveserver2.sasl import (
     PlainCredentials,
     SaslError,
     SaslServerTransport,

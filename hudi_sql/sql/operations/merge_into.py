@@ -1,4 +1,4 @@
-"""MERGE INTO as Spark joins: which target rows change, and how.
+"""MERGE INTO a Hudi table as a Spark join: which target rows change, and how.
 
 The source and a snapshot of the target are joined on the statement's ``ON`` condition, any
 condition at all (Apache Hudi 0.14 insists on the record key; a join has no such need):
@@ -28,25 +28,35 @@ A target row matched by more than one source row that a clause acts on is an err
 (``MERGE_CARDINALITY_VIOLATION`` in Spark), unless the table has an ordering (preCombine)
 field: then the source row with the greatest ordering value wins, as Hudi's precombine does.
 The check is one Spark aggregate over the persisted changes, run before anything is written.
+
+The join, the clause choice and the new values are built with the DataFrame API over the
+source and a snapshot of the target, each aliased as the statement names it; the statement's
+own expressions (``ON``, conditions, assigned values) are handed to Spark whole (``F.expr``),
+so no SQL text is assembled here. What ``ON`` equates was read off its tree by the analyzer
+(:attr:`~hudi_sql.sql.statements.MergeInto.on_equalities`, ``on_column_pairs``).
 """
 
 from __future__ import annotations
 
-__all__ = ["MergeFrames", "build_merge", "upsert_source"]
+__all__ = ["MAX_PRUNED_PARTITIONS", "MergeFrames", "build_merge", "merge_into", "upsert_source"]
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from catalog.base import quote_identifier
+from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
-from hudi_sql.sql.planner import HudiTableFacts, column_equalities, equi_join_columns, write_options
+from hudi_sql.sql.operations.binding import bound
+from hudi_sql.sql.operations.columns import column
+from hudi_sql.sql.operations.context import OperationContext, Resolved
+from hudi_sql.sql.operations.spark_fallback import on_hudi_table
+from hudi_sql.sql.operations.writes import key_columns, write_changes
+from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-
-    from hudi_sql.sql.runner import Runner
+    from pyspark.sql import Column, DataFrame
 
 _SRC = "__hudi_src"
 _TGT = "__hudi_tgt"
@@ -54,10 +64,10 @@ _CLAUSE = "__hudi_clause"
 _MATCHED = "__hudi_matched"
 _DELETE = "__hudi_delete"
 _UPDATE = "__hudi_update"
-
-
-def _q(name: str) -> str:
-    return quote_identifier(name)
+_MOVED = "__hudi_moved"
+_DEFAULT_SOURCE_ALIAS = "__hudi_source"
+#: Above this many source partitions the target is read whole (the filter is a Python set).
+MAX_PRUNED_PARTITIONS = 10_000
 
 
 def _value(index: int) -> str:
@@ -70,6 +80,21 @@ def _old(index: int) -> str:
 
 def _ident(index: int) -> str:
     return f"__hudi_id{index}"
+
+
+@on_hudi_table(lambda statement: statement.target)
+def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolved) -> DataFrame:
+    facts = ctx.facts(resolved)
+    with bound(ctx, statement.table_refs) as views:
+        upserts = upsert_source(ctx, statement, facts, views)
+        if upserts is not None:
+            return write_changes(ctx, facts, upserts, None)
+        frames = build_merge(ctx, statement, facts, views)
+        try:
+            counts = frames.check_and_count()
+            return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts)
+        finally:
+            frames.release()
 
 
 @dataclass
@@ -111,7 +136,7 @@ class MergeFrames:
                 )
         counts = self.changes.groupBy(F.col(_DELETE)).count().collect()
         by_flag = {bool(r[_DELETE]): int(r["count"]) for r in counts}
-        moved = self.changes.where(F.col(_UPDATE) & F.col("__hudi_moved")).limit(1).count()
+        moved = self.changes.where(F.col(_UPDATE) & F.col(_MOVED)).limit(1).count()
         return by_flag.get(False, 0), by_flag.get(True, 0) + moved
 
     def release(self) -> None:
@@ -119,84 +144,71 @@ class MergeFrames:
 
 
 def build_merge(
-    runner: Runner,
-    statement: st.MergeInto,
-    facts: HudiTableFacts,
-    views: Mapping[str, str],
-    created: list[str],
+    ctx: OperationContext, statement: st.MergeInto, facts: HudiTableFacts, views: Mapping[str, str]
 ) -> MergeFrames:
     """The joined changes of *statement* against a fresh snapshot of *facts*' table.
 
     Args:
         views: placeholder -> view of the statement's table references (already bound).
-        created: temp views made here are appended, for the caller to drop.
     """
     from pyspark import StorageLevel
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    spark = runner.spark
     name = f"MERGE INTO {facts.name}"
     refs = statement.table_refs
     target_alias = statement.target_alias or facts.name
-    source_alias = statement.source_alias or "__hudi_source"
-    t, s = _q(target_alias), _q(source_alias)
+    source_alias = statement.source_alias or _DEFAULT_SOURCE_ALIAS
     fields = facts.target_schema().fields
     lowered = {f.name.lower(): i for i, f in enumerate(fields)}
 
-    source_df = spark.sql(statement.source.bind(views))
+    def expr(text: str) -> Column:
+        return F.expr(st.bind(text, refs, views))
+
+    source_df = ctx.spark.sql(statement.source.bind(views))
     source_columns = {c.lower(): c for c in source_df.columns}
-    source_view = runner.register_view(source_df, "hudi_merge_source")
-    created.append(source_view)
     kinds = {c.kind for c in statement.clauses}
     partitions = None
     if facts.partition_fields and st.MergeClauseKind.NOT_MATCHED_BY_SOURCE not in kinds:
-        partitions = _source_partitions(
-            runner,
-            facts,
-            equi_join_columns(statement.on, target_alias, source_alias),
-            source_view,
-            s,
-            refs,
-            views,
-        )
-    snapshot = runner.snapshot(facts.location, partitions=partitions)
-    target_view = runner.register_view(snapshot, "hudi_merge_target")
-    created.append(target_view)
+        partitions = _source_partitions(ctx, facts, dict(statement.on_equalities), source_df, source_alias, expr)
+    snapshot = ctx.snapshot(facts.location, partitions=partitions)
 
     if st.MergeClauseKind.NOT_MATCHED_BY_SOURCE in kinds:
-        join = "FULL OUTER JOIN"
+        how = "full_outer"
     elif st.MergeClauseKind.NOT_MATCHED in kinds:
-        join = "LEFT OUTER JOIN"
+        how = "left_outer"
     else:
-        join = "INNER JOIN"
-    matched = f"({s}.{_SRC} IS NOT NULL AND {t}.{_TGT} IS NOT NULL)"
+        how = "inner"
+    source = source_df.withColumn(_SRC, F.lit(True)).alias(source_alias)
+    target = snapshot.withColumn(_TGT, F.lit(True)).alias(target_alias)
+    source_present = column(_SRC, source_alias).isNotNull()
+    target_present = column(_TGT, target_alias).isNotNull()
+    matched = source_present & target_present
     kind_predicate = {
         st.MergeClauseKind.MATCHED: matched,
-        st.MergeClauseKind.NOT_MATCHED: f"({t}.{_TGT} IS NULL)",
-        st.MergeClauseKind.NOT_MATCHED_BY_SOURCE: f"({s}.{_SRC} IS NULL)",
+        st.MergeClauseKind.NOT_MATCHED: ~target_present,
+        st.MergeClauseKind.NOT_MATCHED_BY_SOURCE: ~source_present,
     }
 
-    def bound(text: str) -> str:
-        return st.bind(text, refs, views)
-
-    def source_column(column: str, clause: str) -> str:
-        found = source_columns.get(column.lower())
+    def source_column(wanted: str, clause: str) -> Column:
+        found = source_columns.get(wanted.lower())
         if found is None:
             raise HudiSqlError(
-                f"{name}: {clause} needs a source column '{column}' for target column '{column}'."
-                f"{did_you_mean(column, list(source_df.columns))}",
+                f"{name}: {clause} needs a source column '{wanted}' for target column '{wanted}'."
+                f"{did_you_mean(wanted, list(source_df.columns))}",
                 help="name the columns: UPDATE SET col = expr / INSERT (cols) VALUES (exprs)",
             )
-        return f"{s}.{_q(found)}"
+        return column(found, source_alias)
 
-    # Per clause: column index -> value SQL.
-    clause_values: list[dict[int, str]] = []
-    cases = []
+    # The first clause whose kind and condition fit; per clause: column index -> new value.
+    chosen: Column | None = None
+    clause_values: list[dict[int, Column]] = []
     for index, clause in enumerate(statement.clauses):
-        condition = f" AND ({bound(clause.condition)})" if clause.condition else ""
-        cases.append(f"WHEN {kind_predicate[clause.kind]}{condition} THEN {index}")
-        values: dict[int, str] = {}
+        fits = kind_predicate[clause.kind]
+        if clause.condition:
+            fits = fits & expr(clause.condition)
+        chosen = F.when(fits, F.lit(index)) if chosen is None else chosen.when(fits, F.lit(index))
+        values: dict[int, Column] = {}
         if clause.action is st.MergeAction.DELETE:
             pass
         elif clause.is_star:
@@ -206,54 +218,51 @@ def build_merge(
         else:
             assert not isinstance(clause.assignments, st.Star)
             for assignment in clause.assignments:
-                column = facts.column(assignment.column, name)
-                values[lowered[column.lower()]] = f"({bound(assignment.value)})"
+                target_column = facts.column(assignment.column, name)
+                values[lowered[target_column.lower()]] = expr(assignment.value)
         clause_values.append(values)
+    assert chosen is not None  # the analyzer requires a WHEN clause
 
+    clause_index = F.col(_CLAUSE)
     delete_clauses = [i for i, c in enumerate(statement.clauses) if c.action is st.MergeAction.DELETE]
     update_clauses = [i for i, c in enumerate(statement.clauses) if c.action is st.MergeAction.UPDATE]
-    select = [f"CASE {' '.join(cases)} END AS {_CLAUSE}"]
+    select: list[Column] = [clause_index]
     for i, field_ in enumerate(fields):
-        branches = [
-            f"WHEN {index} THEN CAST({values[i]} AS {field_.dataType.simpleString()})"
-            for index, values in enumerate(clause_values)
-            if i in values
-        ]
-        old = f"{t}.{_q(field_.name)}"
-        select.append(
-            f"CASE {_CLAUSE} {' '.join(branches)} ELSE {old} END AS {_value(i)}"
-            if branches
-            else f"{old} AS {_value(i)}"
-        )
-    key_columns = [lowered[c.lower()] for c in _key_and_partition_columns(facts)]
-    for i in key_columns:
-        select.append(f"{t}.{_q(fields[i].name)} AS {_old(i)}")
+        old = column(field_.name, target_alias)
+        new: Column | None = None
+        for index, values in enumerate(clause_values):
+            if i in values:
+                taken = clause_index == index
+                cast = values[i].cast(field_.dataType)
+                new = F.when(taken, cast) if new is None else new.when(taken, cast)
+        select.append((new.otherwise(old) if new is not None else old).alias(_value(i)))
+    key_indexes = [lowered[c.lower()] for c in key_columns(facts)]
+    select += [column(fields[i].name, target_alias).alias(_old(i)) for i in key_indexes]
     if facts.populate_meta_fields:
-        identity_sql = [f"{t}._hoodie_record_key", f"{t}._hoodie_partition_path"]
+        identity_columns = [
+            column("_hoodie_record_key", target_alias), column("_hoodie_partition_path", target_alias)
+        ]
     else:
-        identity_sql = [f"{t}.{_q(fields[i].name)}" for i in key_columns]
-    identity = [_ident(j) for j in range(len(identity_sql))]
-    select += [f"{expr} AS {alias}" for expr, alias in zip(identity_sql, identity, strict=True)]
-    select.append(f"{matched} AS {_MATCHED}")
+        identity_columns = [column(fields[i].name, target_alias) for i in key_indexes]
+    identity = [_ident(j) for j in range(len(identity_columns))]
+    select += [c.alias(a) for c, a in zip(identity_columns, identity, strict=True)]
+    select.append(matched.alias(_MATCHED))
+    select.append((clause_index.isin(delete_clauses) if delete_clauses else F.lit(False)).alias(_DELETE))
     select.append(
-        f"{_CLAUSE} IN ({', '.join(map(str, delete_clauses))}) AS {_DELETE}"
-        if delete_clauses
-        else f"false AS {_DELETE}"
+        (clause_index.isin(update_clauses) & target_present if update_clauses else F.lit(False)).alias(_UPDATE)
     )
-    select.append(
-        f"({_CLAUSE} IN ({', '.join(map(str, update_clauses))}) AND {t}.{_TGT} IS NOT NULL) AS {_UPDATE}"
-        if update_clauses
-        else f"false AS {_UPDATE}"
+    joined = (
+        source.join(target, expr(statement.on), how)
+        .withColumn(_CLAUSE, chosen)
+        .select(*select)
+        .where(clause_index.isNotNull())
     )
-    sql = (
-        f"SELECT {', '.join(select)} FROM (SELECT *, true AS {_SRC} FROM {source_view}) AS {s} "
-        f"{join} (SELECT *, true AS {_TGT} FROM {target_view}) AS {t} ON ({bound(statement.on)})"
+    moved_condition = functools.reduce(
+        lambda a, b: a | b,
+        [~F.col(_value(i)).eqNullSafe(F.col(_old(i))) for i in key_indexes],
+        F.lit(False),
     )
-    joined = spark.sql(sql).where(F.col(_CLAUSE).isNotNull())
-    moved_condition = F.lit(False)
-    for i in key_columns:
-        moved_condition = moved_condition | ~F.col(_value(i)).eqNullSafe(F.col(_old(i)))
-    joined = joined.withColumn("__hudi_moved", moved_condition)
+    joined = joined.withColumn(_MOVED, moved_condition)
 
     ordering = facts.precombine_field
     dedup = ordering is not None and ordering.lower() in lowered
@@ -269,29 +278,24 @@ def build_merge(
 
     table_columns = [F.col(_value(i)).alias(f.name) for i, f in enumerate(fields)]
     upserts = changes.where(~F.col(_DELETE)).select(*table_columns)
-    key_names = [fields[i].name for i in key_columns]
+    key_names = [fields[i].name for i in key_indexes]
     deleted = changes.where(F.col(_DELETE)).select(
-        *[F.col(_value(i)).alias(fields[i].name) for i in key_columns]
+        *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes]
     )
-    moved = changes.where(F.col(_UPDATE) & F.col("__hudi_moved")).select(
-        *[F.col(_old(i)).alias(fields[i].name) for i in key_columns]
+    moved = changes.where(F.col(_UPDATE) & F.col(_MOVED)).select(
+        *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes]
     )
     deletes = deleted.unionByName(moved).select(*key_names)
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
 
 
-#: Above this many source partitions the target is read whole (the filter is a Python set).
-MAX_PRUNED_PARTITIONS = 10_000
-
-
 def _source_partitions(
-    runner: Runner,
+    ctx: OperationContext,
     facts: HudiTableFacts,
     equated: Mapping[str, str],
-    source_view: str,
-    source_alias_sql: str,
-    refs: tuple[st.TableRef, ...],
-    views: Mapping[str, str],
+    source_df: DataFrame,
+    source_alias: str,
+    expr: Callable[[str], Column],
 ) -> frozenset[str] | None:
     """The partitions of the target the source can match, when ``ON`` equates every partition
     column with a source expression (else ``None``: read every partition).
@@ -299,28 +303,24 @@ def _source_partitions(
     The source's values of those expressions go through the table's key generator, so they
     become partition paths exactly as the write would form them.
     """
-    from hudi_sql.config import HudiConfigs
+    from pyspark.sql import functions as F
+
     from hudi_sql.keygen import key_generator_for
 
     if not all(p.lower() in equated for p in facts.partition_fields):
         return None
-    types = {f.name.lower(): f.dataType.simpleString() for f in facts.target_schema().fields}
+    types = {f.name.lower(): f.dataType for f in facts.target_schema().fields}
     if not all(p.lower() in types for p in facts.partition_fields):
         return None
-    columns = [
-        f"CAST({st.bind(equated[p.lower()], refs, views)} AS {types[p.lower()]}) AS {_q(p)}"
-        for p in facts.partition_fields
-    ]
+    columns = [expr(equated[p.lower()]).cast(types[p.lower()]).alias(p) for p in facts.partition_fields]
     columns += [
-        f"CAST(NULL AS STRING) AS {_q(k)}"
+        F.lit(None).cast("string").alias(k)
         for k in facts.record_key_fields
         if k.lower() not in {p.lower() for p in facts.partition_fields}
     ]
-    values = runner.spark.sql(
-        f"SELECT DISTINCT {', '.join(columns)} FROM {source_view} AS {source_alias_sql}"
-    )
+    values = source_df.alias(source_alias).select(*columns).distinct()
     keygen = key_generator_for(
-        HudiConfigs.of(write_options(facts, runner.options)),
+        HudiConfigs.of(write_options(facts, ctx.options)),
         table_properties=facts.table_properties,
         schema=values.schema,
         sql=True,
@@ -336,18 +336,8 @@ def _source_partitions(
     return frozenset(str(r["p"]) for r in paths if r["p"] is not None)
 
 
-def _key_and_partition_columns(facts: HudiTableFacts) -> list[str]:
-    names = {f.name.lower(): f.name for f in facts.target_schema().fields}
-    out: list[str] = []
-    for column in (*facts.record_key_fields, *facts.partition_fields):
-        found = names.get(column.split(".")[0].lower())
-        if found is not None and found not in out:
-            out.append(found)
-    return out
-
-
 def upsert_source(
-    runner: Runner, statement: st.MergeInto, facts: HudiTableFacts, views: Mapping[str, str]
+    ctx: OperationContext, statement: st.MergeInto, facts: HudiTableFacts, views: Mapping[str, str]
 ) -> DataFrame | None:
     """The MERGE's source shaped as the table's rows, when the statement *is* an upsert of it;
     None when it needs the join (:func:`build_merge`).
@@ -366,8 +356,6 @@ def upsert_source(
       by it, as the join path ranks them;
     * the source has every target column with the target's type.
     """
-    from hudi_sql.config import HudiConfigs, HudiWriteConfig
-
     upsert = {(st.MergeClauseKind.MATCHED, st.MergeAction.UPDATE),
               (st.MergeClauseKind.NOT_MATCHED, st.MergeAction.INSERT)}
     clauses = {(c.kind, c.action) for c in statement.clauses}
@@ -382,15 +370,15 @@ def upsert_source(
         return None
     keys = [k.lower() for k in facts.record_key_fields]
     if facts.partition_fields:
-        index = HudiConfigs.of(write_options(facts, runner.options)).get(HudiWriteConfig.INDEX_TYPE)
+        index = HudiConfigs.of(write_options(facts, ctx.options)).get(HudiWriteConfig.INDEX_TYPE)
         if index.is_global:
             return None
         keys += [p.lower() for p in facts.partition_fields]
-    pairs = column_equalities(statement.on, statement.target_alias or facts.name,
-                              statement.source_alias or "__hudi_source")
+    found = statement.on_column_pairs
+    pairs = dict(found) if found is not None else None
     if pairs is None or set(pairs) != set(keys) or any(pairs[k] != k for k in keys):
         return None
-    source = runner.spark.sql(statement.source.bind(views))
+    source = ctx.spark.sql(statement.source.bind(views))
     types = {f.name.lower(): (f.name, f.dataType) for f in source.schema.fields}
     if any(f.name.lower() not in types or types[f.name.lower()][1] != f.dataType for f in fields):
         return None

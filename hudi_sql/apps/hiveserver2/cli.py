@@ -7,7 +7,7 @@
 
 Starts the embedded Spark session (:func:`hudi_sql.spark_session`; with ``--metastore`` it
 uses that Hive metastore, so tables hive sync registered there are queryable), then a
-HiveServer2 on ``--bind:--port`` (:func:`hudi_sql.server.start_thriftserver`), and serves
+HiveServer2 on ``--bind:--port`` (:func:`hudi_sql.apps.hiveserver2.start_thriftserver`), and serves
 until SIGTERM or SIGINT; then it stops the server and Spark and exits 0. A line
 ``hudi-sql thriftserver listening on HOST:PORT`` on stdout says it is ready.
 
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
-from hudi_sql.cli import split_conf
+from hudi_sql.apps.conf import split_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         stop: an event that ends the serving when set.
         stdout, stderr: streams (default the process's).
     """
+    from hudi_sql.apps.hiveserver2.server import start_thriftserver
     from hudi_sql.errors import HudiError
-    from hudi_sql.server.hiveserver2 import start_thriftserver
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["thriftserver"]:

@@ -23,12 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.operations.binding import bound
+from hudi_sql.sql.operations.context import OperationContext
+from hudi_sql.sql.operations.insert import aligned_frame
+from hudi_sql.sql.operations.merge_into import build_merge
+from hudi_sql.sql.operations.partitions import live_partitions
+from hudi_sql.sql.operations.update_delete import delete_frame, update_frames
 from hudi_sql.sql.planner import HudiTableFacts, plan_insert, read_options, write_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-
-    from hudi_sql.sql.runner import Runner
 
 
 def _size(n: float) -> str:
@@ -39,21 +43,22 @@ def _size(n: float) -> str:
     return f"{n:.1f} TB"
 
 
-def explain(runner: Runner, statement: st.Explain) -> DataFrame:
+def explain(ctx: OperationContext, statement: st.Explain) -> DataFrame:
+    """EXPLAIN of any statement (see the module doc)."""
     inner = statement.statement
     if isinstance(inner, (st.Select, st.Passthrough)):
-        text = _explain_query(runner, statement, inner)
+        text = _explain_query(ctx, statement, inner)
     elif isinstance(inner, (st.InsertInto, st.Update, st.Delete, st.MergeInto)):
-        text = _explain_write(runner, inner)
+        text = _explain_write(ctx, inner)
     else:
-        text = _explain_ddl(runner, inner)
-    return runner.rows("plan string", [(text,)])
+        text = _explain_ddl(ctx, inner)
+    return ctx.rows("plan string", [(text,)])
 
 
 # Queries ------------------------------------------------------------------------------------------
 
 
-def _read_plan_lines(runner: Runner, ref: st.TableRef) -> list[str]:
+def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
     from hudi_sql.read.plan import plan_read
     from hudi_sql.table.meta_client import TableMetaClient
 
@@ -61,11 +66,11 @@ def _read_plan_lines(runner: Runner, ref: st.TableRef) -> list[str]:
         location, label = ref.path, ref.path
     else:
         assert ref.name is not None
-        resolved = runner.lookup(ref.name)
+        resolved = ctx.lookup(ref.name)
         if resolved is None or not resolved.is_hudi or resolved.info is None:
             return []
         location, label = str(resolved.info.location), str(resolved.ident)
-    options = read_options(ref, runner.options)
+    options = read_options(ref, ctx.options)
     meta = TableMetaClient.load(location)
     plan = plan_read(meta, HudiConfigs.of(options))
     native = sum(_file_size(meta, p) for p in plan.native_files)
@@ -95,12 +100,12 @@ def _file_size(meta: Any, path: str) -> int:
         return 0
 
 
-def _explain_query(runner: Runner, statement: st.Explain, inner: st.Select | st.Passthrough) -> str:
+def _explain_query(ctx: OperationContext, statement: st.Explain, inner: st.Select | st.Passthrough) -> str:
     lines: list[str] = []
     for ref in inner.table_refs:
-        lines += _read_plan_lines(runner, ref)
-    with runner.bound(inner.table_refs) as views:
-        spark_plan = runner.spark.sql(st.bind(statement.sql, inner.table_refs, views)).collect()
+        lines += _read_plan_lines(ctx, ref)
+    with bound(ctx, inner.table_refs) as views:
+        spark_plan = ctx.spark.sql(st.bind(statement.sql, inner.table_refs, views)).collect()
     text = "\n".join(str(row[0]) for row in spark_plan)
     return "\n".join(lines + [text]) if lines else text
 
@@ -108,18 +113,18 @@ def _explain_query(runner: Runner, statement: st.Explain, inner: st.Select | st.
 # Writes -------------------------------------------------------------------------------------------
 
 
-def _record_size(runner: Runner, facts: HudiTableFacts) -> int:
-    """Bytes per record as the write path estimates it (``hoodie.copyonwrite.record.size.estimate``
+def _record_size(ctx: OperationContext, facts: HudiTableFacts) -> int:
+    """Bytes per record as the write path estimates it (:attr:`HudiWriteConfig.RECORD_SIZE_ESTIMATE`
     until a commit wrote enough to measure)."""
     from hudi_sql.table.meta_client import TableMetaClient
     from hudi_sql.write.client import WriteClient
 
     meta = TableMetaClient.load(facts.location)
-    return int(WriteClient(facts.location, write_options(facts, runner.options)).sizing(meta).record_size)
+    return int(WriteClient(facts.location, write_options(facts, ctx.options)).sizing(meta).record_size)
 
 
 def _tag(
-    runner: Runner,
+    ctx: OperationContext,
     facts: HudiTableFacts,
     frame: DataFrame,
     options: Mapping[str, str],
@@ -138,7 +143,7 @@ def _tag(
     )
     incoming = frame.select(keygen.record_key().alias("__k"), keygen.partition_path().alias("__p"))
     if use_index:
-        snapshot = runner.snapshot(facts.location)
+        snapshot = ctx.snapshot(facts.location)
         if facts.populate_meta_fields:
             existing = snapshot.select(
                 F.col("_hoodie_record_key").alias("__k"),
@@ -163,7 +168,7 @@ def _tag(
 
 
 def _describe_write(
-    runner: Runner,
+    ctx: OperationContext,
     facts: HudiTableFacts,
     operation: str,
     tagged: list[tuple[str, str | None, bool, int]],
@@ -179,7 +184,7 @@ def _describe_write(
     slices = (
         {(s.partition_path, s.file_id): s for s in view.latest_file_slices()} if not view.is_empty else {}
     )
-    record = _record_size(runner, facts)
+    record = _record_size(ctx, facts)
     mor = facts.table_type is TableType.MERGE_ON_READ
     updates: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     inserts: dict[str, int] = defaultdict(int)
@@ -233,66 +238,59 @@ def _describe_write(
     return "\n".join(lines)
 
 
-def _explain_write(runner: Runner, inner: st.Statement) -> str:
-    from hudi_sql.sql.dml import aligned_frame
+def _explain_write(ctx: OperationContext, inner: st.Statement) -> str:
     from hudi_sql.write.operation import WriteOperationType
 
     if isinstance(inner, st.InsertInto):
-        _, facts = runner.hudi_table(inner.table, "EXPLAIN INSERT")
-        mode = str(runner.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
-        plan = plan_insert(inner, facts, runner.options, dynamic_overwrite=mode == "dynamic")
-        with runner.bound(inner.query.table_refs) as views:
-            frame = aligned_frame(runner.spark.sql(inner.query.bind(views)), facts, inner)
+        _, facts = ctx.hudi_table(inner.table, "EXPLAIN INSERT")
+        mode = str(ctx.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
+        plan = plan_insert(inner, facts, ctx.options, dynamic_overwrite=mode == "dynamic")
+        with bound(ctx, inner.query.table_refs) as views:
+            frame = aligned_frame(ctx.spark.sql(inner.query.bind(views)), facts, inner)
             use_index = plan.operation in (WriteOperationType.UPSERT,) or plan.dup_policy != "none"
-            tagged = _tag(runner, facts, frame, plan.options, deletes=False, use_index=use_index)
+            tagged = _tag(ctx, facts, frame, plan.options, deletes=False, use_index=use_index)
             replaced = None
             if plan.operation is WriteOperationType.INSERT_OVERWRITE_TABLE:
-                from hudi_sql.sql.ddl import _live_partitions
-
-                replaced = _live_partitions(facts)
+                replaced = live_partitions(facts)
             elif plan.operation is WriteOperationType.INSERT_OVERWRITE:
                 replaced = sorted({p for p, _, _, _ in tagged})
-            return _describe_write(runner, facts, plan.operation.value.lower(), tagged, replaced=replaced)
-    upserts, deletes, facts, cleanup, pruned = _change_frames(runner, inner)
+            return _describe_write(ctx, facts, plan.operation.value.lower(), tagged, replaced=replaced)
+    upserts, deletes, facts, cleanup, pruned = _change_frames(ctx, inner)
     try:
-        options = write_options(facts, runner.options)
+        options = write_options(facts, ctx.options)
         tagged = []
         if upserts is not None:
-            tagged += _tag(runner, facts, upserts, options, deletes=False, use_index=True)
+            tagged += _tag(ctx, facts, upserts, options, deletes=False, use_index=True)
         if deletes is not None:
-            tagged += _tag(runner, facts, deletes, options, deletes=True, use_index=True)
+            tagged += _tag(ctx, facts, deletes, options, deletes=True, use_index=True)
         operation = "upsert" if upserts is not None else "delete"
         if upserts is not None and deletes is not None:
             operation = "upsert, then delete"
-        return _describe_write(runner, facts, operation, tagged, partitions_read=pruned)
+        return _describe_write(ctx, facts, operation, tagged, partitions_read=pruned)
     finally:
         cleanup()
 
 
-def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiTableFacts, Any, Any]:
+def _change_frames(ctx: OperationContext, inner: st.Statement) -> tuple[Any, Any, HudiTableFacts, Any, Any]:
     """The DataFrames UPDATE / DELETE / MERGE would write, and a cleanup to call after."""
     from contextlib import ExitStack
-
-    from hudi_sql.sql.dml import delete_frame, update_frames
-    from hudi_sql.sql.merge import build_merge
 
     stack = ExitStack()
     pruned = None
     table = inner.target if isinstance(inner, st.MergeInto) else inner.table
     refs: tuple[st.TableRef, ...] = inner.table_refs
-    _, facts = runner.hudi_table(table, f"EXPLAIN {type(inner).__name__.upper()}")
+    _, facts = ctx.hudi_table(table, f"EXPLAIN {type(inner).__name__.upper()}")
     try:
-        views = stack.enter_context(runner.bound(refs))
-        created = stack.enter_context(runner.temp_views())
+        views = stack.enter_context(bound(ctx, refs))
         if isinstance(inner, st.MergeInto):
-            frames = build_merge(runner, inner, facts, views, created)
+            frames = build_merge(ctx, inner, facts, views)
             stack.callback(frames.release)
             upserts, deletes, pruned = frames.upserts, frames.deletes, frames.partitions_read
         elif isinstance(inner, st.Update):
-            upserts, deletes = update_frames(runner, inner, facts, views, created)
+            upserts, deletes = update_frames(ctx, inner, facts, views)
         else:
             assert isinstance(inner, st.Delete)
-            upserts, deletes = None, delete_frame(runner, inner, facts, views, created)
+            upserts, deletes = None, delete_frame(ctx, inner, facts, views)
     except BaseException:
         stack.close()
         raise
@@ -302,7 +300,7 @@ def _change_frames(runner: Runner, inner: st.Statement) -> tuple[Any, Any, HudiT
 # DDL ----------------------------------------------------------------------------------------------
 
 
-def _explain_ddl(runner: Runner, inner: st.Statement) -> str:
+def _explain_ddl(ctx: OperationContext, inner: st.Statement) -> str:
     kind = type(inner).__name__
     target = getattr(inner, "name", None) or getattr(inner, "table", None)
     lines = [f"== {kind} ==", f"table: {target}" if target is not None else ""]

@@ -1,0 +1,80 @@
+"""SHOW CREATE TABLE and DESCRIBE [EXTENDED] of a Hudi table (Spark describes the others)."""
+
+from __future__ import annotations
+
+__all__ = ["describe_table", "show_create_table"]
+
+from typing import TYPE_CHECKING
+
+from catalog.base import quote_identifier
+from catalog.spark_catalog import quote_string
+from hudi_sql.sql import statements as st
+from hudi_sql.sql.operations.context import OperationContext, Resolved
+from hudi_sql.sql.operations.spark_fallback import on_hudi_table
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+@on_hudi_table(lambda statement: statement.table)
+def show_create_table(ctx: OperationContext, statement: st.ShowCreateTable, resolved: Resolved) -> DataFrame:
+    facts = ctx.facts(resolved)
+    info = resolved.info
+    assert info is not None
+    columns = []
+    for field_ in facts.target_schema().fields:
+        line = f"  {quote_identifier(field_.name)} {field_.dataType.simpleString().upper()}"
+        comment = field_.metadata.get("comment") if field_.metadata else None
+        if comment:
+            line += f" COMMENT {quote_string(str(comment))}"
+        columns.append(line)
+    text = [f"CREATE TABLE {resolved.ident.quoted()} (", ",\n".join(columns), ")", "USING hudi"]
+    if info.partition_columns:
+        text.append("PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in info.partition_columns) + ")")
+    if info.comment:
+        text.append(f"COMMENT {quote_string(info.comment)}")
+    if not info.managed:
+        text.append(f"LOCATION {quote_string(str(info.location))}")
+    if info.properties:
+        props = ",\n".join(
+            f"  {quote_string(k)} = {quote_string(v)}" for k, v in sorted(info.properties.items())
+        )
+        text.append(f"TBLPROPERTIES (\n{props})")
+    return ctx.rows("createtab_stmt string", [("\n".join(text) + "\n",)])
+
+
+@on_hudi_table(lambda statement: statement.table)
+def describe_table(ctx: OperationContext, statement: st.DescribeTable, resolved: Resolved) -> DataFrame:
+    from hudi_sql.model.schema import add_meta_fields
+
+    facts = ctx.facts(resolved)
+    info = resolved.info
+    assert info is not None
+    rows: list[tuple[str, str, str | None]] = []
+    for field_ in add_meta_fields(facts.target_schema()).fields:
+        comment = field_.metadata.get("comment") if field_.metadata else None
+        rows.append((field_.name, field_.dataType.simpleString(), comment))
+    if info.partition_columns:
+        types = {f.name.lower(): f.dataType.simpleString() for f in facts.target_schema().fields}
+        rows += [("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
+        rows += [(c, types.get(c.lower(), ""), None) for c in info.partition_columns]
+    if statement.extended:
+        props = ", ".join(f"{k}={v}" for k, v in sorted(info.properties.items()))
+        rows += [
+            ("", "", ""),
+            ("# Detailed Table Information", "", ""),
+            ("Catalog", "spark_catalog", ""),
+            ("Database", info.ident.database, ""),
+            ("Table", info.ident.name, ""),
+            ("Type", "MANAGED" if info.managed else "EXTERNAL", ""),
+            ("Provider", "hudi", ""),
+            ("Location", str(info.location), ""),
+            ("Hudi Table Type", facts.table_type.value, ""),
+            ("Record Key", ",".join(facts.record_key_fields), ""),
+            ("Precombine Field", facts.precombine_field or "", ""),
+            ("Partition Fields", ",".join(facts.partition_fields), ""),
+            ("Table Properties", f"[{props}]", ""),
+        ]
+        if info.comment:
+            rows.append(("Comment", info.comment, ""))
+    return ctx.rows("col_name string, data_type string, comment string", rows)

@@ -1,0 +1,143 @@
+"""Writing the changes of a SQL statement: one :func:`hudi_sql.write` per operation.
+
+A statement that fails leaves the table as it was: a write that fails before its commit is
+rolled back at once; and when a statement needs a second commit (deletes next to upserts, see
+:func:`write_changes`) and that one fails, the first is rolled back.
+"""
+
+from __future__ import annotations
+
+__all__ = ["drop_meta_columns", "key_columns", "write_changes", "write_frame"]
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from hudi_sql.config import HudiWriteConfig
+from hudi_sql.errors import CommitStateUnknownError, HudiError
+from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
+from hudi_sql.sql.planner import HudiTableFacts, write_options
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from hudi_sql.write.client import WriteResult
+
+_log = logging.getLogger(__name__)
+
+
+def write_frame(
+    ctx: OperationContext, facts: HudiTableFacts, df: DataFrame, options: Mapping[str, str]
+) -> WriteResult:
+    """One :func:`hudi_sql.write`; if it fails before committing, its instant is rolled back now
+    (not left for the next writer), unless the commit's outcome is unknown."""
+    from hudi_sql.write.api import write
+
+    try:
+        return write(df, facts.location, dict(options))
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        rollback_pending(facts.location)
+        raise
+
+
+def rollback_pending(location: str) -> None:
+    from hudi_sql.commit.rollback import rollback_failed_writes
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    try:
+        rollback_failed_writes(TableMetaClient.load(location))
+    except (HudiError, OSError):  # the next writer rolls it back anyway
+        _log.warning(
+            "Could not roll back the failed write on '%s' now; the next write will.", location, exc_info=True
+        )
+
+
+def key_columns(facts: HudiTableFacts) -> list[str]:
+    """Record key and partition columns in the table's spelling (what a delete needs)."""
+    names = [f.name for f in facts.target_schema().fields]
+    lowered = {n.lower(): n for n in names}
+    wanted = [*facts.record_key_fields, *facts.partition_fields]
+    out: list[str] = []
+    for column in wanted:
+        name = lowered.get(column.split(".")[0].lower())
+        if name is not None and name not in out:
+            out.append(name)
+    return out
+
+
+def write_changes(
+    ctx: OperationContext,
+    facts: HudiTableFacts,
+    upserts: DataFrame | None,
+    deletes: DataFrame | None,
+    *,
+    known_counts: tuple[int, int] | None = None,
+    moves_are_updates: bool = False,
+) -> DataFrame:
+    """Write upserted rows and deleted keys; returns the metrics row.
+
+    Upserts go in one ``upsert``, deleted keys in one ``delete`` (a ``_hoodie_is_deleted``
+    column would become a column of the table, as it does in Hudi). When both are present the
+    delete is a second commit; if it fails, the upsert is rolled back.
+
+    Args:
+        known_counts: (upserts, deletes) row counts when the caller knows them.
+        moves_are_updates: the deleted keys are old homes of updated rows (UPDATE moving rows to
+            another partition): report the rows as updated, not as inserted and deleted.
+    """
+    from hudi_sql.commit.rollback import rollback_latest_commit
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    upsert_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "upsert"})
+    delete_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "delete"})
+    if known_counts is not None:
+        if known_counts[0] == 0:
+            upserts = None
+        if known_counts[1] == 0:
+            deletes = None
+    elif upserts is not None and deletes is not None and deletes.limit(1).count() == 0:
+        deletes = None
+    if deletes is None and upserts is None:
+        return ctx.metrics(None)
+    if deletes is None:
+        assert upserts is not None
+        return ctx.metrics(write_frame(ctx, facts, upserts, upsert_options))
+    if upserts is None:
+        return ctx.metrics(write_frame(ctx, facts, deletes, delete_options))
+    first = write_frame(ctx, facts, upserts, upsert_options)
+    try:
+        second = write_frame(ctx, facts, deletes, delete_options)
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        if first.instant_time is not None:
+            rollback_latest_commit(TableMetaClient.load(facts.location), first.instant_time)
+        raise
+    inserted, updated = first.num_inserted, first.num_updated
+    deleted = second.num_deleted
+    if moves_are_updates:
+        inserted, updated, deleted = 0, inserted + updated, 0
+    return ctx.rows(
+        METRICS_SCHEMA,
+        [
+            (
+                inserted + updated + deleted,
+                inserted,
+                updated,
+                deleted,
+                second.instant_time or first.instant_time,
+            )
+        ],
+    )
+
+
+
+def drop_meta_columns(df: DataFrame) -> DataFrame:
+    """*df* without Hudi's five meta columns (``_hoodie_commit_time``, ...)."""
+    from hudi_sql.model.schema import META_FIELDS
+
+    present = [c for c in df.columns if c in META_FIELDS]
+    return df.drop(*present) if present else df
+
