@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import hudi_sql
+    from hudi_sql.config import HudiReadConfig, HudiTableConfig, HudiWriteConfig
     from hudi_sql.spark.session import default_state_dir
 
     state = Path(args.state_dir).resolve() if args.state_dir else default_state_dir()
@@ -40,12 +41,12 @@ def main(argv: list[str] | None = None) -> int:
         path = state / "quickstart" / f"trips_{table_type.lower()}"
         shutil.rmtree(path, ignore_errors=True)
         options = {
-            "hoodie.table.name": f"trips_{table_type.lower()}",
-            "hoodie.datasource.write.table.type": table_type,
-            "hoodie.datasource.write.recordkey.field": "uuid",
-            "hoodie.datasource.write.partitionpath.field": "city",
-            "hoodie.datasource.write.precombine.field": "ts",
-            "hoodie.datasource.write.hive_style_partitioning": "true",
+            HudiTableConfig.NAME.key: f"trips_{table_type.lower()}",
+            HudiWriteConfig.TABLE_TYPE.key: table_type,
+            HudiWriteConfig.RECORD_KEY_FIELDS.key: "uuid",
+            HudiWriteConfig.PARTITION_PATH_FIELDS.key: "city",
+            HudiWriteConfig.PRECOMBINE_FIELD.key: "ts",
+            HudiWriteConfig.HIVE_STYLE_PARTITIONING.key: "true",
         }
         first = hudi_sql.write(spark.createDataFrame(TRIPS, SCHEMA), str(path), options)
         print(f"\n== {table_type}: inserted {first.num_inserted} trips at {first.instant_time}")
@@ -54,21 +55,21 @@ def main(argv: list[str] | None = None) -> int:
         second = hudi_sql.write(update, str(path), options)
         print(f"updated {second.num_updated} trip at {second.instant_time}")
         delete = spark.createDataFrame([(TRIPS[0][1], "san_francisco")], "uuid string, city string")
-        third = hudi_sql.write(delete, str(path), {**options, "hoodie.datasource.write.operation": "delete"})
+        third = hudi_sql.write(delete, str(path), {**options, HudiWriteConfig.OPERATION.key: "delete"})
         print(f"deleted {third.num_deleted} trip at {third.instant_time}")
         spark.read.format("hudi").load(str(path)).select("_hoodie_commit_time", "rider", "fare", "city") \
             .orderBy("rider").show(truncate=False)
         print("changes after the first commit (incremental):")
-        spark.read.format("hudi").option("hoodie.datasource.query.type", "incremental") \
-            .option("hoodie.datasource.read.begin.instanttime", first.instant_time).load(str(path)) \
+        spark.read.format("hudi").option(HudiReadConfig.QUERY_TYPE.key, "incremental") \
+            .option(HudiReadConfig.BEGIN_INSTANT.key, first.instant_time).load(str(path)) \
             .select("rider", "fare").show()
         print(f"time travel to {first.instant_time}:")
-        spark.read.format("hudi").option("as.of.instant", first.instant_time).load(str(path)) \
+        spark.read.format("hudi").option(HudiReadConfig.AS_OF_INSTANT.key, first.instant_time).load(str(path)) \
             .where("rider = 'rider-D'").select("rider", "fare").show()
         if table_type == "MERGE_ON_READ":
             instant = hudi_sql.compact(spark, str(path))
             print(f"compacted at {instant}; read-optimized view now:")
-            spark.read.format("hudi").option("hoodie.datasource.query.type", "read_optimized").load(str(path)) \
+            spark.read.format("hudi").option(HudiReadConfig.QUERY_TYPE.key, "read_optimized").load(str(path)) \
                 .select("rider", "fare").orderBy("rider").show()
     spark.stop()
     print(f"Tables are in {state / 'quickstart'}")

@@ -24,7 +24,8 @@ def index_supported(index_type: str) -> bool:
     """Whether this checkout of hudi-sql has *index_type*: asks the engine's own index lookup."""
     from hudi_sql.config import IndexType
     from hudi_sql.errors import UnsupportedFeatureError
-    from hudi_sql.index.base import IndexContext, index_for
+    from hudi_sql.index.base import IndexContext
+    from hudi_sql.index.factory import index_for
 
     context = IndexContext(None, None, None, None, IndexType.parse(index_type))  # type: ignore[arg-type]
     try:

@@ -1,6 +1,7 @@
 """Typed option registry: one declaration per ``hoodie.*`` key (see :mod:`.registry`)."""
 
 from hudi_sql.config.compaction import HudiCompactionConfig
+from hudi_sql.config.concurrency import HudiConcurrencyConfig as HudiConcurrencyConfig
 from hudi_sql.config.read import HudiReadConfig, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
 from hudi_sql.config.services import CleanerPolicy as CleanerPolicy, HudiServiceConfig as HudiServiceConfig

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hudi_sql.config.compaction  # noqa: F401 - every scope registers on import
+import hudi_sql.config.compaction
 import hudi_sql.config.services  # noqa: F401
 from hudi_sql.config.registry import all_config_enums, describe
 

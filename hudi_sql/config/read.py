@@ -6,7 +6,7 @@ __all__ = ["HudiReadConfig", "QueryType"]
 
 from enum import Enum
 
-from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_str
+from hudi_sql.config.registry import ConfigOption, ConfigScope, parse_bool, parse_str
 
 
 class QueryType(str, Enum):
@@ -22,18 +22,18 @@ class QueryType(str, Enum):
             raise ValueError(f"'{value}' is not a query type (snapshot, read_optimized, incremental)") from None
 
 
-class HudiReadConfig(ConfigEnum):
+class HudiReadConfig(ConfigScope):
     """Options of a query: query type, incremental range, time travel (read scope)."""
 
-    QUERY_TYPE = ("hoodie.datasource.query.type", QueryType.parse, QueryType.SNAPSHOT,
+    QUERY_TYPE = ConfigOption("hoodie.datasource.query.type", QueryType.parse, QueryType.SNAPSHOT,
                   "snapshot, read_optimized or incremental.")
-    BEGIN_INSTANT = ("hoodie.datasource.read.begin.instanttime", parse_str, None,
+    BEGIN_INSTANT = ConfigOption("hoodie.datasource.read.begin.instanttime", parse_str, None,
                      "Incremental: changes after this instant (exclusive).")
-    END_INSTANT = ("hoodie.datasource.read.end.instanttime", parse_str, None,
+    END_INSTANT = ConfigOption("hoodie.datasource.read.end.instanttime", parse_str, None,
                    "Incremental: changes up to this instant (inclusive); default the latest.")
-    AS_OF_INSTANT = ("as.of.instant", parse_str, None,
+    AS_OF_INSTANT = ConfigOption("as.of.instant", parse_str, None,
                      "Time travel: the table as of this instant (yyyyMMddHHmmssSSS or a date-time).")
-    INCR_FALLBACK_FULL_SCAN = ("hoodie.datasource.read.incr.fallback.fulltablescan.enable", parse_bool, False,
+    INCR_FALLBACK_FULL_SCAN = ConfigOption("hoodie.datasource.read.incr.fallback.fulltablescan.enable", parse_bool, False,
                                "Incremental over cleaned files falls back to a full scan.")
-    EXTRACT_PARTITION_FROM_PATH = ("hoodie.datasource.read.extract.partition.values.from.path", parse_bool,
+    EXTRACT_PARTITION_FROM_PATH = ConfigOption("hoodie.datasource.read.extract.partition.values.from.path", parse_bool,
                                    False, "Partition values from the path.", (), (), False)

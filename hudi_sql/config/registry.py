@@ -1,9 +1,12 @@
 """The typed registry of Hudi option keys.
 
-Each option is declared once, as a member of a :class:`ConfigEnum` subclass whose value is
-the exact ``hoodie.*`` key (``HudiWriteConfig.RECORD_KEY_FIELDS ==
-"hoodie.datasource.write.recordkey.field"``). The member carries its :class:`ConfigKey`: the
-parser for its type, its default, its doc, its allowed values and deprecated aliases.
+Each option is declared once, as a :class:`ConfigOption` member of a :class:`ConfigScope`
+subclass; the member is the exact ``hoodie.*`` key (``HudiWriteConfig.RECORD_KEY_FIELDS ==
+"hoodie.datasource.write.recordkey.field"``) and is typed by its value
+(``ConfigOption[tuple[str, ...]]``), so ``HudiConfigs.get(member)`` is typed too. The member
+carries its :class:`ConfigKey`: the parser for its type, its default, its doc, its allowed
+values and deprecated aliases. Scopes are not ``Enum`` classes because an enum member cannot
+carry its own value type; they iterate over their members like one.
 
 :class:`HudiConfigs` is the immutable container a write, read or service is given. Its
 typed getter raises :class:`~hudi_sql.errors.HudiConfigError` naming the key when a value
@@ -15,28 +18,31 @@ the most expensive kind of bug in a nightly pipeline.
 from __future__ import annotations
 
 __all__ = [
-    "ConfigKey",
+    "NO_VALUES",
     "ConfigEnum",
+    "ConfigKey",
+    "ConfigOption",
+    "ConfigScope",
     "HudiConfigs",
-    "parse_bool",
-    "parse_int",
-    "parse_float",
-    "parse_str",
-    "parse_list",
     "all_config_enums",
+    "parse_bool",
+    "parse_float",
+    "parse_int",
+    "parse_list",
+    "parse_str",
 ]
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from hudi_sql.errors import HudiConfigError, did_you_mean
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+V_co = TypeVar("V_co", covariant=True)
 
 
 def parse_str(value: str) -> str:
@@ -58,6 +64,10 @@ def parse_int(value: str) -> int:
 
 def parse_float(value: str) -> float:
     return float(value.strip())
+
+
+#: The default of a list option that is empty (typed, so that the option is ``tuple[str, ...]``).
+NO_VALUES: tuple[str, ...] = ()
 
 
 def parse_list(value: str) -> tuple[str, ...]:
@@ -108,49 +118,124 @@ def _to_option_string(raw: object) -> str:
     return str(raw)
 
 
-_ENUMS: list[type[ConfigEnum]] = []
+_SCOPES: list[type[ConfigScope]] = []
 
 
-class ConfigEnum(str, Enum):
-    """Base of the per-scope option enums; each member's value is its exact key."""
+class ConfigOption(str, Generic[V_co]):
+    """One option key, typed by the value it parses to (``ConfigOption[int]``, ...).
+
+    It *is* its key (a ``str``), so it works wherever a key string does (option dicts, ``==``);
+    its type parameter is what :meth:`HudiConfigs.get` returns for it. An option whose default
+    is ``None`` is typed ``ConfigOption[X | None]``: unset, it reads as ``None``.
+    """
 
     spec: ConfigKey
+    name: str
+    scope: type[ConfigScope]
 
     def __new__(
         cls,
         key: str,
-        parse: Callable[[str], Any],
-        default: Any,
+        parse: Callable[[str], V_co],
+        default: V_co,
         doc: str,
         choices: tuple[str, ...] = (),
         aliases: tuple[str, ...] = (),
         effective: bool = True,
-    ) -> ConfigEnum:
+    ) -> ConfigOption[V_co]:
         obj = str.__new__(cls, key)
-        obj._value_ = key
         obj.spec = ConfigKey(key, parse, default, doc, tuple(choices), tuple(aliases), effective)
+        obj.name = key
         return obj
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _ENUMS.append(cls)
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        if isinstance(owner, _ScopeMeta):
+            self.scope = cast("type[ConfigScope]", owner)
 
     def __str__(self) -> str:
-        return str(self.value)
+        return self.key
+
+    def __repr__(self) -> str:
+        scope = getattr(self, "scope", None)
+        return f"<{scope.__name__ if scope else 'ConfigOption'}.{self.name}: {self.key!r}>"
+
+    def __reduce__(self) -> tuple[Callable[[str], ConfigOption[Any]], tuple[str]]:
+        # Pickled by key: the unpickled member is the registered one, with its parser.
+        return _option_by_key, (self.key,)
 
     @property
     def key(self) -> str:
-        return str(self.value)
+        return str.__str__(self)
 
     @property
-    def default(self) -> Any:
-        return self.spec.default
+    def value(self) -> str:
+        return self.key
+
+    @property
+    def default(self) -> V_co:
+        return self.spec.default  # type: ignore[no-any-return]
+
+    def parse_value(self, raw: object) -> V_co:
+        return self.spec.parse_value(raw)  # type: ignore[no-any-return]
 
 
-def all_config_enums() -> list[type[ConfigEnum]]:
+def _option_by_key(key: str) -> ConfigOption[Any]:
+    member = _known_keys().get(key)
+    if member is None:
+        raise HudiConfigError(f"Unknown option '{key}'.")
+    return member
+
+
+class _ScopeMeta(type):
+    """Makes an option scope iterable over its members, in declaration order, like an enum."""
+
+    _members: tuple[ConfigOption[Any], ...]
+
+    def __iter__(cls) -> Iterator[ConfigOption[Any]]:
+        return iter(cls._members)
+
+    def __len__(cls) -> int:
+        return len(cls._members)
+
+    def __contains__(cls, item: object) -> bool:
+        return any(item == m for m in cls._members)
+
+
+class ConfigScope(metaclass=_ScopeMeta):
+    """Base of the per-scope option classes; each member is a :class:`ConfigOption`.
+
+    A member may also be written as a plain tuple ``(key, parse, default, doc, ...)`` (the
+    older enum form); it is turned into a :class:`ConfigOption` when the class is created,
+    but only the ``ConfigOption(...)`` form is typed for mypy.
+    """
+
+    _members: tuple[ConfigOption[Any], ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        members: list[ConfigOption[Any]] = []
+        for attr, value in list(vars(cls).items()):
+            if attr.startswith("_"):
+                continue
+            if isinstance(value, tuple) and attr.isupper() and value and isinstance(value[0], str):
+                value = ConfigOption(*value)
+                setattr(cls, attr, value)
+                value.__set_name__(cls, attr)
+            if isinstance(value, ConfigOption):
+                members.append(value)
+        cls._members = tuple(members)
+        _SCOPES.append(cls)
+
+
+#: The scope base under its earlier name: scopes were ``str`` enums before options were typed.
+ConfigEnum = ConfigScope
+
+
+def all_config_enums() -> list[type[ConfigScope]]:
     """Every registered option scope (importing :mod:`hudi_sql.config` fills the list)."""
     _load_plugins()
-    return list(_ENUMS)
+    return list(_SCOPES)
 
 
 #: Modules outside the engine that declare option scopes (the catalog's Hive sync keys). They
@@ -173,10 +258,10 @@ def _load_plugins() -> None:
             _log.debug("option plugin %s not available", module)
 
 
-def _known_keys() -> dict[str, ConfigEnum]:
+def _known_keys() -> dict[str, ConfigOption[Any]]:
     _load_plugins()
-    known: dict[str, ConfigEnum] = {}
-    for enum in _ENUMS:
+    known: dict[str, ConfigOption[Any]] = {}
+    for enum in _SCOPES:
         for member in enum:
             known[member.key] = member
             for alias in member.spec.aliases:
@@ -232,24 +317,31 @@ class HudiConfigs(Mapping[str, str]):
     def with_options(self, options: Mapping[str, object]) -> HudiConfigs:
         return HudiConfigs({**self._values, **HudiConfigs.of(options)._values})
 
+    # A ConfigOption is a str too; the first overload wins for it, so the overlap is harmless.
+    # Mapping.get types every value as str; a registered option reads as its typed value on
+    # purpose (that is what the registry is for), hence the deliberate override.
+    @overload  # type: ignore[override]
+    def get(self, key: ConfigOption[T], /) -> T: ...  # type: ignore[overload-overlap]
     @overload
-    def get(self, key: ConfigEnum) -> Any: ...
+    def get(self, key: str, /) -> str | None: ...
     @overload
-    def get(self, key: str, default: Any = None) -> Any: ...
+    def get(self, key: str, default: str, /) -> str: ...
+    @overload
+    def get(self, key: str, default: T, /) -> str | T: ...
 
-    def get(self, key: ConfigEnum | str, default: Any = None) -> Any:
+    def get(self, key: ConfigOption[Any] | str, default: object = None, /) -> Any:
         """The typed value of a registered option (its default if unset), or a raw string."""
-        if isinstance(key, ConfigEnum):
+        if isinstance(key, ConfigOption):
             raw = self._values.get(key.key)
             if raw is None:
                 return key.spec.default
             return key.spec.parse_value(raw)
         return self._values.get(key, default)
 
-    def is_set(self, key: ConfigEnum | str) -> bool:
+    def is_set(self, key: ConfigOption[Any] | str) -> bool:
         return str(key) in self._values
 
-    def require(self, key: ConfigEnum) -> Any:
+    def require(self, key: ConfigOption[T | None]) -> T:
         value = self.get(key)
         if value is None or value == "" or value == ():
             raise HudiConfigError(f"Option '{key.key}' is required here but not set.", help=key.spec.doc)
@@ -268,7 +360,7 @@ class HudiConfigs(Mapping[str, str]):
         return len(self._values)
 
 
-def _check_unknown(key: str, known: Mapping[str, ConfigEnum]) -> None:
+def _check_unknown(key: str, known: Mapping[str, ConfigOption[Any]]) -> None:
     if not key.startswith("hoodie.") or key.startswith(_PASS_THROUGH_PREFIXES):
         return
     raise HudiConfigError(
@@ -277,10 +369,10 @@ def _check_unknown(key: str, known: Mapping[str, ConfigEnum]) -> None:
     )
 
 
-def describe(enums: Iterable[type[ConfigEnum]] | None = None) -> str:
+def describe(enums: Iterable[type[ConfigScope]] | None = None) -> str:
     """Markdown reference of every option (the source of docs/configuration.md)."""
     lines = ["| key | default | description |", "| --- | --- | --- |"]
-    for enum in enums or _ENUMS:
+    for enum in enums or _SCOPES:
         for member in enum:
             spec = member.spec
             default = "" if spec.default is None else _to_option_string(

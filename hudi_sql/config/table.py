@@ -6,7 +6,15 @@ __all__ = ["HudiTableConfig", "TableType"]
 
 from enum import Enum
 
-from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int, parse_list, parse_str
+from hudi_sql.config.registry import (
+    NO_VALUES,
+    ConfigOption,
+    ConfigScope,
+    parse_bool,
+    parse_int,
+    parse_list,
+    parse_str,
+)
 
 
 class TableType(str, Enum):
@@ -24,81 +32,106 @@ class TableType(str, Enum):
         raise ValueError(f"'{value}' is not a table type (COPY_ON_WRITE, MERGE_ON_READ, cow, mor)")
 
 
-class HudiTableConfig(ConfigEnum):
+class HudiTableConfig(ConfigScope):
     """Keys of `.hoodie/hoodie.properties`: fixed when a table is created (table scope)."""
 
-    NAME = ("hoodie.table.name", parse_str, None, "Table name; required.")
-    TYPE = ("hoodie.table.type", TableType.parse, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
-    VERSION = ("hoodie.table.version", parse_int, 6, "Table version; hudi-sql writes version 6.")
-    TIMELINE_LAYOUT_VERSION = ("hoodie.timeline.layout.version", parse_int, 1, "Timeline layout; 1 for v6.")
-    CHECKSUM = ("hoodie.table.checksum", parse_int, None, "CRC32 of '<database>.<table>'.")
-    DATABASE_NAME = ("hoodie.database.name", parse_str, "default", "Database the table belongs to.")
-    RECORD_KEY_FIELDS = ("hoodie.table.recordkey.fields", parse_list, (), "Record key columns.")
-    PRECOMBINE_FIELD = ("hoodie.table.precombine.field", parse_str, None, "Ordering column.")
-    PARTITION_FIELDS = ("hoodie.table.partition.fields", parse_list, (), "Partition columns.")
-    KEY_GENERATOR_CLASS = ("hoodie.table.keygenerator.class", parse_str, None, "Key generator class name.")
-    HIVE_STYLE_PARTITIONING = (
+    NAME = ConfigOption("hoodie.table.name", parse_str, None, "Table name; required.")
+    TYPE = ConfigOption("hoodie.table.type", TableType.parse, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
+    VERSION = ConfigOption("hoodie.table.version", parse_int, 6, "Table version; hudi-sql writes version 6.")
+    TIMELINE_LAYOUT_VERSION = ConfigOption("hoodie.timeline.layout.version", parse_int, 1, "Timeline layout; 1 for v6.")
+    CHECKSUM = ConfigOption("hoodie.table.checksum", parse_int, None, "CRC32 of '<database>.<table>'.")
+    DATABASE_NAME = ConfigOption("hoodie.database.name", parse_str, "default", "Database the table belongs to.")
+    RECORD_KEY_FIELDS = ConfigOption("hoodie.table.recordkey.fields", parse_list, NO_VALUES, "Record key columns.")
+    PRECOMBINE_FIELD = ConfigOption("hoodie.table.precombine.field", parse_str, None, "Ordering column.")
+    PARTITION_FIELDS = ConfigOption("hoodie.table.partition.fields", parse_list, NO_VALUES, "Partition columns.")
+    KEY_GENERATOR_CLASS = ConfigOption("hoodie.table.keygenerator.class", parse_str, None, "Key generator class name.")
+    HIVE_STYLE_PARTITIONING = ConfigOption(
         "hoodie.datasource.write.hive_style_partitioning", parse_bool, False, "Partition folders as field=value."
     )
-    URL_ENCODE_PARTITIONING = (
+    URL_ENCODE_PARTITIONING = ConfigOption(
         "hoodie.datasource.write.partitionpath.urlencode", parse_bool, False, "URL-encode partition values."
     )
-    DROP_PARTITION_COLUMNS = (
+    DROP_PARTITION_COLUMNS = ConfigOption(
         "hoodie.datasource.write.drop.partition.columns", parse_bool, False,
         "Drop partition columns from data files (not supported: readers refuse it).",
     )
-    POPULATE_META_FIELDS = ("hoodie.populate.meta.fields", parse_bool, True, "Fill the _hoodie_* columns.")
-    BASE_FILE_FORMAT = ("hoodie.table.base.file.format", parse_str, "PARQUET", "Base file format.", ("PARQUET",))
-    ARCHIVELOG_FOLDER = ("hoodie.archivelog.folder", parse_str, "archived", "Archived timeline folder.")
-    TIMELINE_TIMEZONE = (
+    POPULATE_META_FIELDS = ConfigOption("hoodie.populate.meta.fields", parse_bool, True, "Fill the _hoodie_* columns.")
+    BASE_FILE_FORMAT = ConfigOption("hoodie.table.base.file.format", parse_str, "PARQUET", "Base file format.", ("PARQUET",))
+    ARCHIVELOG_FOLDER = ConfigOption("hoodie.archivelog.folder", parse_str, "archived", "Archived timeline folder.")
+    TIMELINE_TIMEZONE = ConfigOption(
         "hoodie.table.timeline.timezone", parse_str, "UTC", "Time zone of instant times.", ("UTC", "LOCAL")
     )
-    CREATE_SCHEMA = ("hoodie.table.create.schema", parse_str, None, "Avro schema of the data columns.")
-    PAYLOAD_CLASS = (
+    CREATE_SCHEMA = ConfigOption("hoodie.table.create.schema", parse_str, None, "Avro schema of the data columns.")
+    PAYLOAD_CLASS = ConfigOption(
         "hoodie.compaction.payload.class", parse_str,
         "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload", "Record payload (merge semantics).",
     )
-    RECORD_MERGER_STRATEGY = (
+    RECORD_MERGER_STRATEGY = ConfigOption(
         "hoodie.compaction.record.merger.strategy", parse_str, "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5",
         "Record merger strategy id.",
     )
-    TIMESTAMP_TYPE = (
+    TIMESTAMP_TYPE = ConfigOption(
         "hoodie.keygen.timebased.timestamp.type", parse_str, None,
         "TimestampBasedKeyGenerator input type.",
         ("UNIX_TIMESTAMP", "DATE_STRING", "MIXED", "EPOCHMILLISECONDS", "EPOCHMICROSECONDS", "SCALAR"),
     )
-    TIMESTAMP_INPUT_FORMAT = (
+    TIMESTAMP_INPUT_FORMAT = ConfigOption(
         "hoodie.keygen.timebased.input.dateformat", parse_str, "", "Input format for DATE_STRING timestamps."
     )
-    TIMESTAMP_OUTPUT_FORMAT = (
+    TIMESTAMP_OUTPUT_FORMAT = ConfigOption(
         "hoodie.keygen.timebased.output.dateformat", parse_str, "", "Partition path format of timestamps."
     )
-    TIMESTAMP_TIMEZONE = (
+    TIMESTAMP_TIMEZONE = ConfigOption(
         "hoodie.keygen.timebased.timezone", parse_str, "UTC", "Time zone of timestamp-based partition paths."
     )
-    TIMESTAMP_SCALAR_UNIT = (
+    TIMESTAMP_SCALAR_UNIT = ConfigOption(
         "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR timestamps."
     )
-    TIMESTAMP_INPUT_TIMEZONE = (
+    TIMESTAMP_INPUT_TIMEZONE = ConfigOption(
         "hoodie.keygen.timebased.input.timezone", parse_str, None,
         "Time zone of DATE_STRING input values without an offset (unset: the Spark session time zone); "
         "hoodie.keygen.timebased.timezone, when set, wins.",
     )
-    TIMESTAMP_OUTPUT_TIMEZONE = (
+    TIMESTAMP_OUTPUT_TIMEZONE = ConfigOption(
         "hoodie.keygen.timebased.output.timezone", parse_str, None,
         "Time zone the partition path is formatted in (unset: the Spark session time zone); "
         "hoodie.keygen.timebased.timezone, when set, wins.",
     )
-    TIMESTAMP_INPUT_FORMAT_DELIMITER = (
+    TIMESTAMP_INPUT_FORMAT_DELIMITER = ConfigOption(
         "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex", parse_str, ",",
         "Regex separating several input date formats (the first that parses wins).",
     )
-    DATETIME_PARSER_CLASS = (
+    DATETIME_PARSER_CLASS = ConfigOption(
         "hoodie.keygen.datetime.parser.class", parse_str, "org.apache.hudi.keygen.parser.HoodieDateTimeParser",
         "Date-time parser of the timestamp key generator; only Hudi's default parser is supported.",
     )
-    METADATA_PARTITIONS = (
+    METADATA_PARTITIONS = ConfigOption(
         "hoodie.table.metadata.partitions", parse_str, "", "Metadata table partitions (hudi-sql writes none)."
     )
-    CDC_ENABLED = ("hoodie.table.cdc.enabled", parse_bool, False, "Change data capture logs (not supported).")
-    LOG_FILE_FORMAT = ("hoodie.table.log.file.format", parse_str, "HOODIE_LOG", "Log file format.")
+    CDC_ENABLED = ConfigOption("hoodie.table.cdc.enabled", parse_bool, False, "Change data capture logs (not supported).")
+    LOG_FILE_FORMAT = ConfigOption("hoodie.table.log.file.format", parse_str, "HOODIE_LOG", "Log file format.")
+    # -- table version 8 (Apache Hudi 1.x); read by hudi_sql/table/version.py and the meta client --
+    TIMELINE_PATH = ConfigOption(
+        "hoodie.timeline.path", parse_str, "timeline", "Layout 2 (version 8): folder of the timeline under .hoodie/."
+    )
+    TIMELINE_HISTORY_PATH = ConfigOption(
+        "hoodie.timeline.history.path", parse_str, "history",
+        "Layout 2 (version 8): folder of the LSM archived timeline under the timeline folder.",
+    )
+    INITIAL_VERSION = ConfigOption("hoodie.table.initial.version", parse_int, None, "Version the table was created at (8+).")
+    RECORD_MERGE_MODE = ConfigOption(
+        "hoodie.record.merge.mode", parse_str, None,
+        "Version 8: how records of one key merge: COMMIT_TIME_ORDERING (the latest write wins), "
+        "EVENT_TIME_ORDERING (the greatest ordering value wins) or CUSTOM.",
+        ("COMMIT_TIME_ORDERING", "EVENT_TIME_ORDERING", "CUSTOM"),
+    )
+    RECORD_MERGE_STRATEGY_ID = ConfigOption(
+        "hoodie.record.merge.strategy.id", parse_str, None, "Version 8: id of the record merger strategy."
+    )
+    ORDERING_FIELDS = ConfigOption(
+        "hoodie.table.ordering.fields", parse_list, NO_VALUES,
+        "Version 9 name of the ordering columns (version 8 keeps hoodie.table.precombine.field).",
+    )
+    KEY_GENERATOR_TYPE = ConfigOption(
+        "hoodie.table.keygenerator.type", parse_str, None, "Version 8: key generator type (SIMPLE, COMPLEX, ...)."
+    )

@@ -6,9 +6,18 @@ __all__ = ["HudiWriteConfig", "IndexType"]
 
 from enum import Enum
 
-from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_float, parse_int, parse_list, parse_str
+from hudi_sql.config.operation import WriteOperationType
+from hudi_sql.config.registry import (
+    NO_VALUES,
+    ConfigOption,
+    ConfigScope,
+    parse_bool,
+    parse_float,
+    parse_int,
+    parse_list,
+    parse_str,
+)
 from hudi_sql.config.table import TableType
-from hudi_sql.write.operation import WriteOperationType
 
 
 class IndexType(str, Enum):
@@ -33,112 +42,114 @@ class IndexType(str, Enum):
 _MB = 1024 * 1024
 
 
-class HudiWriteConfig(ConfigEnum):
+class HudiWriteConfig(ConfigScope):
     """Options of a write: operation, keys, index, file sizing, markers (write scope)."""
 
-    TABLE_NAME = ("hoodie.datasource.write.table.name", parse_str, None,
+    TABLE_NAME = ConfigOption("hoodie.datasource.write.table.name", parse_str, None,
                   "Table name for a new table (hoodie.table.name is read first).")
-    TABLE_TYPE = ("hoodie.datasource.write.table.type", TableType.parse, TableType.COPY_ON_WRITE,
+    TABLE_TYPE = ConfigOption("hoodie.datasource.write.table.type", TableType.parse, TableType.COPY_ON_WRITE,
                   "COPY_ON_WRITE or MERGE_ON_READ, for a new table.")
-    OPERATION = ("hoodie.datasource.write.operation", WriteOperationType.parse, WriteOperationType.UPSERT,
+    OPERATION = ConfigOption("hoodie.datasource.write.operation", WriteOperationType.parse, WriteOperationType.UPSERT,
                  "upsert, insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition.")
-    RECORD_KEY_FIELDS = ("hoodie.datasource.write.recordkey.field", parse_list, (),
+    RECORD_KEY_FIELDS = ConfigOption("hoodie.datasource.write.recordkey.field", parse_list, NO_VALUES,
                          "Record key column(s), comma-separated.")
-    PARTITION_PATH_FIELDS = ("hoodie.datasource.write.partitionpath.field", parse_list, (),
+    PARTITION_PATH_FIELDS = ConfigOption("hoodie.datasource.write.partitionpath.field", parse_list, NO_VALUES,
                              "Partition column(s), comma-separated; for the custom key generator "
                              "'field:SIMPLE' or 'field:TIMESTAMP'.")
-    PRECOMBINE_FIELD = ("hoodie.datasource.write.precombine.field", parse_str, None,
+    PRECOMBINE_FIELD = ConfigOption("hoodie.datasource.write.precombine.field", parse_str, None,
                         "Ordering column: of two records with one key, the greater value wins.")
-    KEY_GENERATOR_CLASS = ("hoodie.datasource.write.keygenerator.class", parse_str, None,
+    KEY_GENERATOR_CLASS = ConfigOption("hoodie.datasource.write.keygenerator.class", parse_str, None,
                            "Key generator by Hudi class name (org.apache.hudi.keygen.SimpleKeyGenerator, ...).")
-    KEY_GENERATOR_TYPE = ("hoodie.datasource.write.keygenerator.type", parse_str, None,
+    KEY_GENERATOR_TYPE = ConfigOption("hoodie.datasource.write.keygenerator.type", parse_str, None,
                           "Key generator by type: SIMPLE, COMPLEX, NON_PARTITION, TIMESTAMP, CUSTOM.")
-    COMPLEX_KEYGEN_NEW_ENCODING = ("hoodie.write.complex.keygen.new.encoding", parse_bool, False,
+    COMPLEX_KEYGEN_NEW_ENCODING = ConfigOption("hoodie.write.complex.keygen.new.encoding", parse_bool, False,
                                    "ComplexKeyGenerator with one key field writes 'value' instead of 'field:value'.")
-    CONSISTENT_LOGICAL_TIMESTAMP = (
+    CONSISTENT_LOGICAL_TIMESTAMP = ConfigOption(
         "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled", parse_bool, False,
         "Keys of timestamp columns as in the Avro path with logical types (true is not supported).")
-    SQL_ORIGIN_KEYGEN_CLASS = ("hoodie.sql.origin.keygen.class", parse_str, None,
+    SQL_ORIGIN_KEYGEN_CLASS = ConfigOption("hoodie.sql.origin.keygen.class", parse_str, None,
                                "Internal: the key generator wrapped by Hudi's SqlKeyGenerator.")
-    HIVE_STYLE_PARTITIONING = ("hoodie.datasource.write.hive_style_partitioning", parse_bool, False,
+    HIVE_STYLE_PARTITIONING = ConfigOption("hoodie.datasource.write.hive_style_partitioning", parse_bool, False,
                                "Partition folders named field=value.")
-    URL_ENCODE_PARTITIONING = ("hoodie.datasource.write.partitionpath.urlencode", parse_bool, False,
+    URL_ENCODE_PARTITIONING = ConfigOption("hoodie.datasource.write.partitionpath.urlencode", parse_bool, False,
                                "Escape partition values the Hive way.")
-    POPULATE_META_FIELDS = ("hoodie.populate.meta.fields", parse_bool, True,
+    POPULATE_META_FIELDS = ConfigOption("hoodie.populate.meta.fields", parse_bool, True,
                             "Fill _hoodie_commit_time, _hoodie_record_key, ... in every row.")
-    PAYLOAD_CLASS = ("hoodie.datasource.write.payload.class", parse_str, None,
+    PAYLOAD_CLASS = ConfigOption("hoodie.datasource.write.payload.class", parse_str, None,
                      "Payload class: OverwriteWithLatestAvroPayload or DefaultHoodieRecordPayload.")
-    DATABASE_NAME = ("hoodie.database.name", parse_str, "default", "Database of a new table.")
-    COMBINE_BEFORE_INSERT = ("hoodie.combine.before.insert", parse_bool, False,
+    DATABASE_NAME = ConfigOption("hoodie.database.name", parse_str, "default", "Database of a new table.")
+    COMBINE_BEFORE_INSERT = ConfigOption("hoodie.combine.before.insert", parse_bool, False,
                              "Deduplicate a batch by key on insert / bulk_insert too.")
-    COMBINE_BEFORE_UPSERT = ("hoodie.combine.before.upsert", parse_bool, True,
+    COMBINE_BEFORE_UPSERT = ConfigOption("hoodie.combine.before.upsert", parse_bool, True,
                              "Deduplicate a batch by key before an upsert.")
-    INDEX_TYPE = ("hoodie.index.type", IndexType.parse, IndexType.SIMPLE,
+    INDEX_TYPE = ConfigOption("hoodie.index.type", IndexType.parse, IndexType.SIMPLE,
                   "How updates find their file group: SIMPLE, GLOBAL_SIMPLE, BLOOM, GLOBAL_BLOOM, BUCKET.")
-    SIMPLE_INDEX_UPDATE_PARTITION_PATH = (
+    SIMPLE_INDEX_UPDATE_PARTITION_PATH = ConfigOption(
         "hoodie.simple.index.update.partition.path", parse_bool, True,
         "GLOBAL_SIMPLE: an update with a new partition moves the record.")
-    BLOOM_INDEX_UPDATE_PARTITION_PATH = (
+    BLOOM_INDEX_UPDATE_PARTITION_PATH = ConfigOption(
         "hoodie.bloom.index.update.partition.path", parse_bool, True,
         "GLOBAL_BLOOM: an update with a new partition moves the record.")
-    BLOOM_PRUNE_BY_RANGES = ("hoodie.bloom.index.prune.by.ranges", parse_bool, True,
+    BLOOM_PRUNE_BY_RANGES = ConfigOption("hoodie.bloom.index.prune.by.ranges", parse_bool, True,
                              "Bloom index: skip files whose key range cannot hold the key.")
-    BLOOM_NUM_ENTRIES = ("hoodie.index.bloom.num_entries", parse_int, 60000, "Bloom filter entries per row.")
-    BLOOM_FPP = ("hoodie.index.bloom.fpp", parse_float, 0.000000001, "Bloom filter false-positive rate.")
-    BLOOM_FILTER_TYPE = ("hoodie.bloom.index.filter.type", parse_str, "DYNAMIC_V0", "Bloom filter type.",
+    BLOOM_NUM_ENTRIES = ConfigOption("hoodie.index.bloom.num_entries", parse_int, 60000, "Bloom filter entries per row.")
+    BLOOM_FPP = ConfigOption("hoodie.index.bloom.fpp", parse_float, 0.000000001, "Bloom filter false-positive rate.")
+    BLOOM_FILTER_TYPE = ConfigOption("hoodie.bloom.index.filter.type", parse_str, "DYNAMIC_V0", "Bloom filter type.",
                          ("DYNAMIC_V0", "SIMPLE"))
-    BLOOM_DYNAMIC_MAX_ENTRIES = ("hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000,
+    BLOOM_DYNAMIC_MAX_ENTRIES = ConfigOption("hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000,
                                  "Dynamic bloom filter bound.")
-    BUCKET_NUM = ("hoodie.bucket.index.num.buckets", parse_int, 256, "BUCKET index: buckets per partition.")
-    BUCKET_HASH_FIELD = ("hoodie.bucket.index.hash.field", parse_str, None,
+    BUCKET_NUM = ConfigOption("hoodie.bucket.index.num.buckets", parse_int, 256, "BUCKET index: buckets per partition.")
+    BUCKET_HASH_FIELD = ConfigOption("hoodie.bucket.index.hash.field", parse_str, None,
                          "BUCKET index: hash field(s); defaults to the record key fields.")
-    PARQUET_MAX_FILE_SIZE = ("hoodie.parquet.max.file.size", parse_int, 120 * _MB, "Target base file size.")
-    PARQUET_SMALL_FILE_LIMIT = ("hoodie.parquet.small.file.limit", parse_int, 100 * _MB,
+    PARQUET_MAX_FILE_SIZE = ConfigOption("hoodie.parquet.max.file.size", parse_int, 120 * _MB, "Target base file size.")
+    PARQUET_SMALL_FILE_LIMIT = ConfigOption("hoodie.parquet.small.file.limit", parse_int, 100 * _MB,
                                 "Base files below this size receive inserts first (0 turns it off).")
-    PARQUET_COMPRESSION = ("hoodie.parquet.compression.codec", parse_str, "gzip", "Parquet codec.",
+    PARQUET_COMPRESSION = ConfigOption("hoodie.parquet.compression.codec", parse_str, "gzip", "Parquet codec.",
                            ("gzip", "snappy", "zstd", "uncompressed", "none", "lz4"))
-    PARQUET_BLOCK_SIZE = ("hoodie.parquet.block.size", parse_int, 120 * _MB, "Parquet row group size.")
-    RECORD_SIZE_ESTIMATE = ("hoodie.copyonwrite.record.size.estimate", parse_int, 1024,
+    PARQUET_BLOCK_SIZE = ConfigOption("hoodie.parquet.block.size", parse_int, 120 * _MB, "Parquet row group size.")
+    PARQUET_PAGE_SIZE = ConfigOption("hoodie.parquet.page.size", parse_int, 1 * _MB,
+                                     "Parquet data page size (the unit a reader decompresses).")
+    RECORD_SIZE_ESTIMATE = ConfigOption("hoodie.copyonwrite.record.size.estimate", parse_int, 1024,
                             "Bytes per record assumed before any commit says better.")
-    RECORD_SIZE_ESTIMATION_THRESHOLD = (
+    RECORD_SIZE_ESTIMATION_THRESHOLD = ConfigOption(
         "hoodie.record.size.estimation.threshold", parse_float, 1.0,
         "Use a commit's statistics when it wrote more than threshold x small-file-limit bytes.")
-    INSERT_SPLIT_SIZE = ("hoodie.copyonwrite.insert.split.size", parse_int, 500000,
+    INSERT_SPLIT_SIZE = ConfigOption("hoodie.copyonwrite.insert.split.size", parse_int, 500000,
                          "Records per new file group when sizing is unknown.")
-    AUTO_TUNE_INSERT_SPLITS = ("hoodie.copyonwrite.insert.auto.split", parse_bool, True,
+    AUTO_TUNE_INSERT_SPLITS = ConfigOption("hoodie.copyonwrite.insert.auto.split", parse_bool, True,
                                "Size new file groups from the record size estimate.")
-    BULK_INSERT_SORT_MODE = ("hoodie.bulkinsert.sort.mode", parse_str, "NONE", "bulk_insert sort mode.",
+    BULK_INSERT_SORT_MODE = ConfigOption("hoodie.bulkinsert.sort.mode", parse_str, "NONE", "bulk_insert sort mode.",
                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT"))
-    SHUFFLE_PARALLELISM = ("hoodie.upsert.shuffle.parallelism", parse_int, 0,
+    SHUFFLE_PARALLELISM = ConfigOption("hoodie.upsert.shuffle.parallelism", parse_int, 0,
                            "Parallelism of the write (0: from the input).",
                            (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"))
-    PARTITIONS_TO_DELETE = ("hoodie.datasource.write.partitions.to.delete", parse_list, (),
+    PARTITIONS_TO_DELETE = ConfigOption("hoodie.datasource.write.partitions.to.delete", parse_list, NO_VALUES,
                             "delete_partition: partitions to drop (wildcards allowed).")
-    MARKERS_TYPE = ("hoodie.write.markers.type", parse_str, "DIRECT", "DIRECT or TIMELINE_SERVER_BASED.",
+    MARKERS_TYPE = ConfigOption("hoodie.write.markers.type", parse_str, "DIRECT", "DIRECT or TIMELINE_SERVER_BASED.",
                     ("DIRECT", "TIMELINE_SERVER_BASED"))
-    ROLLBACK_USING_MARKERS = ("hoodie.rollback.using.markers", parse_bool, True,
+    ROLLBACK_USING_MARKERS = ConfigOption("hoodie.rollback.using.markers", parse_bool, True,
                               "Find a failed write's files through its markers.")
-    FAILED_WRITES_CLEANER_POLICY = ("hoodie.cleaner.policy.failed.writes", parse_str, "EAGER",
+    FAILED_WRITES_CLEANER_POLICY = ConfigOption("hoodie.cleaner.policy.failed.writes", parse_str, "EAGER",
                                     "EAGER: the next write rolls back failed writes.", ("EAGER", "LAZY", "NEVER"))
-    INSERT_DROP_DUPS = ("hoodie.datasource.write.insert.drop.duplicates", parse_bool, False,
+    INSERT_DROP_DUPS = ConfigOption("hoodie.datasource.write.insert.drop.duplicates", parse_bool, False,
                         "Insert: drop incoming records whose key already exists.")
-    INSERT_DUP_POLICY = ("hoodie.datasource.insert.dup.policy", parse_str, "none",
+    INSERT_DUP_POLICY = ConfigOption("hoodie.datasource.insert.dup.policy", parse_str, "none",
                          "SQL insert into a keyed table: none, drop or fail on existing keys.",
                          ("none", "drop", "fail"))
-    SQL_INSERT_MODE = ("hoodie.spark.sql.insert.into.operation", parse_str, None,
+    SQL_INSERT_MODE = ConfigOption("hoodie.spark.sql.insert.into.operation", parse_str, None,
                        "SQL INSERT INTO: insert, upsert or bulk_insert.", ("insert", "upsert", "bulk_insert"))
-    LOGFILE_MAX_SIZE = ("hoodie.logfile.max.size", parse_int, 1024 * _MB, "Log file roll-over size.")
-    LOGFILE_DATA_BLOCK_FORMAT = ("hoodie.logfile.data.block.format", parse_str, "avro",
+    LOGFILE_MAX_SIZE = ConfigOption("hoodie.logfile.max.size", parse_int, 1024 * _MB, "Log file roll-over size.")
+    LOGFILE_DATA_BLOCK_FORMAT = ConfigOption("hoodie.logfile.data.block.format", parse_str, "avro",
                                  "Log data block format.", ("avro", "parquet"))
-    LOGFILE_DATA_BLOCK_MAX_SIZE = ("hoodie.logfile.data.block.max.size", parse_int, 256 * _MB,
+    LOGFILE_DATA_BLOCK_MAX_SIZE = ConfigOption("hoodie.logfile.data.block.max.size", parse_int, 256 * _MB,
                                    "Largest log data block.")
     # Accepted so that Apache Hudi jobs carry over; they change nothing here.
-    METADATA_ENABLE = ("hoodie.metadata.enable", parse_bool, False,
+    METADATA_ENABLE = ConfigOption("hoodie.metadata.enable", parse_bool, False,
                        "Metadata table; hudi-sql lists the file system and writes none.", (), (), False)
-    RECORD_MERGER_IMPLS = ("hoodie.datasource.write.record.merger.impls", parse_str, None,
+    RECORD_MERGER_IMPLS = ConfigOption("hoodie.datasource.write.record.merger.impls", parse_str, None,
                            "JVM record merger classes.", (), (), False)
-    SCHEMA_ON_READ = ("hoodie.schema.on.read.enable", parse_bool, False, "Schema-on-read evolution.", (), (), False)
-    EMBED_TIMELINE_SERVER = ("hoodie.embed.timeline.server", parse_bool, True, "JVM timeline server.",
+    SCHEMA_ON_READ = ConfigOption("hoodie.schema.on.read.enable", parse_bool, False, "Schema-on-read evolution.", (), (), False)
+    EMBED_TIMELINE_SERVER = ConfigOption("hoodie.embed.timeline.server", parse_bool, True, "JVM timeline server.",
                              (), (), False)
-    RECONCILE_SCHEMA = ("hoodie.datasource.write.reconcile.schema", parse_bool, False,
+    RECONCILE_SCHEMA = ConfigOption("hoodie.datasource.write.reconcile.schema", parse_bool, False,
                         "Reconcile the batch schema with the table schema.", (), (), False)

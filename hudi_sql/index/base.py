@@ -8,7 +8,14 @@ partitions). All of it is Spark work; the driver only chooses which base files t
 
 from __future__ import annotations
 
-__all__ = ["FILE_ID_COLUMN", "Index", "IndexContext", "index_for", "register_index"]
+__all__ = [
+    "FILE_ID_COLUMN",
+    "Index",
+    "IndexContext",
+    "register_index",
+    "registered_index",
+    "registered_index_types",
+]
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -16,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiConfigs, IndexType
-from hudi_sql.errors import UnsupportedFeatureError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -63,13 +69,10 @@ def register_index(*types: IndexType) -> Callable[[type[Index]], type[Index]]:
     return decorate
 
 
-def index_for(context: IndexContext) -> Index:
-    # Implementations register on import.
-    import hudi_sql.index.bloom
-    import hudi_sql.index.bucket
-    import hudi_sql.index.simple  # noqa: F401
-    factory = _REGISTRY.get(context.index_type)
-    if factory is None:
-        raise UnsupportedFeatureError(f"not supported: hoodie.index.type={context.index_type.value}",
-                                      help=f"supported: {', '.join(t.value for t in _REGISTRY)}")
-    return factory(context)
+def registered_index(index_type: IndexType) -> Callable[[IndexContext], Index] | None:
+    """The implementation registered for *index_type* (see :mod:`hudi_sql.index.factory`)."""
+    return _REGISTRY.get(index_type)
+
+
+def registered_index_types() -> tuple[IndexType, ...]:
+    return tuple(_REGISTRY)

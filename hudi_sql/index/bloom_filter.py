@@ -73,6 +73,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError, HudiKeyError, UnsupportedFeatureError
 
 BLOOM_FILTER_KEY = "org.apache.hudi.bloomfilter"
@@ -86,12 +87,12 @@ MIN_RECORD_KEY_KEY = "hoodie_min_record_key"
 MAX_RECORD_KEY_KEY = "hoodie_max_record_key"
 """Footer key of the largest ``_hoodie_record_key`` in the file."""
 
+#: Default of ``hoodie.index.bloom.num_entries``: keys per row the filter is sized for.
 DEFAULT_NUM_ENTRIES = 60000
-"""``hoodie.index.bloom.num_entries``: keys per row the filter is sized for."""
+#: Default of ``hoodie.index.bloom.fpp``: target false-positive probability per row.
 DEFAULT_FPP = 0.000000001
-"""``hoodie.index.bloom.fpp``: target false-positive probability per row."""
+#: Default of ``hoodie.bloom.index.filter.dynamic.max.entries``: when DYNAMIC_V0 stops adding rows.
 DEFAULT_MAX_ENTRIES = 100000
-"""``hoodie.bloom.index.filter.dynamic.max.entries``: when DYNAMIC_V0 stops adding rows."""
 
 _VERSION = -1  # Hadoop Filter.VERSION; a positive first int would be a legacy Jenkins nbHash.
 _MURMUR_HASH = 1  # Hadoop Hash.MURMUR_HASH; 0 would be JENKINS_HASH, which Hudi never writes.
@@ -128,7 +129,7 @@ class BloomFilterType(str, Enum):
         except KeyError:
             raise HudiConfigError(
                 f"'{value}' is not a bloom filter type",
-                help=f"use one of {', '.join(m.value for m in cls)} (hoodie.bloom.index.filter.type)",
+                help=f"use one of {', '.join(m.value for m in cls)} ({HudiWriteConfig.BLOOM_FILTER_TYPE.key})",
             ) from None
 
 
@@ -370,19 +371,19 @@ def _sizing(num_entries: int, fpp: float) -> tuple[int, int]:
     if isinstance(num_entries, bool) or not isinstance(num_entries, int) or num_entries <= 0:
         raise HudiConfigError(
             f"bloom filter num_entries must be a positive int, got {num_entries!r}",
-            help="set hoodie.index.bloom.num_entries (default 60000)",
+            help=f"set {HudiWriteConfig.BLOOM_NUM_ENTRIES.key} (default 60000)",
         )
     if not 0.0 < fpp < 1.0:
         raise HudiConfigError(
             f"bloom filter fpp must be between 0 and 1 (exclusive), got {fpp!r}",
-            help="set hoodie.index.bloom.fpp (default 0.000000001)",
+            help=f"set {HudiWriteConfig.BLOOM_FPP.key} (default 0.000000001)",
         )
     vector_size = math.ceil(num_entries * (-math.log(fpp) / _LOG2_SQUARED))
     if vector_size > _INT32_MAX:
         raise HudiConfigError(
             f"a bloom filter for {num_entries} entries at fpp {fpp} needs {vector_size} bits, "
             "more than a Java int can count",
-            help="lower hoodie.index.bloom.num_entries or raise hoodie.index.bloom.fpp",
+            help=f"lower {HudiWriteConfig.BLOOM_NUM_ENTRIES.key} or raise {HudiWriteConfig.BLOOM_FPP.key}",
         )
     nb_hash = math.ceil(math.log(2) * vector_size / num_entries)
     return vector_size, nb_hash
@@ -605,7 +606,7 @@ class DynamicBloomFilter(BloomFilter):
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 0:
             raise HudiConfigError(
                 f"bloom filter max_entries must be a non-negative int, got {max_entries!r}",
-                help="set hoodie.bloom.index.filter.dynamic.max.entries (default 100000)",
+                help=f"set {HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES.key} (default 100000)",
             )
         self._init_dynamic(num_entries, max_entries, 0)
 

@@ -83,7 +83,7 @@ def bucket_file_id(bucket_id: int, uuid_text: str) -> str:
     """
     if not 0 <= bucket_id < 10**BUCKET_ID_DIGITS:
         raise HudiConfigError(f"bucket id {bucket_id} does not fit {BUCKET_ID_DIGITS} digits",
-                              help="hoodie.bucket.index.num.buckets must be at most 100000000")
+                              help=f"{HudiWriteConfig.BUCKET_NUM.key} must be at most 100000000")
     return f"{bucket_id:0{BUCKET_ID_DIGITS}d}{uuid_text[BUCKET_ID_DIGITS:]}-0"
 
 
@@ -100,7 +100,7 @@ def bucket_id_of_file_id(file_id: str, *, partition_path: str = "") -> int:
         raise HudiFileFormatError(
             f"file group '{file_id}'{where} is not named by a bucket number (<%08d bucket>-<uuid>-0)",
             help="the table was written with another index type; keep using that index "
-                 "(hoodie.index.type) or rewrite the table with the bucket index",
+                 f"({HudiWriteConfig.INDEX_TYPE.key}) or rewrite the table with the bucket index",
         )
     return int(prefix)
 
@@ -152,7 +152,7 @@ def bucket_num(configs: HudiConfigs) -> int:
     """``hoodie.bucket.index.num.buckets``, checked positive (as Java's ``validateBucketIndexConfig``)."""
     num = int(configs.get(HudiWriteConfig.BUCKET_NUM))
     if num <= 0 or num > 10**BUCKET_ID_DIGITS:
-        raise HudiConfigError(f"hoodie.bucket.index.num.buckets must be in 1..100000000, got {num}",
+        raise HudiConfigError(f"{HudiWriteConfig.BUCKET_NUM.key} must be in 1..100000000, got {num}",
                               help="set the number of buckets per partition, fixed for the table's life")
     return num
 
@@ -169,13 +169,13 @@ def bucket_hash_fields(configs: HudiConfigs, record_key_fields: Sequence[str]) -
     unknown = [f for f in fields if f not in record_key_fields]
     if unknown:
         raise HudiConfigError(
-            f"hoodie.bucket.index.hash.field {', '.join(unknown)} is not a record key field "
+            f"{HudiWriteConfig.BUCKET_HASH_FIELD.key} {', '.join(unknown)} is not a record key field "
             f"({', '.join(record_key_fields)})",
-            help="the bucket hash fields must be a subset of hoodie.datasource.write.recordkey.field",
+            help=f"the bucket hash fields must be a subset of {HudiWriteConfig.RECORD_KEY_FIELDS.key}",
         )
     if not fields:
         raise HudiConfigError("the bucket index needs record key fields to hash",
-                              help="set hoodie.datasource.write.recordkey.field")
+                              help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key}")
     return fields
 
 

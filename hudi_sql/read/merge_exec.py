@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
         rows, "partition_path string, file_id string, base_file_path string, log_file_paths string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     target = to_arrow_schema(struct)
-    payload = meta.properties.get("hoodie.compaction.payload.class", "")
+    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
     first = meta.timeline.write_timeline().first
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
                      meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))

@@ -90,7 +90,7 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
     begin_raw = options.get(HudiReadConfig.BEGIN_INSTANT)
     if not begin_raw:
         raise HudiConfigError(
-            "An incremental query needs 'hoodie.datasource.read.begin.instanttime'.",
+            f"An incremental query needs '{HudiReadConfig.BEGIN_INSTANT.key}'.",
             help="set it to an instant time (exclusive), or 'earliest' / '000' for everything",
         )
     if not meta.populate_meta_fields:
@@ -129,7 +129,7 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
                 f"The incremental range ({begin}, {end}] of '{meta.table_name}' needs {len(missing)} file(s) the "
                 f"cleaner already deleted, e.g. '{missing[0]}'.",
                 help="start the range at a later instant, or set "
-                     "hoodie.datasource.read.incr.fallback.fulltablescan.enable=true to scan the table instead")
+                     f"{HudiReadConfig.INCR_FALLBACK_FULL_SCAN.key}=true to scan the table instead")
         # Hudi's fallback: the latest snapshot, filtered to rows last written inside the range.
         snapshot = plan_read(meta, HudiConfigs.of({}))
         return ReadPlan(QueryType.INCREMENTAL, end, schema, snapshot.native_files, snapshot.merge_slices,

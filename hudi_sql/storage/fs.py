@@ -109,6 +109,39 @@ class Storage:
     def create_empty(self, path: str) -> None:
         self.write_bytes(path, b"")
 
+    def create_exclusive(self, path: str, data: bytes) -> bool:
+        """Create *path* holding *data* only if it does not exist (``O_EXCL``); ``False`` if it did.
+
+        The lock file of the file-system lock provider: of several processes racing, exactly
+        one creates it.
+        """
+        target = to_local_path(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return True
+
+    def touch(self, path: str) -> bool:
+        """Set an existing *path*'s modification time to now (heartbeats); ``False`` if it is gone."""
+        try:
+            os.utime(to_local_path(path), None)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def modification_time(self, path: str) -> float | None:
+        """Seconds since the epoch of *path*'s last change, ``None`` when it does not exist."""
+        try:
+            return os.stat(to_local_path(path)).st_mtime
+        except FileNotFoundError:
+            return None
+
     def delete(self, path: str) -> bool:
         try:
             os.unlink(to_local_path(path))

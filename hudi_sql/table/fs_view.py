@@ -27,9 +27,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName
 from hudi_sql.model.instant import Action
+from hudi_sql.model.log_slicing import log_slice_instant
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import FileStatus, Storage
 from hudi_sql.storage.layout import METAFOLDER
@@ -93,6 +95,8 @@ def build_file_groups(
     pending_compactions = {i.instant_time for i in view.pending_compactions()}
     bases: dict[str, dict[str, BaseFile]] = defaultdict(dict)
     logs: dict[str, dict[str, list[LogFile]]] = defaultdict(lambda: defaultdict(list))
+    by_completion = timeline.has_completion_times
+    named_by_commit: list[LogFile] = []
     for status in files:
         if status.is_dir:
             continue
@@ -108,7 +112,12 @@ def build_file_groups(
         if log_name is not None:
             if as_of is not None and log_name.base_instant > as_of:
                 continue
+            if by_completion:
+                named_by_commit.append(LogFile(status.path, status.size, log_name))
+                continue
             logs[log_name.file_id][log_name.base_instant].append(LogFile(status.path, status.size, log_name))
+    if by_completion:  # table version 8: logs are named by their deltacommit (model/log_slicing.py)
+        _slice_logs_by_completion(named_by_commit, bases, pending_compactions, view, logs, include_uncommitted)
     groups: list[FileGroup] = []
     for file_id in sorted(set(bases) | set(logs)):
         if replaced and (partition_path, file_id) in replaced:
@@ -132,6 +141,26 @@ def build_file_groups(
         if slices:
             groups.append(FileGroup(group_id, tuple(slices)))
     return groups
+
+
+def _slice_logs_by_completion(named_by_commit: list[LogFile], bases: dict[str, dict[str, BaseFile]],
+                              pending_compactions: set[str], timeline: Timeline,
+                              logs: dict[str, dict[str, list[LogFile]]], include_uncommitted: bool) -> None:
+    """File version 8 logs under the slice their completion time falls in (see model/log_slicing.py)."""
+    log_only: dict[str, list[LogFile]] = defaultdict(list)
+    for log in named_by_commit:
+        candidates = set(bases.get(log.file_id, {})) | pending_compactions
+        slice_instant = log_slice_instant(log.base_instant_time, candidates, timeline)
+        if slice_instant is None:
+            if include_uncommitted:
+                logs[log.file_id][log.base_instant_time].append(log)
+            continue
+        if slice_instant == log.base_instant_time and slice_instant not in candidates:
+            log_only[log.file_id].append(log)
+        else:
+            logs[log.file_id][slice_instant].append(log)
+    for file_id, group_logs in log_only.items():  # a file group without base file: one slice
+        logs[file_id][min(lf.base_instant_time for lf in group_logs)].extend(group_logs)
 
 
 def _merge_pending_compaction_slices(slices: list[FileSlice], pending: set[str]) -> list[FileSlice]:
@@ -177,7 +206,7 @@ class FileSystemView:
     def partition_paths(self) -> list[str]:
         if self._partitions is None:
             partitioned = bool(self.meta_client.partition_fields) and not str(
-                self.meta_client.properties.get("hoodie.table.keygenerator.class", "")
+                self.meta_client.properties.get(HudiTableConfig.KEY_GENERATOR_CLASS.key, "")
             ).endswith("NonpartitionedKeyGenerator")
             self._partitions = list_partition_paths(self.meta_client.storage, self.meta_client.base_path,
                                                     partitioned=partitioned)

@@ -28,13 +28,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_failed_writes
-from hudi_sql.commit.transaction import Transaction
-from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType, TableType
-from hudi_sql.errors import HudiConfigError, HudiKeyError, HudiSchemaError
+from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
+from hudi_sql.config import HudiConfigs, HudiTableConfig, IndexType, TableType
+from hudi_sql.config.concurrency import ConcurrencyConfig
+from hudi_sql.config.resolve import DEFAULT_PAYLOAD, OVERWRITE_PAYLOAD, TableConfig, WriteConfig
+from hudi_sql.errors import CommitConflictError, ConcurrentWriterError, HudiConfigError, HudiKeyError, HudiSchemaError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json, from_avro_schema
+from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
@@ -57,10 +60,6 @@ if TYPE_CHECKING:
     from hudi_sql.keygen.base import KeyGenerator
 
 _log = logging.getLogger(__name__)
-
-DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
-OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
-
 
 @dataclass(frozen=True)
 class WriteResult:
@@ -89,72 +88,74 @@ class WriteResult:
         return sum(s.num_writes for s in self.write_stats)
 
 
-def _table_name(configs: HudiConfigs) -> str | None:
-    return configs.get("hoodie.table.name") or configs.get(HudiWriteConfig.TABLE_NAME)
-
-
 class WriteClient:
     """Writes DataFrames into the Hudi table at *base_path*."""
 
     def __init__(self, base_path: str, options: dict[str, Any] | None = None) -> None:
         self.base_path = base_path
         self.configs = HudiConfigs.of(options or {})
+        # Resolved once here (values parse or fail now); again with the table's fixed
+        # properties once the table is loaded (:meth:`write`).
+        self.config = WriteConfig.of(self.configs)
 
     # -- table ---------------------------------------------------------------------------
 
     def _create_table(self, df: DataFrame, keygen: KeyGenerator, schema: StructType) -> TableMetaClient:
-        configs = self.configs
-        name = _table_name(configs)
+        config = self.config
+        name = config.table_name
         if not name:
-            raise HudiConfigError("Creating a table needs 'hoodie.table.name'.",
-                                  help="pass options={'hoodie.table.name': 'my_table', ...}")
-        table_type: TableType = configs.get(HudiWriteConfig.TABLE_TYPE)
-        if configs.is_set("hoodie.table.type"):
-            table_type = TableType.parse(configs["hoodie.table.type"])
+            raise HudiConfigError(f"Creating a table needs '{HudiTableConfig.NAME.key}'.",
+                                  help=f"pass options={{'{HudiTableConfig.NAME.key}': 'my_table', ...}}")
         props = {
-            "hoodie.table.name": name,
-            "hoodie.table.type": table_type.value,
-            "hoodie.database.name": configs.get(HudiWriteConfig.DATABASE_NAME),
-            "hoodie.datasource.write.hive_style_partitioning":
-                str(configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING)).lower(),
-            "hoodie.datasource.write.partitionpath.urlencode":
-                str(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING)).lower(),
-            "hoodie.table.create.schema": avro_schema_json(schema, name, style="create"),
+            HudiTableConfig.NAME.key: name,
+            HudiTableConfig.TYPE.key: config.table_type.value,
+            HudiTableConfig.DATABASE_NAME.key: config.database_name,
+            HudiTableConfig.HIVE_STYLE_PARTITIONING.key: str(config.hive_style_partitioning).lower(),
+            HudiTableConfig.URL_ENCODE_PARTITIONING.key: str(config.url_encode_partitioning).lower(),
+            HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(schema, name, style="create"),
         }
         props.update(keygen.table_properties())
-        ordering = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        ordering = config.precombine_field
         if ordering:
-            props["hoodie.table.precombine.field"] = ordering
-        if not configs.get(HudiWriteConfig.POPULATE_META_FIELDS):
-            props["hoodie.populate.meta.fields"] = "false"
-        payload = configs.get(HudiWriteConfig.PAYLOAD_CLASS) or (DEFAULT_PAYLOAD if ordering else OVERWRITE_PAYLOAD)
-        props["hoodie.compaction.payload.class"] = payload
+            props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
+        if not config.populate_meta_fields:
+            props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
+        payload = config.payload_class or (DEFAULT_PAYLOAD if ordering else OVERWRITE_PAYLOAD)
+        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload
         return init_table(self.base_path, props)
 
-    def _check_against_table(self, meta: TableMetaClient) -> None:
-        """Options that contradict the table's fixed properties are errors, not silently ignored."""
-        configs = self.configs
-        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELDS)
-        if keys and tuple(keys) != tuple(meta.record_key_fields):
-            raise HudiConfigError(
-                f"Option 'hoodie.datasource.write.recordkey.field' is {','.join(keys)} but table "
-                f"'{meta.table_name}' has record key {','.join(meta.record_key_fields)}.",
-                help="record keys are fixed when a table is created",
-            )
-        ordering = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
-        if ordering and meta.precombine_field and ordering != meta.precombine_field:
-            raise HudiConfigError(
-                f"Option 'hoodie.datasource.write.precombine.field' is {ordering} but table "
-                f"'{meta.table_name}' orders by {meta.precombine_field}.")
-
-    def _key_generator(self, meta: TableMetaClient | None, df: DataFrame) -> KeyGenerator:
+    def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
         from hudi_sql.keygen import key_generator_for
 
-        return key_generator_for(self.configs, table_properties=meta.properties if meta else None, schema=df.schema)
+        return key_generator_for(self.configs, table_properties=meta.properties if meta else None,
+                                 schema=df.schema if df is not None else None)
 
     # -- write ---------------------------------------------------------------------------
 
     def write(self, df: DataFrame, *, mode: str = "append") -> WriteResult:
+        """Write *df*; a write that lost a commit conflict runs again on a fresh view of the table,
+        ``hoodie.write.num.retries.on.conflict.failures`` times (its instant is rolled back first).
+
+        The whole write, its commit and the table services after it run under one
+        :class:`ConcurrencyConfig` (lock provider, heartbeats, failed-writes policy).
+        """
+        concurrency = ConcurrencyConfig.of(self.configs)
+        retries = concurrency.retries_on_conflict if (mode or "append").lower() == "append" else 0
+        for attempt in range(retries + 1):
+            try:
+                with write_scope(concurrency):
+                    return self._write_once(df, mode=mode)
+            except ConcurrentWriterError:
+                raise
+            except CommitConflictError as exc:
+                if attempt >= retries:
+                    raise
+                _log.warning("Write to '%s' lost a conflict (%s); retrying (%d of %d).", self.base_path, exc,
+                             attempt + 1, retries)
+                self.config = WriteConfig.of(self.configs)
+        raise AssertionError("unreachable")
+
+    def _write_once(self, df: DataFrame, *, mode: str) -> WriteResult:
         from hudi_sql.storage.fs import Storage
 
         mode = (mode or "append").lower()
@@ -172,10 +173,10 @@ class WriteClient:
         if mode not in ("append", "overwrite", "error", "errorifexists", "default", "ignore"):
             raise HudiConfigError(f"Save mode '{mode}' is not supported (append, overwrite, error, ignore).")
 
-        operation: WriteOperationType = self.configs.get(HudiWriteConfig.OPERATION)
+        operation = self.config.operation
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
-            self._check_against_table(meta)
+            self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
@@ -190,23 +191,20 @@ class WriteClient:
         from hudi_sql.index.base import FILE_ID_COLUMN
         from hudi_sql.write.prepare import prepare_records
 
-        configs = self.configs
-        ordering = (meta.precombine_field if meta else None) or configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
-        index_type: IndexType = configs.get(HudiWriteConfig.INDEX_TYPE)
+        config = self.config
+        ordering = config.precombine_field
+        index_type = config.index_type
         if operation.is_delete and meta is None:
             raise HudiSchemaError(f"Cannot delete from '{self.base_path}': there is no table yet.")
-        dedup = {
-            WriteOperationType.UPSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_UPSERT),
-            WriteOperationType.INSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_INSERT),
-            WriteOperationType.BULK_INSERT: configs.get(HudiWriteConfig.COMBINE_BEFORE_INSERT),
-        }.get(operation, True)
         prepared = prepare_records(
             df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
-            delete_operation=operation.is_delete, dedup=bool(dedup), global_index=index_type.is_global,
+            delete_operation=operation.is_delete, dedup=config.dedup, global_index=index_type.is_global,
         )
         uses_index = meta is not None and (operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
-            operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+            operation is WriteOperationType.INSERT and config.insert_drop_duplicates)
             or index_type is IndexType.BUCKET)  # with buckets, the bucket decides the group for every operation
+        # The conflict window starts at the timeline the plan is built on (from here on).
+        snapshot = PlanSnapshot.of(meta) if meta is not None else None
         view = FileSystemView(meta) if meta is not None else None
         tagged, index = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
         cached = not input_is_repeatable(df)
@@ -219,21 +217,21 @@ class WriteClient:
                 view = FileSystemView(meta)
             assert view is not None
             schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
-            if operation is WriteOperationType.INSERT and configs.get(HudiWriteConfig.INSERT_DROP_DUPS):
+            if operation is WriteOperationType.INSERT and config.insert_drop_duplicates:
                 from pyspark.sql import functions as F
 
                 tagged = tagged.where(F.col(FILE_ID_COLUMN).isNull())
                 profile = WorkloadProfile({p: PartitionWorkload(p, w.inserts) for p, w in profile.partitions.items()})
             from hudi_sql.services.clustering import check_updates_against_pending_clustering
 
-            check_updates_against_pending_clustering(meta, configs, {
+            check_updates_against_pending_clustering(meta, self.configs, {
                 (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
             if profile.total_inserts == 0 and profile.total_updates == 0 and not any(
                     w.deletes_by_file_id for w in profile.partitions.values()):
                 _log.info("Nothing to write to '%s'.", self.base_path)
                 return WriteResult(None, operation.value)
             action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
-            txn = Transaction.begin(meta, action)
+            txn = Transaction.begin(meta, action, snapshot=snapshot, bucket_index=index_type is IndexType.BUCKET)
             plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
                               prepared.data_schema, ordering, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
@@ -303,7 +301,8 @@ class WriteClient:
         """The records tagged with their file groups, and the index that did it (to release after the write)."""
         from pyspark.sql import functions as F
 
-        from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext, index_for
+        from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext
+        from hudi_sql.index.factory import index_for
 
         if not uses_index or meta is None or view is None or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string")), None
@@ -346,37 +345,29 @@ class WriteClient:
 
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
                        ordering: str | None) -> HandleOptions:
-        configs = self.configs
-        payload = meta.properties.get("hoodie.compaction.payload.class", OVERWRITE_PAYLOAD)
+        config, table = self.config, TableConfig.of(meta.properties)
         return HandleOptions(
             instant_time=instant_time, table_name=meta.table_name, avro_schema=schema_json,
             spark_schema_json=from_avro_schema(schema_json).json(), populate_meta_fields=meta.populate_meta_fields,
             record_key_fields=tuple(meta.record_key_fields),
-            complex_keys="ComplexKeyGenerator" in meta.properties.get("hoodie.table.keygenerator.class", ""),
-            ordering_field=ordering, event_time_ordering=payload.endswith("DefaultHoodieRecordPayload"),
-            compression=configs.get(HudiWriteConfig.PARQUET_COMPRESSION),
-            row_group_bytes=configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
-            bloom_num_entries=configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
-            bloom_fpp=configs.get(HudiWriteConfig.BLOOM_FPP),
-            bloom_max_entries=configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
-            bloom_filter_type=configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE),
-            max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
-            marker_type=configs.get(HudiWriteConfig.MARKERS_TYPE), base_path=meta.base_path,
-            log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
-            log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
+            complex_keys=self._key_generator(meta).record_key_spec().composite,  # as the keygen decides
+            ordering_field=ordering, event_time_ordering=table.event_time_ordering,
+            file=FileWriteSettings.from_config(config),
+            marker_type=config.markers_type, base_path=meta.base_path,
+            log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
         )
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
-        configs = self.configs
-        small = configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT)
+        config = self.config
+        small = config.small_file_limit
         commits = [meta.commit_metadata(i) for i in reversed(meta.timeline.completed_writes().instants[-10:])]
         record_size = average_record_size(
-            commits, default=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATE), small_file_limit=small,
-            threshold=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATION_THRESHOLD))
+            commits, default=config.record_size_estimate, small_file_limit=small,
+            threshold=config.record_size_estimation_threshold)
         return SizingConfig(
-            max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE), small_file_limit=small,
-            record_size=record_size, insert_split_size=configs.get(HudiWriteConfig.INSERT_SPLIT_SIZE),
-            auto_split=configs.get(HudiWriteConfig.AUTO_TUNE_INSERT_SPLITS),
+            max_file_size=config.max_file_size, small_file_limit=small,
+            record_size=record_size, insert_split_size=config.insert_split_size,
+            auto_split=config.auto_tune_insert_splits,
         )
 
     def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
@@ -392,7 +383,7 @@ class WriteClient:
         from hudi_sql.services.clustering import pending_clustering_file_groups
 
         busy = frozenset(f for _, f in pending) | frozenset(f for _, f in pending_clustering_file_groups(meta))
-        if self.configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+        if self.config.index_type is IndexType.BUCKET:
             from hudi_sql.index.bucket import bucket_file_ids, bucket_num, plan_bucket_writes
 
             with_inserts = [p for p, w in profile.partitions.items() if w.inserts > 0]
@@ -404,8 +395,7 @@ class WriteClient:
         # Logs written under a pending compaction start the slice the compaction will head.
         buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
-        sort_mode = str(self.configs.get(HudiWriteConfig.BULK_INSERT_SORT_MODE)).upper() \
-            if operation is WriteOperationType.BULK_INSERT else "NONE"
+        sort_mode = self.config.bulk_insert_sort_mode if operation is WriteOperationType.BULK_INSERT else "NONE"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
                                                                       ordering), tuple(buckets), tuple(ranges),
                          sort_mode=sort_mode, combine_in_task=combine_in_task)
@@ -443,7 +433,7 @@ class WriteClient:
         if plan.insert_ranges:
             ranges = spark.createDataFrame([(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
                                            "_ip string, _lo int, _hi int, _ib int")
-            if self.configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+            if self.config.index_type is IndexType.BUCKET:
                 from hudi_sql.index.bucket import bucket_hash_fields, bucket_id_column, bucket_num
 
                 # A new bucket b takes the insert range [b, b + 1): route by the bucket number,

@@ -51,7 +51,6 @@ from hudi_sql.model.schema import (
 )
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
-from hudi_sql.storage.parquet import codec_options
 from hudi_sql.storage.properties import PartitionMetadata
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
@@ -154,7 +153,7 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
     """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
-            sink, table.schema, **codec_options(options.compression)) as writer:
+            sink, table.schema, **options.file.writer_options()) as writer:
         writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
         writer.add_key_value_metadata(_footer(options, record_keys))
     return storage.size(path)
@@ -165,11 +164,7 @@ def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes,
 
     metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
     if options.populate_meta_fields and record_keys is not None and len(record_keys):
-        metadata.update(footer_metadata(
-            record_keys.to_numpy(zero_copy_only=False),
-            num_entries=options.bloom_num_entries, fpp=options.bloom_fpp,
-            max_entries=options.bloom_max_entries, filter_type=options.bloom_filter_type,
-        ))
+        metadata.update(footer_metadata(record_keys.to_numpy(zero_copy_only=False), **options.file.bloom_options()))
     return metadata
 
 
@@ -180,7 +175,7 @@ def _rows_per_group(table: pa.Table, options: HandleOptions) -> int:
     if table.num_rows == 0:
         return 1
     per_row = max(1, table.nbytes // table.num_rows)
-    return max(1, min(options.row_group_bytes, max(1, options.max_file_size // 4)) // per_row)
+    return max(1, min(options.file.row_group_bytes, max(1, options.file.max_file_size // 4)) // per_row)
 
 
 def _spark_row_metadata(options: HandleOptions) -> str:
@@ -235,14 +230,14 @@ def write_rolling(options: HandleOptions, partition_path: str, file_id: str, tas
         os.makedirs(os.path.dirname(path), exist_ok=True)
         first = start
         with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
-                sink, table.schema, **codec_options(options.compression)) as writer:
+                sink, table.schema, **options.file.writer_options()) as writer:
             while start < table.num_rows:
                 chunk = table.slice(start, rows_per_group)
                 names = pa.repeat(pa.scalar(name), chunk.num_rows)
                 chunk = chunk.set_column(chunk.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
                 writer.write_table(chunk)
                 start += chunk.num_rows
-                if sink.tell() >= options.max_file_size:
+                if sink.tell() >= options.file.max_file_size:
                     break
             part = table.slice(first, start - first)
             keys = part.column(RECORD_KEY_FIELD).combine_chunks() if options.populate_meta_fields else None
@@ -355,6 +350,7 @@ def _old_record_keys(old: pa.Table, options: HandleOptions) -> pa.Array:
     """Record keys of the stored rows: the meta column, or (meta fields off) the key recomputed."""
     if options.populate_meta_fields:
         return old.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
-    from hudi_sql.write.keys import arrow_record_keys
+    from hudi_sql.keygen.arrow_key import arrow_record_keys
+    from hudi_sql.keygen.record_key import RecordKeySpec
 
-    return arrow_record_keys(old, options.record_key_fields, complex_keys=options.complex_keys)
+    return arrow_record_keys(old, RecordKeySpec(options.record_key_fields, composite=options.complex_keys))

@@ -17,7 +17,6 @@ __all__ = ["prepare_overwrite"]
 from typing import TYPE_CHECKING
 
 from hudi_sql.commit.transaction import Transaction
-from hudi_sql.config import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action
@@ -44,20 +43,19 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
     from hudi_sql.write.client import WriteResult, _group_stats, input_is_repeatable
     from hudi_sql.write.prepare import prepare_records
 
-    configs = client.configs
+    config = client.config
     deleting = operation is WriteOperationType.DELETE_PARTITION
     if deleting and meta is None:
         raise HudiConfigError(f"delete_partition needs an existing table at '{client.base_path}'.")
-    ordering = (meta.precombine_field if meta else None) or configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
-    patterns = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+    ordering = config.precombine_field
+    patterns = config.partitions_to_delete
     combine_in_task = False
     if deleting and patterns:
         prepared_records = None
         data_schema = table_schema
     else:
         prepared = prepare_records(df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
-                                   delete_operation=deleting, dedup=bool(configs.get(
-                                       HudiWriteConfig.COMBINE_BEFORE_INSERT)), global_index=False)
+                                   delete_operation=deleting, dedup=config.combine_before_insert, global_index=False)
         prepared_records = prepared.records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         data_schema = prepared.data_schema
         combine_in_task = prepared.combine_in_task

@@ -17,8 +17,11 @@ __all__ = [
     "WritePlan",
 ]
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from enum import Enum
+
+from hudi_sql.storage.parquet import FileWriteSettings
 
 
 class BucketType(str, Enum):
@@ -95,18 +98,22 @@ class HandleOptions:
     complex_keys: bool = False  # "field:value" keys (ComplexKeyGenerator) when recomputing keys
     ordering_field: str | None = None
     event_time_ordering: bool = True  # DefaultHoodieRecordPayload: stored record kept if its ordering is higher
-    compression: str = "gzip"
-    row_group_bytes: int = 120 * 1024 * 1024
-    bloom_num_entries: int = 60000
-    bloom_fpp: float = 0.000000001
-    bloom_max_entries: int = 100000
-    bloom_filter_type: str = "DYNAMIC_V0"
-    max_file_size: int = 120 * 1024 * 1024
+    file: FileWriteSettings = field(default_factory=FileWriteSettings)  # codec, sizes, bloom filter
     marker_type: str = "DIRECT"
     marker_server_url: str | None = None  # TIMELINE_SERVER_BASED: the driver's marker service
     base_path: str = ""
     log_data_block_format: str = "avro"
     log_max_size: int = 1024 * 1024 * 1024
+
+    def to_json(self) -> str:
+        """The options as JSON, for task functions that take plain strings."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> HandleOptions:
+        raw = json.loads(text)
+        return cls(**{**raw, "record_key_fields": tuple(raw["record_key_fields"]),
+                      "file": FileWriteSettings(**raw["file"])})
 
 
 SLOTS = 1_000_000  # resolution of the insert routing hash

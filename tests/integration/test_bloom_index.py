@@ -37,17 +37,17 @@ def _options(**extra: str) -> dict[str, str]:
 @pytest.fixture
 def indexes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Index]]:
     """Every index the writes of the test create, in order."""
-    from hudi_sql.index import base
+    from hudi_sql.index import factory
 
     made: list[Index] = []
-    original = base.index_for
+    original = factory.index_for
 
     def spy(context: Any) -> Index:
         index = original(context)
         made.append(index)
         return index
 
-    monkeypatch.setattr(base, "index_for", spy)
+    monkeypatch.setattr(factory, "index_for", spy)
     yield made
 
 

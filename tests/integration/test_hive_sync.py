@@ -375,7 +375,7 @@ def test_hudi_sql_sync_command_syncs_table_in_jdbc_mode(spark: Any, services: Se
                                                         tmp_path: Path) -> None:
     import io
 
-    from hudi_sql.cli import main
+    from hudi_sql.apps.cli import main
 
     path = tmp_path / "cli_trips"
     _write(spark, path, [(1, "a", 1, 1.5), (2, "b", 1, 2.5)], "id long, p string, ts long, v double")

@@ -225,3 +225,56 @@ def test_batch_duplicates_combine_to_greatest_ordering_then_latest_row(
     assert rows_of(rust_table(str(tmp_path)), columns, key="id") == expected
     assert result.num_updated + result.num_inserted == 4, "one record per key was written"
     assert "_hoodie_arrival" not in our_table(spark, str(tmp_path)).column_names
+
+
+# -- file settings: every writer of base files takes the table's parquet and bloom options --------
+
+_FILE_OPTIONS = {"hoodie.parquet.block.size": "4096", "hoodie.parquet.page.size": "1024",
+                 "hoodie.parquet.compression.codec": "snappy", "hoodie.bloom.index.filter.type": "SIMPLE",
+                 "hoodie.index.bloom.num_entries": "500", "hoodie.index.bloom.fpp": "0.001"}
+
+
+def _file_settings(path: Path) -> dict[str, Any]:
+    """What a base file's footer says about the settings it was written with."""
+    from hudi_sql.index.bloom_filter import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY
+
+    meta = pq.ParquetFile(path).metadata
+    footer = meta.metadata
+    return {"codec": meta.row_group(0).column(0).compression,
+            "bloom_type": footer.get(BLOOM_FILTER_TYPE_CODE_KEY.encode()),
+            "bloom_bytes": len(footer[BLOOM_FILTER_KEY.encode()])}
+
+
+def _base_files_of(path: Path, instant_time: str) -> list[Path]:
+    return sorted(p for p in path.rglob("*.parquet") if p.name.endswith(f"_{instant_time}.parquet"))
+
+
+def test_compaction_writes_base_files_with_the_tables_parquet_and_bloom_settings(spark: Any, tmp_path: Path) -> None:
+    options = _options("compacted", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ", **_FILE_OPTIONS})
+    first = hudi_sql.write(spark.createDataFrame(_rows(range(300), width=64), SCHEMA), str(tmp_path), options)
+    hudi_sql.write(spark.createDataFrame(_rows(range(0, 300, 2), ts=2, width=64), SCHEMA), str(tmp_path), options)
+    (written,) = _base_files_of(tmp_path, str(first.instant_time))
+
+    instant = hudi_sql.compact(spark, str(tmp_path), options)
+    assert instant is not None
+    (compacted,) = _base_files_of(tmp_path, instant)
+    assert _file_settings(compacted) == _file_settings(written), "compaction uses the write's file settings"
+    assert _file_settings(compacted)["codec"] == "SNAPPY"
+    row_groups = pq.ParquetFile(compacted).metadata.num_row_groups
+    assert row_groups > 1, f"hoodie.parquet.block.size=4096 splits 300 rows, got {row_groups} row group(s)"
+    assert rows_of(our_table(spark, str(tmp_path))) == rows_of(rust_table(str(tmp_path)))
+
+
+def test_clustering_writes_base_files_with_the_tables_parquet_and_bloom_settings(spark: Any, tmp_path: Path) -> None:
+    options = _options("clustered", **_FILE_OPTIONS)
+    first = hudi_sql.write(spark.createDataFrame(_rows(range(300), width=64), SCHEMA), str(tmp_path), options)
+    (written,) = _base_files_of(tmp_path, str(first.instant_time))
+
+    instant = hudi_sql.cluster(spark, str(tmp_path), options, order="id")
+    assert instant is not None
+    clustered = _base_files_of(tmp_path, instant)
+    assert clustered
+    for path in clustered:
+        assert _file_settings(path) == _file_settings(written), "clustering uses the write's file settings"
+        assert pq.ParquetFile(path).metadata.num_row_groups > 1
+    assert rows_of(our_table(spark, str(tmp_path))) == rows_of(rust_table(str(tmp_path)))

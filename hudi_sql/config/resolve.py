@@ -1,0 +1,355 @@
+"""Options resolved once: the layers merged in Hudi's order, then read into typed, frozen configs.
+
+Precedence, lowest first (Hudi's Spark SQL and datasource writer agree on it)::
+
+    registry defaults < hoodie.properties < session SET < table (catalog) properties < statement options
+
+:func:`resolve_options` merges the layers into one :class:`HudiConfigs`; the ``*Config.of``
+constructors below read it into frozen dataclasses with typed fields: :class:`TableConfig`
+(the table's fixed properties), :class:`WriteConfig`, :class:`ReadConfig` and the service
+configs (:class:`CleanConfig`, :class:`ArchiveConfig`, :class:`CompactionConfig`,
+:class:`ClusteringConfig`). Each is built once, at the driver, and handed down; a value that
+does not parse fails here, naming its key, before anything touches the table.
+
+The record key and ordering field of an existing table come from its ``hoodie.properties``
+(fixed at creation); an option naming other fields is an error raised here, once
+(:meth:`WriteConfig.of` with a ``table``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArchiveConfig",
+    "CleanConfig",
+    "ClusteringConfig",
+    "CompactionConfig",
+    "ReadConfig",
+    "TableConfig",
+    "WriteConfig",
+    "resolve_options",
+]
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from hudi_sql.config.compaction import HudiCompactionConfig
+from hudi_sql.config.operation import WriteOperationType
+from hudi_sql.config.read import HudiReadConfig, QueryType
+from hudi_sql.config.registry import HudiConfigs
+from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
+from hudi_sql.config.table import HudiTableConfig, TableType
+from hudi_sql.config.write import HudiWriteConfig, IndexType
+from hudi_sql.errors import HudiConfigError
+
+DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+
+
+def resolve_options(
+    *,
+    table_properties: Mapping[str, object] | None = None,
+    session: Mapping[str, object] | None = None,
+    catalog_properties: Mapping[str, object] | None = None,
+    options: Mapping[str, object] | None = None,
+) -> HudiConfigs:
+    """The option layers of one operation merged, later layers winning.
+
+    Args:
+        table_properties: the table's ``hoodie.properties`` (absent for a new table).
+        session: the session's ``SET`` options.
+        catalog_properties: the catalog table's properties (``TBLPROPERTIES``).
+        options: the statement's or DataFrame writer's options; only these are checked for
+            unknown ``hoodie.*`` keys (the other layers were checked when they were set).
+    """
+    statement = HudiConfigs.of(options or {})
+    return HudiConfigs.layered(table_properties, session, catalog_properties, statement.raw())
+
+
+def _table_name(configs: HudiConfigs) -> str | None:
+    return configs.get(HudiTableConfig.NAME) or configs.get(HudiWriteConfig.TABLE_NAME)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A table's fixed properties (``hoodie.properties``), typed."""
+
+    name: str
+    table_type: TableType
+    database_name: str
+    record_key_fields: tuple[str, ...]
+    precombine_field: str | None
+    partition_fields: tuple[str, ...]
+    key_generator_class: str | None
+    hive_style_partitioning: bool
+    url_encode_partitioning: bool
+    populate_meta_fields: bool
+    payload_class: str
+    base_file_format: str
+
+    @classmethod
+    def of(cls, properties: Mapping[str, str] | HudiConfigs) -> TableConfig:
+        configs = properties if isinstance(properties, HudiConfigs) else HudiConfigs.of(properties, validate=False)
+        return cls(
+            name=configs.get(HudiTableConfig.NAME) or "",
+            table_type=configs.get(HudiTableConfig.TYPE),
+            database_name=configs.get(HudiTableConfig.DATABASE_NAME) or "default",
+            record_key_fields=configs.get(HudiTableConfig.RECORD_KEY_FIELDS),
+            precombine_field=configs.get(HudiTableConfig.PRECOMBINE_FIELD) or None,
+            partition_fields=configs.get(HudiTableConfig.PARTITION_FIELDS),
+            key_generator_class=configs.get(HudiTableConfig.KEY_GENERATOR_CLASS),
+            hive_style_partitioning=configs.get(HudiTableConfig.HIVE_STYLE_PARTITIONING),
+            url_encode_partitioning=configs.get(HudiTableConfig.URL_ENCODE_PARTITIONING),
+            populate_meta_fields=configs.get(HudiTableConfig.POPULATE_META_FIELDS),
+            payload_class=configs.get(HudiTableConfig.PAYLOAD_CLASS) or OVERWRITE_PAYLOAD,
+            base_file_format=configs.get(HudiTableConfig.BASE_FILE_FORMAT) or "PARQUET",
+        )
+
+    @property
+    def event_time_ordering(self) -> bool:
+        """``DefaultHoodieRecordPayload``: a stored record with a higher ordering value survives."""
+        return self.payload_class.endswith("DefaultHoodieRecordPayload")
+
+
+@dataclass(frozen=True)
+class WriteConfig:
+    """The options of one write, typed; ``configs`` keeps the merged option strings for the
+    services and key generators that read further keys from them."""
+
+    configs: HudiConfigs
+    operation: WriteOperationType
+    table_name: str | None
+    table_type: TableType
+    database_name: str
+    record_key_fields: tuple[str, ...]
+    partition_path_fields: tuple[str, ...]
+    precombine_field: str | None
+    payload_class: str | None
+    populate_meta_fields: bool
+    hive_style_partitioning: bool
+    url_encode_partitioning: bool
+    index_type: IndexType
+    combine_before_insert: bool
+    combine_before_upsert: bool
+    insert_drop_duplicates: bool
+    bulk_insert_sort_mode: str
+    partitions_to_delete: tuple[str, ...]
+    # file sizing
+    max_file_size: int
+    small_file_limit: int
+    record_size_estimate: int
+    record_size_estimation_threshold: float
+    insert_split_size: int
+    auto_tune_insert_splits: bool
+    # parquet and bloom filter settings of the files a write produces
+    parquet_compression: str
+    parquet_block_size: int
+    parquet_page_size: int
+    bloom_num_entries: int
+    bloom_fpp: float
+    bloom_max_entries: int
+    bloom_filter_type: str
+    # markers and logs
+    markers_type: str
+    log_data_block_format: str
+    log_max_size: int
+
+    @classmethod
+    def of(cls, configs: HudiConfigs, table: TableConfig | None = None) -> WriteConfig:
+        """Read the write options; with *table* (an existing table) its fixed properties win.
+
+        Raises:
+            HudiConfigError: a value does not parse, or the options name a record key or
+                ordering field other than the table's.
+        """
+        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELDS)
+        ordering = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        table_type = configs.get(HudiWriteConfig.TABLE_TYPE)
+        if configs.is_set(HudiTableConfig.TYPE):
+            table_type = configs.get(HudiTableConfig.TYPE)
+        if table is not None:
+            _check_against_table(keys, ordering, table)
+            keys = table.record_key_fields or keys
+            ordering = table.precombine_field or ordering
+            table_type = table.table_type
+        return cls(
+            configs=configs,
+            operation=configs.get(HudiWriteConfig.OPERATION),
+            table_name=table.name if table is not None else _table_name(configs),
+            table_type=table_type,
+            database_name=configs.get(HudiWriteConfig.DATABASE_NAME) or "default",
+            record_key_fields=tuple(keys),
+            partition_path_fields=configs.get(HudiWriteConfig.PARTITION_PATH_FIELDS),
+            precombine_field=ordering or None,
+            payload_class=configs.get(HudiWriteConfig.PAYLOAD_CLASS),
+            populate_meta_fields=configs.get(HudiWriteConfig.POPULATE_META_FIELDS),
+            hive_style_partitioning=configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING),
+            url_encode_partitioning=configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING),
+            index_type=configs.get(HudiWriteConfig.INDEX_TYPE),
+            combine_before_insert=configs.get(HudiWriteConfig.COMBINE_BEFORE_INSERT),
+            combine_before_upsert=configs.get(HudiWriteConfig.COMBINE_BEFORE_UPSERT),
+            insert_drop_duplicates=configs.get(HudiWriteConfig.INSERT_DROP_DUPS),
+            bulk_insert_sort_mode=configs.get(HudiWriteConfig.BULK_INSERT_SORT_MODE).upper(),
+            partitions_to_delete=configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE),
+            max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
+            small_file_limit=configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
+            record_size_estimate=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATE),
+            record_size_estimation_threshold=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATION_THRESHOLD),
+            insert_split_size=configs.get(HudiWriteConfig.INSERT_SPLIT_SIZE),
+            auto_tune_insert_splits=configs.get(HudiWriteConfig.AUTO_TUNE_INSERT_SPLITS),
+            parquet_compression=configs.get(HudiWriteConfig.PARQUET_COMPRESSION),
+            parquet_block_size=configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
+            parquet_page_size=configs.get(HudiWriteConfig.PARQUET_PAGE_SIZE),
+            bloom_num_entries=configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
+            bloom_fpp=configs.get(HudiWriteConfig.BLOOM_FPP),
+            bloom_max_entries=configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
+            bloom_filter_type=configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE),
+            markers_type=configs.get(HudiWriteConfig.MARKERS_TYPE),
+            log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
+            log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
+        )
+
+    @property
+    def dedup(self) -> bool:
+        """Whether this operation combines duplicate keys of the batch before writing."""
+        return {
+            WriteOperationType.UPSERT: self.combine_before_upsert,
+            WriteOperationType.INSERT: self.combine_before_insert,
+            WriteOperationType.BULK_INSERT: self.combine_before_insert,
+        }.get(self.operation, True)
+
+
+def _check_against_table(keys: tuple[str, ...], ordering: str | None, table: TableConfig) -> None:
+    """Options that contradict the table's fixed properties are errors, not silently ignored."""
+    if keys and tuple(keys) != tuple(table.record_key_fields):
+        raise HudiConfigError(
+            f"Option '{HudiWriteConfig.RECORD_KEY_FIELDS.key}' is {','.join(keys)} but table "
+            f"'{table.name}' has record key {','.join(table.record_key_fields)}.",
+            help="record keys are fixed when a table is created",
+        )
+    if ordering and table.precombine_field and ordering != table.precombine_field:
+        raise HudiConfigError(
+            f"Option '{HudiWriteConfig.PRECOMBINE_FIELD.key}' is {ordering} but table "
+            f"'{table.name}' orders by {table.precombine_field}.")
+
+
+@dataclass(frozen=True)
+class ReadConfig:
+    """The options of one query, typed."""
+
+    query_type: QueryType
+    begin_instant: str | None
+    end_instant: str | None
+    as_of_instant: str | None
+    incremental_fallback_full_scan: bool
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> ReadConfig:
+        return cls(
+            query_type=configs.get(HudiReadConfig.QUERY_TYPE),
+            begin_instant=configs.get(HudiReadConfig.BEGIN_INSTANT),
+            end_instant=configs.get(HudiReadConfig.END_INSTANT),
+            as_of_instant=configs.get(HudiReadConfig.AS_OF_INSTANT),
+            incremental_fallback_full_scan=configs.get(HudiReadConfig.INCR_FALLBACK_FULL_SCAN),
+        )
+
+
+@dataclass(frozen=True)
+class CleanConfig:
+    """Cleaner options (``HoodieCleanConfig``), typed."""
+
+    automatic: bool
+    policy: CleanerPolicy
+    commits_retained: int
+    file_versions_retained: int
+    hours_retained: int
+    max_commits: int
+    parallelism: int
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> CleanConfig:
+        return cls(
+            automatic=configs.get(HudiServiceConfig.CLEAN_AUTOMATIC),
+            policy=configs.get(HudiServiceConfig.CLEANER_POLICY),
+            commits_retained=configs.get(HudiServiceConfig.CLEANER_COMMITS_RETAINED),
+            file_versions_retained=configs.get(HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED),
+            hours_retained=configs.get(HudiServiceConfig.CLEANER_HOURS_RETAINED),
+            max_commits=configs.get(HudiServiceConfig.CLEAN_MAX_COMMITS),
+            parallelism=configs.get(HudiServiceConfig.CLEANER_PARALLELISM),
+        )
+
+
+@dataclass(frozen=True)
+class ArchiveConfig:
+    """Archival options (``HoodieArchivalConfig``), typed."""
+
+    automatic: bool
+    max_commits: int
+    min_commits: int
+    batch_size: int
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> ArchiveConfig:
+        return cls(
+            automatic=configs.get(HudiServiceConfig.ARCHIVE_AUTOMATIC),
+            max_commits=configs.get(HudiServiceConfig.ARCHIVE_MAX_COMMITS),
+            min_commits=configs.get(HudiServiceConfig.ARCHIVE_MIN_COMMITS),
+            batch_size=configs.get(HudiServiceConfig.ARCHIVE_BATCH_SIZE),
+        )
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """Merge-On-Read compaction options, typed."""
+
+    inline: bool
+    schedule_inline: bool
+    max_delta_commits: int
+    max_delta_seconds: int
+    trigger_strategy: str
+    strategy: str
+    target_io_mb: int
+    logfile_num_threshold: int
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> CompactionConfig:
+        return cls(
+            inline=configs.get(HudiCompactionConfig.INLINE),
+            schedule_inline=configs.get(HudiCompactionConfig.SCHEDULE_INLINE),
+            max_delta_commits=configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS),
+            max_delta_seconds=configs.get(HudiCompactionConfig.MAX_DELTA_SECONDS),
+            trigger_strategy=configs.get(HudiCompactionConfig.TRIGGER_STRATEGY),
+            strategy=configs.get(HudiCompactionConfig.STRATEGY),
+            target_io_mb=configs.get(HudiCompactionConfig.TARGET_IO),
+            logfile_num_threshold=configs.get(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD),
+        )
+
+
+@dataclass(frozen=True)
+class ClusteringConfig:
+    """Clustering options (``HoodieClusteringConfig``), typed."""
+
+    inline: bool
+    inline_max_commits: int
+    sort_columns: tuple[str, ...]
+    target_file_max_bytes: int
+    small_file_limit: int
+    updates_strategy: str
+    max_bytes_per_group: int
+    max_num_groups: int
+    single_group: bool
+    preserve_commit_metadata: bool
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> ClusteringConfig:
+        return cls(
+            inline=configs.get(HudiServiceConfig.CLUSTERING_INLINE),
+            inline_max_commits=configs.get(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS),
+            sort_columns=configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS),
+            target_file_max_bytes=configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES),
+            small_file_limit=configs.get(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT),
+            updates_strategy=configs.get(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY),
+            max_bytes_per_group=configs.get(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP),
+            max_num_groups=configs.get(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS),
+            single_group=configs.get(HudiServiceConfig.CLUSTERING_SINGLE_GROUP),
+            preserve_commit_metadata=configs.get(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA),
+        )
