@@ -1,0 +1,162 @@
+"""Apache Hudi 0.15 (Spark 3.5) as the oracle: the driver process, and comparing its rows with ours.
+
+``tools/oracle/setup.sh`` (run by ``.ci/run``) prepares a virtualenv with PySpark 3.5 and the
+Hudi Spark bundle in the user's cache folder; ``tools/oracle/driver.py`` runs there as a
+subprocess and answers JSON steps over pipes. Tests marked ``oracle`` skip with the setup
+script's reason only when it recorded one (no Java, no download).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = ROOT / "tools" / "oracle" / "driver.py"
+START_TIMEOUT_S = 240
+STEP_TIMEOUT_S = 300
+# Variables that point a Spark launcher at our Spark 4; the oracle must find its own 3.5.
+FOREIGN_ENV = ("SPARK_HOME", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "VIRTUAL_ENV",
+                "PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR", "HADOOP_CONF_DIR")
+
+
+def oracle_dir() -> Path:
+    override = os.environ.get("HUDI_ORACLE_DIR")
+    if override:
+        return Path(override)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "hudi-sql" / "oracle"
+
+
+def _load_render() -> Any:
+    """The driver's value rendering, so both engines' rows are compared in one form."""
+    spec = importlib.util.spec_from_file_location("hudi_oracle_driver", DRIVER)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.render
+
+
+render = _load_render()
+
+
+class OracleError(AssertionError):
+    """Apache Hudi refused a step; the message is its exception."""
+
+    def __init__(self, response: dict[str, Any]) -> None:
+        super().__init__(f"Apache Hudi failed at step {response.get('step')}: {response.get('error')}")
+        self.response = response
+
+
+@dataclass
+class Tally:
+    """What the oracle tests compared, for the summary test."""
+
+    table_reads: list[str] = field(default_factory=list)
+    script_steps: list[str] = field(default_factory=list)
+
+
+TALLY = Tally()
+
+
+class Oracle:
+    """The running Apache Hudi driver: ``run(steps)`` returns one result per step."""
+
+    def __init__(self, process: subprocess.Popen[str], log: Path, info: dict[str, Any]) -> None:
+        self.process = process
+        self.log = log
+        self.info = info
+
+    def request(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        assert self.process.stdin and self.process.stdout
+        if self.process.poll() is not None:
+            raise RuntimeError(f"the oracle driver exited ({self.process.returncode}); see {self.log}")
+        self.process.stdin.write(json.dumps({"steps": steps}) + "\n")
+        self.process.stdin.flush()
+        line = read_line(self.process, STEP_TIMEOUT_S, self.log)
+        return json.loads(line)
+
+    def run(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Results of *steps*, or :class:`OracleError` naming the step Apache Hudi refused."""
+        response = self.request(steps)
+        if "error" in response:
+            raise OracleError(response)
+        return response["results"]
+
+    def sql(self, text: str) -> dict[str, Any]:
+        return self.run([{"sql": text}])[0]
+
+    def read(self, path: str | Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.run([{"read": {"path": str(path), "options": dict(options or {})}}])[0]
+
+
+def read_line(process: subprocess.Popen[str], timeout: float, log: Path) -> str:
+    assert process.stdout
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1.0)
+        if ready:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the oracle driver closed its output; see {log}")
+            return line
+        if process.poll() is not None:
+            raise RuntimeError(f"the oracle driver exited ({process.returncode}); see {log}")
+    raise TimeoutError(f"no answer from the oracle driver in {timeout:.0f} s; see {log}")
+
+
+def stop_driver(process: subprocess.Popen[str]) -> None:
+    """Close its input (it stops Spark and exits), then end its process group by id if it lingers."""
+    try:
+        if process.stdin:
+            process.stdin.close()
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+# --- comparing the two engines ------------------------------------------------------------------
+
+def ours(df: Any) -> dict[str, Any]:
+    """Our DataFrame in the driver's result form (columns + rendered rows)."""
+    return {"columns": list(df.columns), "rows": [[render(v) for v in row] for row in df.collect()]}
+
+
+def as_records(result: dict[str, Any], columns: list[str] | None = None) -> list[str]:
+    """Rows as sorted JSON objects (order-free comparison, one diffable line per row)."""
+    cols = columns or result["columns"]
+    index = {c: i for i, c in enumerate(result["columns"])}
+    records = [json.dumps({c: row[index[c]] for c in cols}, sort_keys=True) for row in result["rows"]]
+    return sorted(records)
+
+
+def assert_same_rows(mine: dict[str, Any], theirs: dict[str, Any], *, what: str,
+                     tally: list[str] | None = None) -> None:
+    """Same columns (as a set) and the same multiset of rows; counted in *tally* when equal.
+
+    The failure message lists the rows only one side has (a few of each), which is the
+    difference to write down in docs/compatibility.md.
+    """
+    assert sorted(mine["columns"]) == sorted(theirs["columns"]), (
+        f"{what}: columns differ: ours only {sorted(set(mine['columns']) - set(theirs['columns']))}, "
+        f"Apache Hudi only {sorted(set(theirs['columns']) - set(mine['columns']))}")
+    a, b = as_records(mine), as_records(theirs, mine["columns"])
+    if a != b:
+        only_ours = [r for r in a if r not in b][:3]
+        only_theirs = [r for r in b if r not in a][:3]
+        raise AssertionError(f"{what}: rows differ ({len(a)} ours, {len(b)} Apache Hudi's)\n"
+                             f"  only ours: {only_ours}\n  only Apache Hudi's: {only_theirs}")
+    (TALLY.table_reads if tally is None else tally).append(what)
