@@ -28,6 +28,8 @@ __all__ = [
     "HudiKeyError",
     "CommitConflictError",
     "CommitStateUnknownError",
+    "ConcurrentWriterError",
+    "LockTimeoutError",
     "UnsupportedFeatureError",
     "NotInstalledError",
     "did_you_mean",
@@ -101,6 +103,14 @@ class CommitConflictError(HudiError):
 
 class CommitStateUnknownError(HudiError):
     """The commit may or may not have landed: delete nothing, inspect the timeline."""
+
+
+class ConcurrentWriterError(CommitConflictError):
+    """Another writer's pending instant is alive (its heartbeat is fresh): this write did not start."""
+
+
+class LockTimeoutError(HudiError, TimeoutError):
+    """The table's lock was not acquired in time; the message names its holder."""
 
 
 class UnsupportedFeatureError(HudiError, NotImplementedError):

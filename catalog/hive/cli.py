@@ -16,13 +16,16 @@ import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from catalog.hive.config import HiveSyncConfig
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _FLAGS = {
-    "mode": "mode", "jdbc_url": "jdbcurl", "metastore_uris": "metastore.uris", "user": "username",
-    "password": "password", "database": "database", "table": "table", "partition_fields": "partition_fields",
-    "partition_value_extractor": "partition_extractor_class",
+    "mode": HiveSyncConfig.MODE, "jdbc_url": HiveSyncConfig.JDBC_URL, "metastore_uris": HiveSyncConfig.METASTORE_URIS,
+    "user": HiveSyncConfig.USERNAME, "password": HiveSyncConfig.PASSWORD, "database": HiveSyncConfig.DATABASE,
+    "table": HiveSyncConfig.TABLE, "partition_fields": HiveSyncConfig.PARTITION_FIELDS,
+    "partition_value_extractor": HiveSyncConfig.PARTITION_EXTRACTOR_CLASS,
 }
 
 
@@ -60,9 +63,9 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     for flag, key in _FLAGS.items():
         value = getattr(args, flag)
         if value is not None:
-            options[f"hoodie.datasource.hive_sync.{key}"] = value
+            options[key.key] = value
     if args.skip_ro_suffix:
-        options["hoodie.datasource.hive_sync.skip_ro_suffix"] = "true"
+        options[HiveSyncConfig.SKIP_RO_SUFFIX.key] = "true"
     if spark is None and args.mode in ("hms", "hiveql"):
         import hudi_sql
 

@@ -56,7 +56,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from catalog.hive import ddl
-from catalog.hive.config import HiveSyncMode, HiveSyncSettings
+from catalog.hive.config import HiveSyncConfig, HiveSyncMode, HiveSyncSettings
 from catalog.hive.partition_values import parse_partition_name
 from catalog.hive.schema import HiveColumn, SchemaDifference
 from hudi_sql.errors import HudiConfigError, HudiError, NotInstalledError, UnsupportedFeatureError
@@ -269,7 +269,7 @@ class _SqlMetastoreClient:
             changed = [c.name for c in difference.updated] + list(difference.deleted)
             raise UnsupportedFeatureError(
                 f"Spark SQL cannot change or drop columns {changed} of Hive table {database}.{table}.",
-                help="sync in hms mode (hoodie.datasource.hive_sync.mode=hms), or recreate the Hive table",
+                help=f"sync in hms mode ({HiveSyncConfig.MODE.key}=hms), or recreate the Hive table",
             )
         data_names = {c.name.lower() for c in columns}
         added = [c for c in difference.added if c.name.lower() in data_names]
@@ -358,7 +358,7 @@ class JdbcMetastoreClient(_SqlMetastoreClient):
             return hive.connect(**kwargs)
         except Exception as exc:
             raise HiveSyncError(f"Cannot connect to HiveServer2 at {self.target.host}:{self.target.port}: {exc}",
-                                help="check hoodie.datasource.hive_sync.jdbcurl and that the server is up") from exc
+                                help=f"check {HiveSyncConfig.JDBC_URL.key} and that the server is up") from exc
 
     def _detect_dialect(self) -> SqlDialect:
         try:
@@ -416,7 +416,7 @@ class HmsMetastoreClient:
             self._client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(conf)
         except Exception as exc:
             raise HiveSyncError(f"Cannot connect to the Hive metastore at {uris}: {exc}",
-                                help="check hoodie.datasource.hive_sync.metastore.uris") from exc
+                                help=f"check {HiveSyncConfig.METASTORE_URIS.key}") from exc
         self.uris = uris
 
     @classmethod
@@ -587,7 +587,7 @@ def client_for(settings: HiveSyncSettings, *, spark: SparkSession | None = None)
         return JdbcMetastoreClient(settings.jdbc_url, settings.username, settings.password)
     if spark is None:
         raise HudiConfigError(f"Hive sync mode '{settings.mode.value}' needs a SparkSession.",
-                              help="pass spark=..., or use hoodie.datasource.hive_sync.mode=jdbc")
+                              help=f"pass spark=..., or use {HiveSyncConfig.MODE.key}=jdbc")
     if settings.mode is HiveSyncMode.HMS:
         return HmsMetastoreClient.from_spark(spark, settings.metastore_uris)
     return SparkSqlMetastoreClient(spark)

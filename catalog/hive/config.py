@@ -27,8 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from hudi_sql.config import HudiConfigs
-from hudi_sql.config.registry import ConfigEnum, parse_bool, parse_int, parse_str
+from hudi_sql.config import HudiConfigs, HudiTableConfig
+from hudi_sql.config.registry import ConfigOption, ConfigScope, parse_bool, parse_int, parse_str
+from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 
 _EXTRACTOR_PREFIX = "org.apache.hudi.hive."
@@ -49,75 +50,93 @@ class HiveSyncMode(str, Enum):
             raise ValueError(f"'{value}' is not a hive sync mode (hms, jdbc, hiveql)") from None
 
 
-class HiveSyncConfig(ConfigEnum):
+class HiveSyncConfig(ConfigScope):
     """Hudi's hive sync keys (scope: meta sync)."""
 
-    ENABLED = ("hoodie.datasource.hive_sync.enable", parse_bool, False,
-               "Register/sync the table to a Hive metastore after each write.")
-    META_SYNC_ENABLED = ("hoodie.datasource.meta.sync.enable", parse_bool, False,
-                         "Enable syncing the table with an external meta store.")
-    MODE = ("hoodie.datasource.hive_sync.mode", HiveSyncMode.parse, None,
-            "hms, jdbc or hiveql. Unset: jdbc when hoodie.datasource.hive_sync.use_jdbc (default), else hiveql.")
-    USE_JDBC = ("hoodie.datasource.hive_sync.use_jdbc", parse_bool, True,
-                "Deprecated since Hudi 0.9: use hoodie.datasource.hive_sync.mode.")
-    JDBC_URL = ("hoodie.datasource.hive_sync.jdbcurl", parse_str, "jdbc:hive2://localhost:10000",
-                "HiveServer2 JDBC url (jdbc mode): jdbc:hive2://host:port[/db][;auth=...].")
-    METASTORE_URIS = ("hoodie.datasource.hive_sync.metastore.uris", parse_str, "thrift://localhost:9083",
-                      "Hive metastore thrift uri(s) (hms mode).")
-    USERNAME = ("hoodie.datasource.hive_sync.username", parse_str, "hive", "Hive user name.")
-    PASSWORD = ("hoodie.datasource.hive_sync.password", parse_str, "hive",
-                "Hive password (sent only with LDAP/CUSTOM authentication).")
-    DATABASE = ("hoodie.datasource.hive_sync.database", parse_str, "default",
-                "Target database; inferred from hoodie.database.name.")
-    TABLE = ("hoodie.datasource.hive_sync.table", parse_str, "unknown",
-             "Target table; inferred from hoodie.table.name.")
-    PARTITION_FIELDS = ("hoodie.datasource.hive_sync.partition_fields", parse_str, "",
-                        "Hive partition columns; inferred from the table's partition fields.")
-    PARTITION_EXTRACTOR_CLASS = (
+    ENABLED = ConfigOption("hoodie.datasource.hive_sync.enable", parse_bool, False,
+                           "Register/sync the table to a Hive metastore after each write.")
+    META_SYNC_ENABLED = ConfigOption("hoodie.datasource.meta.sync.enable", parse_bool, False,
+                                     "Enable syncing the table with an external meta store.")
+    MODE = ConfigOption(
+        "hoodie.datasource.hive_sync.mode", HiveSyncMode.parse, None,
+        "hms, jdbc or hiveql. Unset: jdbc when hoodie.datasource.hive_sync.use_jdbc (default), else hiveql."
+    )
+    USE_JDBC = ConfigOption("hoodie.datasource.hive_sync.use_jdbc", parse_bool, True,
+                            "Deprecated since Hudi 0.9: use hoodie.datasource.hive_sync.mode.")
+    JDBC_URL = ConfigOption("hoodie.datasource.hive_sync.jdbcurl", parse_str, "jdbc:hive2://localhost:10000",
+                            "HiveServer2 JDBC url (jdbc mode): jdbc:hive2://host:port[/db][;auth=...].")
+    METASTORE_URIS = ConfigOption(
+        "hoodie.datasource.hive_sync.metastore.uris", parse_str, "thrift://localhost:9083",
+        "Hive metastore thrift uri(s) (hms mode)."
+    )
+    USERNAME = ConfigOption("hoodie.datasource.hive_sync.username", parse_str, "hive", "Hive user name.")
+    PASSWORD = ConfigOption("hoodie.datasource.hive_sync.password", parse_str, "hive",
+                            "Hive password (sent only with LDAP/CUSTOM authentication).")
+    DATABASE = ConfigOption("hoodie.datasource.hive_sync.database", parse_str, "default",
+                            "Target database; inferred from hoodie.database.name.")
+    TABLE = ConfigOption("hoodie.datasource.hive_sync.table", parse_str, "unknown",
+                         "Target table; inferred from hoodie.table.name.")
+    PARTITION_FIELDS = ConfigOption("hoodie.datasource.hive_sync.partition_fields", parse_str, "",
+                                    "Hive partition columns; inferred from the table's partition fields.")
+    PARTITION_EXTRACTOR_CLASS = ConfigOption(
         "hoodie.datasource.hive_sync.partition_extractor_class", parse_str,
         "org.apache.hudi.hive.MultiPartKeysValueExtractor",
         "Turns a partition path into Hive partition values; inferred from the partitioning.",
     )
-    AUTO_CREATE_DATABASE = ("hoodie.datasource.hive_sync.auto_create_database", parse_bool, True,
-                            "Create the database when it does not exist.")
-    IGNORE_EXCEPTIONS = ("hoodie.datasource.hive_sync.ignore_exceptions", parse_bool, False,
-                         "Log sync failures instead of raising them.")
-    SKIP_RO_SUFFIX = ("hoodie.datasource.hive_sync.skip_ro_suffix", parse_bool, False,
-                      "Register a MOR table's read-optimized table without the _ro suffix.")
-    SUPPORT_TIMESTAMP = ("hoodie.datasource.hive_sync.support_timestamp", parse_bool, False,
-                         "Sync TIMESTAMP columns as Hive timestamp instead of bigint.")
-    TABLE_PROPERTIES = ("hoodie.datasource.hive_sync.table_properties", parse_str, None,
-                        "Extra table properties, one key=value per line.")
-    SERDE_PROPERTIES = ("hoodie.datasource.hive_sync.serde_properties", parse_str, None,
-                        "Extra serde properties, one key=value per line.")
-    SYNC_AS_DATASOURCE = ("hoodie.datasource.hive_sync.sync_as_datasource", parse_bool, True,
-                          "Add the spark.sql.sources.* table properties so Spark reads it as a hudi table.")
-    SCHEMA_STRING_LENGTH_THRESHOLD = ("hoodie.datasource.hive_sync.schema_string_length_thresh", parse_int, 4000,
-                                      "Longest spark.sql.sources.schema.part.N value.")
-    CREATE_MANAGED_TABLE = ("hoodie.datasource.hive_sync.create_managed_table", parse_bool, False,
-                            "Create a managed table instead of an external one.")
-    OMIT_METADATA_FIELDS = ("hoodie.datasource.hive_sync.omit_metadata_fields", parse_bool, False,
-                            "Leave the five _hoodie_* columns out of the Hive schema.")
-    BATCH_NUM = ("hoodie.datasource.hive_sync.batch_num", parse_int, 1000,
-                 "Partitions per ALTER TABLE ADD PARTITION statement.")
-    BASE_FILE_FORMAT = ("hoodie.datasource.hive_sync.base_file_format", parse_str, "PARQUET",
-                        "Base file format of the table.", ("PARQUET",))
-    USE_PRE_APACHE_INPUT_FORMAT = (
+    AUTO_CREATE_DATABASE = ConfigOption("hoodie.datasource.hive_sync.auto_create_database", parse_bool, True,
+                                        "Create the database when it does not exist.")
+    IGNORE_EXCEPTIONS = ConfigOption("hoodie.datasource.hive_sync.ignore_exceptions", parse_bool, False,
+                                     "Log sync failures instead of raising them.")
+    SKIP_RO_SUFFIX = ConfigOption("hoodie.datasource.hive_sync.skip_ro_suffix", parse_bool, False,
+                                  "Register a MOR table's read-optimized table without the _ro suffix.")
+    SUPPORT_TIMESTAMP = ConfigOption("hoodie.datasource.hive_sync.support_timestamp", parse_bool, False,
+                                     "Sync TIMESTAMP columns as Hive timestamp instead of bigint.")
+    TABLE_PROPERTIES = ConfigOption("hoodie.datasource.hive_sync.table_properties", parse_str, None,
+                                    "Extra table properties, one key=value per line.")
+    SERDE_PROPERTIES = ConfigOption("hoodie.datasource.hive_sync.serde_properties", parse_str, None,
+                                    "Extra serde properties, one key=value per line.")
+    SYNC_AS_DATASOURCE = ConfigOption(
+        "hoodie.datasource.hive_sync.sync_as_datasource", parse_bool, True,
+        "Add the spark.sql.sources.* table properties so Spark reads it as a hudi table."
+    )
+    SCHEMA_STRING_LENGTH_THRESHOLD = ConfigOption(
+        "hoodie.datasource.hive_sync.schema_string_length_thresh", parse_int, 4000,
+        "Longest spark.sql.sources.schema.part.N value."
+    )
+    CREATE_MANAGED_TABLE = ConfigOption("hoodie.datasource.hive_sync.create_managed_table", parse_bool, False,
+                                        "Create a managed table instead of an external one.")
+    OMIT_METADATA_FIELDS = ConfigOption("hoodie.datasource.hive_sync.omit_metadata_fields", parse_bool, False,
+                                        "Leave the five _hoodie_* columns out of the Hive schema.")
+    BATCH_NUM = ConfigOption("hoodie.datasource.hive_sync.batch_num", parse_int, 1000,
+                             "Partitions per ALTER TABLE ADD PARTITION statement.")
+    BASE_FILE_FORMAT = ConfigOption("hoodie.datasource.hive_sync.base_file_format", parse_str, "PARQUET",
+                                    "Base file format of the table.", ("PARQUET",))
+    USE_PRE_APACHE_INPUT_FORMAT = ConfigOption(
         "hoodie.datasource.hive_sync.use_pre_apache_input_format", parse_bool, False,
         "Use the com.uber.hoodie input formats (tables migrated from pre-Apache Hudi).",
     )
-    TABLE_STRATEGY = ("hoodie.datasource.hive_sync.table.strategy", parse_str, "ALL",
-                      "MOR tables: RO, RT or ALL (both the _ro and _rt tables).", ("RO", "RT", "ALL"))
-    SYNC_COMMENT = ("hoodie.datasource.hive_sync.sync_comment", parse_bool, False,
-                    "Sync column comments.", (), (), False)
-    DECODE_PARTITION = ("hoodie.meta.sync.decode_partition", parse_bool, False,
-                        "URL-decode partition values; inferred from hoodie.datasource.write.partitionpath.urlencode.")
-    CONDITIONAL_SYNC = ("hoodie.datasource.meta_sync.condition.sync", parse_bool, False,
-                        "Update last_commit_time_sync only when schema, properties or partitions changed.")
-    INCREMENTAL = ("hoodie.meta.sync.incremental", parse_bool, True,
-                   "Sync only partitions touched since last_commit_time_sync (else list all partitions).")
-    SPARK_VERSION = ("hoodie.meta_sync.spark.version", parse_str, "",
-                     "Value of spark.sql.create.version; defaults to the running PySpark's version.")
+    TABLE_STRATEGY = ConfigOption(
+        "hoodie.datasource.hive_sync.table.strategy", parse_str, "ALL",
+        "MOR tables: RO, RT or ALL (both the _ro and _rt tables).", ("RO", "RT", "ALL")
+    )
+    SYNC_COMMENT = ConfigOption("hoodie.datasource.hive_sync.sync_comment", parse_bool, False,
+                                "Sync column comments.", effective=False)
+    DECODE_PARTITION = ConfigOption(
+        "hoodie.meta.sync.decode_partition", parse_bool, False,
+        "URL-decode partition values; inferred from hoodie.datasource.write.partitionpath.urlencode."
+    )
+    CONDITIONAL_SYNC = ConfigOption(
+        "hoodie.datasource.meta_sync.condition.sync", parse_bool, False,
+        "Update last_commit_time_sync only when schema, properties or partitions changed."
+    )
+    INCREMENTAL = ConfigOption(
+        "hoodie.meta.sync.incremental", parse_bool, True,
+        "Sync only partitions touched since last_commit_time_sync (else list all partitions)."
+    )
+    SPARK_VERSION = ConfigOption(
+        "hoodie.meta_sync.spark.version", parse_str, "",
+        "Value of spark.sql.create.version; defaults to the running PySpark's version."
+    )
 
 
 def parse_key_values(text: str | None) -> dict[str, str]:
@@ -197,7 +216,7 @@ def resolve_sync_settings(
     props = dict(table_properties or {})
     both = {**props, **configs.raw()}
 
-    def pick(key: HiveSyncConfig, inferred: object = None) -> object:
+    def pick(key: ConfigOption[object], inferred: object = None) -> object:
         if configs.is_set(key):
             return configs.get(key)
         return key.default if inferred is None else inferred
@@ -206,13 +225,14 @@ def resolve_sync_settings(
     if mode is None:
         mode = HiveSyncMode.JDBC if configs.get(HiveSyncConfig.USE_JDBC) else HiveSyncMode.HIVEQL
 
-    table_fields = props.get("hoodie.table.partition.fields") or both.get("hoodie.datasource.write.partitionpath.field")
+    table_fields = (props.get(HudiTableConfig.PARTITION_FIELDS.key)
+                    or both.get(HudiWriteConfig.PARTITION_PATH_FIELDS.key))
     inferred_fields = _strip_field_types(str(table_fields)) if table_fields else ()
     partition_fields = (_strip_field_types(str(configs.get(HiveSyncConfig.PARTITION_FIELDS)))
                         if configs.is_set(HiveSyncConfig.PARTITION_FIELDS) else inferred_fields)
-    hive_style = str(both.get("hoodie.datasource.write.hive_style_partitioning", "false")).lower() == "true"
-    url_encoded = str(both.get("hoodie.datasource.write.partitionpath.urlencode", "false")).lower() == "true"
-    base_format = props.get("hoodie.table.base.file.format")
+    hive_style = str(both.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING.key, "false")).lower() == "true"
+    url_encoded = str(both.get(HudiWriteConfig.URL_ENCODE_PARTITIONING.key, "false")).lower() == "true"
+    base_format = props.get(HudiTableConfig.BASE_FILE_FORMAT.key)
 
     spark_version = str(configs.get(HiveSyncConfig.SPARK_VERSION))
     if not spark_version:
@@ -225,8 +245,8 @@ def resolve_sync_settings(
 
     return HiveSyncSettings(
         mode=mode,
-        database=str(pick(HiveSyncConfig.DATABASE, props.get("hoodie.database.name") or None)),
-        table=str(pick(HiveSyncConfig.TABLE, props.get("hoodie.table.name") or both.get("hoodie.table.name"))),
+        database=str(pick(HiveSyncConfig.DATABASE, props.get(HudiTableConfig.DATABASE_NAME.key) or None)),
+        table=str(pick(HiveSyncConfig.TABLE, props.get(HudiTableConfig.NAME.key) or both.get(HudiTableConfig.NAME.key))),
         partition_fields=partition_fields,
         partition_extractor_class=str(pick(HiveSyncConfig.PARTITION_EXTRACTOR_CLASS,
                                            _infer_extractor(partition_fields, hive_style))),

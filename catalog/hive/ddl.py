@@ -46,6 +46,7 @@ __all__ = [
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from catalog.hive.config import HiveSyncConfig
 from catalog.hive.schema import HiveColumn
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 
@@ -100,7 +101,7 @@ def partition_spec(keys: Sequence[str], values: Sequence[str]) -> str:
     if len(keys) != len(values):
         raise HudiConfigError(
             f"Partition key parts {list(keys)} do not match partition values {list(values)}.",
-            help="check hoodie.datasource.hive_sync.partition_fields and partition_extractor_class",
+            help=f"check {HiveSyncConfig.PARTITION_FIELDS.key} and {HiveSyncConfig.PARTITION_EXTRACTOR_CLASS.key}",
         )
     return "(" + ",".join(f"{quote_identifier(k)}={quote_string(v)}" for k, v in zip(keys, values)) + ")"
 

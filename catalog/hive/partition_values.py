@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from catalog.hive.config import HiveSyncConfig
 from hudi_sql.errors import HudiConfigError, did_you_mean
 
 _PACKAGES = ("org.apache.hudi.hive.", "org.apache.hudi.sync.common.model.partextractor.",
@@ -81,7 +82,7 @@ def extractor_for(class_name: str) -> PartitionValueExtractor:
     if factory is None:
         raise HudiConfigError(
             f"Unknown partition value extractor '{class_name}'.{did_you_mean(class_name, _REGISTRY)}",
-            help="set hoodie.datasource.hive_sync.partition_extractor_class to one of: "
+            help=f"set {HiveSyncConfig.PARTITION_EXTRACTOR_CLASS.key} to one of: "
             + ", ".join(sorted(n for n in _REGISTRY if "." not in n)),
         )
     return factory()

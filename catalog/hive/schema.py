@@ -76,7 +76,7 @@ from pyspark.sql.types import (
 )
 
 from hudi_sql.errors import HudiSchemaError
-from hudi_sql.model.schema import add_meta_fields, drop_meta_fields
+from hudi_sql.spark.schema import add_meta_fields, drop_meta_fields
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ replacecommit is not re-added by a full listing.
 from __future__ import annotations
 
 __all__ = [
+    "HIVE_SYNC_ACTION",
     "LAST_COMMIT_TIME_SYNC",
     "CommitSummary",
     "HiveSyncTool",
@@ -78,8 +79,10 @@ from catalog.hive.schema import (
     spark_table_properties,
 )
 from hudi_sql.config import HudiConfigs, TableType
+from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiConfigError, HudiError, HudiSchemaError
-from hudi_sql.model.schema import from_avro_schema
+from hudi_sql.spark.schema import from_avro_schema
+from hudi_sql.write.post_commit import PostCommitAction, register_post_commit_action
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -289,7 +292,7 @@ def partition_values(settings: HiveSyncSettings, partition_path: str) -> tuple[s
         raise HudiConfigError(
             f"Partition key parts {list(settings.partition_fields)} do not match partition values {values} "
             f"of partition '{partition_path}'.",
-            help="check hoodie.datasource.hive_sync.partition_fields and partition_extractor_class",
+            help=f"check {HiveSyncConfig.PARTITION_FIELDS.key} and {HiveSyncConfig.PARTITION_EXTRACTOR_CLASS.key}",
         )
     return tuple(values)
 
@@ -358,7 +361,7 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
     """
     if not metastore.database_exists and not settings.auto_create_database:
         raise HudiConfigError(f"Hive database '{settings.database}' does not exist.",
-                              help="create it, or set hoodie.datasource.hive_sync.auto_create_database=true")
+                              help=f"create it, or set {HiveSyncConfig.AUTO_CREATE_DATABASE.key}=true")
     warnings: list[str] = []
     keys = settings.partition_fields
     schema = hive_schema(table.schema, keys, support_timestamp=settings.support_timestamp,
@@ -380,7 +383,7 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
         serde_props = dict(settings.serde_properties)
         if settings.sync_as_datasource:
             serde_props.update({"path": table.base_path,
-                                "hoodie.query.as.ro.table": "true" if target.read_optimized else "false"})
+                                QUERY_AS_RO_TABLE: "true" if target.read_optimized else "false"})
         existing = metastore.tables.get(target.name)
         partitions = metastore.partitions.get(target.name, {}) if existing is not None else {}
         if existing is None:
@@ -568,6 +571,18 @@ class HiveSyncTool:
             return SyncResult(SyncPlan(self.settings.database, False, ()), error=str(exc))
 
 
+def _sync_after_commit(base_path: str, configs: HudiConfigs, spark: SparkSession | None) -> SyncResult:
+    return HiveSyncTool.for_table(base_path, configs.raw(), spark=spark).sync()
+
+
+#: Hive sync as the engine's post-commit action: registered on import, so the write client runs
+#: it after each commit when ``hoodie.datasource.hive_sync.enable`` (or ``meta.sync.enable``) is on
+#: without importing the catalog.
+HIVE_SYNC_ACTION = PostCommitAction(
+    "Hive sync", (HiveSyncConfig.ENABLED, HiveSyncConfig.META_SYNC_ENABLED), _sync_after_commit)
+register_post_commit_action(HIVE_SYNC_ACTION)
+
+
 def sync_if_enabled(base_path: str, options: Mapping[str, object], *,
                     spark: SparkSession | None = None) -> SyncResult | None:
     """After a write: sync when ``hoodie.datasource.hive_sync.enable`` (or ``meta.sync.enable``) is on.
@@ -575,6 +590,6 @@ def sync_if_enabled(base_path: str, options: Mapping[str, object], *,
     Returns ``None`` without touching anything when neither is set.
     """
     configs = HudiConfigs.of(options, validate=False)
-    if not (configs.get(HiveSyncConfig.ENABLED) or configs.get(HiveSyncConfig.META_SYNC_ENABLED)):
+    if not HIVE_SYNC_ACTION.is_enabled(configs):
         return None
-    return HiveSyncTool.for_table(base_path, options, spark=spark).sync()
+    return _sync_after_commit(base_path, configs, spark)

@@ -27,6 +27,7 @@ __all__ = [
     "rollback_failed_writes",
     "rollback_instant",
     "rollback_latest_commit",
+    "rollback_own_failed_write",
     "undo_instant",
 ]
 
@@ -36,8 +37,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from hudi_sql.commit.heartbeat import delete_heartbeat, is_heartbeat_expired, live_writer_error
+from hudi_sql.commit.locks import current_concurrency
 from hudi_sql.commit.markers import IOType, read_markers
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
@@ -117,12 +121,33 @@ def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,
 def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
                      rollback_time: str | None = None) -> RollbackResult:
     """Roll back one write instant (pending or completed), recording a rollback instant."""
+    result = _rollback(meta_client, instant, rollback_time=rollback_time, only_if_pending=False)
+    assert result is not None
+    return result
+
+
+def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: str | None,
+              only_if_pending: bool) -> RollbackResult | None:
+    """Plan and undo *instant* in one hold of the table lock.
+
+    With *only_if_pending* (a failed write), the instant's state is checked again under the
+    lock: if its writer completed it meanwhile, nothing is touched (``None``). Planning under
+    the lock too means the plan sees every file the failed writer left.
+    """
     if instant.action not in WRITE_ACTIONS and instant.action is not Action.COMPACTION:
         raise HudiTimelineError(f"Cannot roll back {instant}: only commits, deltacommits, replacecommits "
                                 "and compactions can be rolled back.")
     started = time.time()
-    plan = plan_rollback(meta_client, instant)
     with TimelineWriter(meta_client).transaction(f"rollback {instant.instant_time}") as writer:
+        if only_if_pending:
+            current = meta_client.timeline.find(instant.instant_time, instant.action)
+            latest = meta_client.timeline.latest_states().find(instant.instant_time, instant.action)
+            if current is None or latest is None or latest.is_completed:
+                _log.info("Not rolling back %s: it %s meanwhile.", instant,
+                          "completed" if latest is not None and latest.is_completed else "was rolled back")
+                return None
+            instant = latest
+        plan = plan_rollback(meta_client, instant)
         rollback_time = rollback_time or writer.next_instant_time()
         rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
         writer.request(rollback.to(State.REQUESTED), plan, overwrite=True)
@@ -135,6 +160,11 @@ def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
     parts = metadata["partitionMetadata"]
     return RollbackResult(rollback_time, instant, tuple(f for p in parts.values() for f in p["successDeleteFiles"]),
                           tuple(f for p in parts.values() for f in (p["rollbackLogFiles"] or {})), tuple(parts))
+
+
+def rollback_own_failed_write(meta_client: TableMetaClient, instant: Instant) -> RollbackResult | None:
+    """Roll back a write instant its own writer gave up (a lost conflict), unless it completed."""
+    return _rollback(meta_client, instant, rollback_time=None, only_if_pending=True)
 
 
 def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time: str, *,
@@ -168,6 +198,7 @@ def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time
                     failed_logs[request.partition_path][to_uri(log_path)] = log_size
         writer.delete_pending_states(instant)
         writer.delete_marker_dir(instant.instant_time)
+        delete_heartbeat(storage, meta_client.layout, instant.instant_time)
     partitions = sorted(set(deleted) | set(rollback_logs) | {r.partition_path for r in plan.requests})
     return {
         "startRollbackTime": rollback_time,
@@ -205,17 +236,38 @@ def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest
     return path, len(data)
 
 
-def rollback_failed_writes(meta_client: TableMetaClient) -> list[RollbackResult]:
-    """Roll back every pending write instant (EAGER failed-writes policy, single writer)."""
-    meta_client.reload_timeline()
-    # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
-    scheduled = {i.instant_time for i in meta_client.pending_clustering_instants()}
+def rollback_failed_writes(meta_client: TableMetaClient,
+                           config: ConcurrencyConfig | None = None) -> list[RollbackResult]:
+    """Roll back the pending write instants whose writer is gone (``hoodie.cleaner.policy.failed.writes``).
+
+    A pending instant whose heartbeat is alive belongs to a running writer and is never
+    touched. ``EAGER`` (single writer) refuses to start next to such a writer, naming its
+    instant (:class:`~hudi_sql.errors.ConcurrentWriterError`); ``LAZY`` leaves it alone and
+    rolls back only instants whose heartbeat expired; ``NEVER`` rolls back nothing. The listing,
+    the heartbeat checks and each rollback happen under the table lock, so a writer completing
+    its instant meanwhile keeps its commit.
+    """
+    config = config or current_concurrency()
+    if config.failed_writes is FailedWritesPolicy.NEVER:
+        return []
     results = []
-    for instant in meta_client.timeline.pending_writes():
-        if instant.instant_time in scheduled:
-            continue
-        _log.warning("Rolling back failed write %s.", instant)
-        results.append(rollback_instant(meta_client, instant))
+    with TimelineWriter(meta_client).transaction("roll back failed writes"):
+        # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
+        scheduled = {i.instant_time for i in meta_client.pending_clustering_instants()}
+        for instant in meta_client.timeline.pending_writes():
+            if instant.instant_time in scheduled:
+                continue
+            if not is_heartbeat_expired(meta_client.storage, meta_client.layout, instant.instant_time,
+                                        config.heartbeat_expiry_seconds):
+                if config.failed_writes is FailedWritesPolicy.EAGER and not config.optimistic:
+                    raise live_writer_error(meta_client, instant)
+                _log.info("Pending write %s has a live heartbeat; left to its writer.", instant)
+                continue
+            _log.warning("Rolling back failed write %s (no live heartbeat).", instant)
+            result = _rollback(meta_client, instant, rollback_time=None, only_if_pending=True)
+            if result is not None:
+                results.append(result)
+    meta_client.reload_timeline()
     return results
 
 

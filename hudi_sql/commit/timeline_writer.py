@@ -15,8 +15,10 @@ Services and the commit protocol build plans and metadata values
 (:mod:`hudi_sql.model.instant_payloads`); the writer encodes and publishes them, and removes
 instant files for rollback, restore, savepoint deletion and archival. Every method that touches
 an instant file refuses to run outside :meth:`TimelineWriter.transaction`, which is the seam
-for multi-writer concurrency: it holds a :class:`LockProvider` lock (today a no-op in-process
-one) and reloads the timeline on entry, so a real lock plugs in here without touching callers.
+for multi-writer concurrency: it holds a :class:`LockProvider` lock (by default the table's
+:class:`~hudi_sql.commit.locks.TableLock`: the in-process lock, plus the cross-process provider
+``hoodie.write.lock.provider`` names) and reloads the timeline on entry, so conflict checks and
+the files they guard are decided under one lock.
 
 Transactions nest on one writer: an inner ``with`` neither locks nor reloads again, so an
 operation made of several steps (a restore undoing many instants) passes its writer on.
@@ -31,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
+from hudi_sql.commit.locks import table_lock
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError, HudiTimelineError
 from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
 from hudi_sql.model.instant_payloads import Payload, encode_payload
@@ -64,7 +67,8 @@ class TimelineWriter:
 
     def __init__(self, meta_client: TableMetaClient, lock_provider: LockProvider | None = None) -> None:
         self.meta_client = meta_client
-        self.lock_provider: LockProvider = lock_provider if lock_provider is not None else NoOpLockProvider()
+        self.lock_provider: LockProvider = (lock_provider if lock_provider is not None
+                                            else table_lock(meta_client.base_path))
         self._depth = 0
 
     # -- the transaction seam ----------------------------------------------------------------

@@ -25,6 +25,7 @@ __all__ = [
     "ConfigScope",
     "HudiConfigs",
     "all_config_enums",
+    "import_plugin_modules",
     "parse_bool",
     "parse_float",
     "parse_int",
@@ -249,13 +250,19 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
+    import_plugin_modules(PLUGIN_CONFIG_MODULES, "option")
+
+
+def import_plugin_modules(modules: Iterable[str], kind: str) -> None:
+    """Import the modules above the engine that register with it (option scopes, post-commit
+    actions); one that is not installed is skipped, so the engine runs without the catalog."""
     import importlib
 
-    for module in PLUGIN_CONFIG_MODULES:
+    for module in modules:
         try:
             importlib.import_module(module)
         except ImportError:  # pragma: no cover - the catalog package is part of the distribution
-            _log.debug("option plugin %s not available", module)
+            _log.debug("%s plugin %s not available", kind, module)
 
 
 def _known_keys() -> dict[str, ConfigOption[Any]]:

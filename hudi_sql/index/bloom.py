@@ -254,7 +254,7 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from hudi_sql.index.bloom_filter import read_footer_index
+    from hudi_sql.index.bloom_footer import read_footer_index
 
     if pairs.num_rows == 0:
         return _MATCH_SCHEMA.empty_table()

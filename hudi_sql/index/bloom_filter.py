@@ -1,4 +1,4 @@
-"""Hudi's bloom filters on base files: Hadoop MurmurHash, the SIMPLE and DYNAMIC_V0 filters, footer keys.
+"""Hudi's bloom filters on base files: the SIMPLE and DYNAMIC_V0 filter values and their bytes.
 
 Apache Hudi stores a bloom filter of the file's record keys, plus the smallest and largest key, in
 the key-value metadata of every base parquet file it writes with meta fields populated. Java's
@@ -32,49 +32,45 @@ positions from a chain of Hadoop MurmurHash calls (:func:`hash_positions`).
 Sources: ``docs/hudi-format-logs-and-footers.md`` sections 12 and 13, where the byte layout and
 hash were verified against 55 real base files and Hadoop's own classes.
 
+Modules: the hashing (Hadoop Murmur, bit positions) is :mod:`hudi_sql.index.bloom_hash`; writing
+a file's footer metadata and reading its filter and key range back is
+:mod:`hudi_sql.index.bloom_footer`. The footer key names live here, with the format.
+
 Speed: :meth:`BloomFilter.add_all` and :meth:`BloomFilter.might_contain_all` hash whole batches
-with numpy (keys grouped by UTF-8 length, the 30 chained Murmur rounds run column-wise), so a
-100,000-key base file costs a fraction of a second rather than 3 million Python-level hash rounds.
+with numpy (:func:`~hudi_sql.index.bloom_hash.hash_positions_many`).
 """
+
 
 from __future__ import annotations
 
 __all__ = [
     "BLOOM_FILTER_KEY",
-    "LEGACY_BLOOM_FILTER_KEY",
     "BLOOM_FILTER_TYPE_CODE_KEY",
-    "MIN_RECORD_KEY_KEY",
-    "MAX_RECORD_KEY_KEY",
-    "DEFAULT_NUM_ENTRIES",
     "DEFAULT_FPP",
     "DEFAULT_MAX_ENTRIES",
-    "BloomFilterType",
+    "DEFAULT_NUM_ENTRIES",
+    "LEGACY_BLOOM_FILTER_KEY",
+    "MAX_RECORD_KEY_KEY",
+    "MIN_RECORD_KEY_KEY",
     "BloomFilter",
+    "BloomFilterType",
     "DynamicBloomFilter",
-    "FooterIndex",
-    "murmur_hash",
-    "murmur_hash_many",
-    "hash_positions",
-    "hash_positions_many",
-    "footer_metadata",
-    "read_footer_index",
 ]
 
 import base64
 import binascii
 import math
 import struct
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from enum import Enum
-from itertools import islice
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from hudi_sql.config.write import HudiWriteConfig
-from hudi_sql.errors import HudiConfigError, HudiFileFormatError, HudiKeyError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, HudiFileFormatError, UnsupportedFeatureError
+from hudi_sql.index.bloom_hash import encode_key, encoded_chunks, hash_positions, hash_positions_many
 
 BLOOM_FILTER_KEY = "org.apache.hudi.bloomfilter"
 """Footer key of the base64 bloom filter (Java ``HOODIE_AVRO_BLOOM_FILTER_METADATA_KEY``)."""
@@ -96,16 +92,11 @@ DEFAULT_MAX_ENTRIES = 100000
 
 _VERSION = -1  # Hadoop Filter.VERSION; a positive first int would be a legacy Jenkins nbHash.
 _MURMUR_HASH = 1  # Hadoop Hash.MURMUR_HASH; 0 would be JENKINS_HASH, which Hudi never writes.
-_M = 0x5BD1E995
-_MASK32 = 0xFFFFFFFF
 _INT32_MAX = 2**31 - 1
 _LOG2_SQUARED = math.log(2) * math.log(2)
-_CHUNK = 1 << 16  # keys hashed per numpy batch; bounds the (keys x nbHash) position array to ~16 MB.
 _STANDARD_HEADER = struct.Struct(">ibi")  # nbHash, hashType, vectorSize (after the version int)
 _DYNAMIC_HEADER = struct.Struct(">iii")  # nr, currentNbRecord, rows
 
-_U32 = npt.NDArray[np.uint32]
-_Positions = npt.NDArray[np.int64]
 _Bits = npt.NDArray[np.bool_]
 
 
@@ -132,238 +123,6 @@ class BloomFilterType(str, Enum):
                 help=f"use one of {', '.join(m.value for m in cls)} ({HudiWriteConfig.BLOOM_FILTER_TYPE.key})",
             ) from None
 
-
-# --------------------------------------------------------------------------------------------
-# Hashing
-# --------------------------------------------------------------------------------------------
-
-
-def _to_int32(value: int) -> int:
-    value &= _MASK32
-    return value - (1 << 32) if value & 0x80000000 else value
-
-
-def murmur_hash(data: bytes, seed: int) -> int:
-    """Hadoop's ``MurmurHash.hash(data, data.length, seed)``, as a signed 32-bit int.
-
-    This is MurmurHash2 (32-bit) except for the tail: Hadoop reads the 1-3 leftover bytes counting
-    from the **end** of the data, sign-extended as Java bytes, where canonical MurmurHash2 counts
-    from the last full word. The two differ for 3-byte tails (e.g. ``id:1,name:Alice``) and for
-    non-ASCII tails, so the canonical algorithm would not reproduce Hudi's filters.
-
-    Args:
-        data: The bytes to hash (Hudi passes the record key as UTF-8).
-        seed: The seed, any int; only its low 32 bits count.
-
-    Returns:
-        The hash as Java's ``int`` (-2**31 .. 2**31-1).
-    """
-    length = len(data)
-    h = (seed ^ length) & _MASK32
-    full = length - length % 4
-    for (k,) in struct.iter_unpack("<I", data[:full]):
-        k = (k * _M) & _MASK32
-        k ^= k >> 24
-        k = (k * _M) & _MASK32
-        h = ((h * _M) & _MASK32) ^ k
-    left = length - full
-    if left:
-        if left >= 3:
-            h ^= _signed_byte(data[length - 3]) << 16
-        if left >= 2:
-            h ^= _signed_byte(data[length - 2]) << 8
-        h ^= _signed_byte(data[length - 1])
-        h = (h * _M) & _MASK32
-    h ^= h >> 13
-    h = (h * _M) & _MASK32
-    h ^= h >> 15
-    return _to_int32(h)
-
-
-def _signed_byte(b: int) -> int:
-    # A Java byte widened to int, kept as 32 unsigned bits so that XOR stays within the mask.
-    return (b - 256 if b >= 128 else b) & _MASK32
-
-
-def hash_positions(key: bytes, nb_hash: int, vector_size: int) -> list[int]:
-    """The bit positions Hadoop's ``HashFunction.hash`` gives *key*.
-
-    Each round seeds Murmur with the previous round's result (the first with 0), and the position
-    is ``abs(h % vectorSize)`` with Java's truncating ``%`` on the signed hash, which equals
-    ``abs(h) % vectorSize`` and never overflows.
-
-    Args:
-        key: Key bytes (UTF-8 of the record key); must not be empty, as Hadoop rejects that.
-        nb_hash: Number of hash functions (positions).
-        vector_size: Number of bits in the vector.
-
-    Returns:
-        *nb_hash* positions in ``[0, vector_size)``, in round order (repeats possible).
-
-    Raises:
-        HudiKeyError: *key* is empty.
-    """
-    if not key:
-        raise _empty_key_error()
-    positions = []
-    h = 0
-    for _ in range(nb_hash):
-        h = murmur_hash(key, h)
-        positions.append(abs(h) % vector_size)
-    return positions
-
-
-def _empty_key_error() -> HudiKeyError:
-    # Hadoop's HashFunction rejects empty keys ("key length must be > 0"); Hudi keys are never empty.
-    return HudiKeyError(
-        "an empty record key cannot go into a bloom filter",
-        help="check the record key fields; Hudi never writes an empty _hoodie_record_key",
-    )
-
-
-class _KeyBatch:
-    """Keys prepared for column-wise Murmur: grouped by byte length, seed-independent parts mixed once.
-
-    Murmur's per-word mixing of ``k`` and the tail value do not depend on the seed, so for the
-    chained rounds of :func:`hash_positions` only ``h = h * m ^ k`` per word and the finalizer
-    remain per round. Keys of equal length share one (words x keys) uint32 matrix, word-major so
-    that each step of a round reads one contiguous row.
-    """
-
-    def __init__(self, keys: Sequence[bytes]) -> None:
-        self.size = len(keys)
-        lengths = np.fromiter(map(len, keys), dtype=np.int64, count=self.size)
-        if self.size and int(lengths.min()) == 0:
-            raise _empty_key_error()
-        if self.size and int(lengths.min()) == int(lengths.max()):
-            self.order: npt.NDArray[np.int64] | None = None
-            sorted_keys: Iterable[bytes] = keys
-            sorted_lengths = lengths
-        else:
-            order = np.argsort(lengths, kind="stable")
-            self.order = order
-            sorted_keys = [keys[i] for i in order.tolist()]
-            sorted_lengths = lengths[order]
-        buffer = np.frombuffer(b"".join(sorted_keys), dtype=np.uint8)
-        # (length, rows, mixed words, tail) per group, in sorted-key order.
-        self.groups: list[tuple[int, int, _U32, _U32 | None]] = []
-        offset = 0
-        starts = np.flatnonzero(np.diff(sorted_lengths, prepend=-1)) if self.size else np.empty(0, np.int64)
-        ends = np.append(starts[1:], self.size)
-        for start, end in zip(starts.tolist(), ends.tolist()):
-            length = int(sorted_lengths[start])
-            count = end - start
-            data = buffer[offset : offset + count * length].reshape(count, length)
-            offset += count * length
-            self.groups.append((length, count, *self._mix(data, length)))
-
-    @staticmethod
-    def _mix(data: npt.NDArray[np.uint8], length: int) -> tuple[_U32, _U32 | None]:
-        full = length - length % 4
-        words = np.ascontiguousarray(data[:, :full]).view("<u4").astype(np.uint32)
-        words *= np.uint32(_M)
-        words ^= words >> np.uint32(24)
-        words *= np.uint32(_M)
-        words = np.ascontiguousarray(words.T)
-        left = length - full
-        if not left:
-            return words, None
-        signed = data[:, length - left :].view(np.int8).astype(np.int64)
-        tail = signed[:, -1].copy()
-        if left >= 2:
-            tail ^= signed[:, -2] << 8
-        if left >= 3:
-            tail ^= signed[:, -3] << 16
-        return words, (tail & _MASK32).astype(np.uint32)
-
-    def chain(self, rounds: int, seed: int | None = None) -> _U32:
-        """(keys x rounds) unsigned hashes: round i is seeded by round i-1 (round 0 by *seed* or 0)."""
-        out = np.empty((self.size, rounds), dtype=np.uint32)
-        m = np.uint32(_M)
-        row = 0
-        for length, count, words, tail in self.groups:
-            h_prev = np.full(count, (seed or 0) & _MASK32, dtype=np.uint32)
-            for r in range(rounds):
-                h = h_prev ^ np.uint32(length)
-                for word in words:
-                    h *= m
-                    h ^= word
-                if tail is not None:
-                    h ^= tail
-                    h *= m
-                h ^= h >> np.uint32(13)
-                h *= m
-                h ^= h >> np.uint32(15)
-                out[row : row + count, r] = h
-                h_prev = h
-            row += count
-        if self.order is not None:
-            unsorted = np.empty_like(out)
-            unsorted[self.order] = out
-            return unsorted
-        return out
-
-
-def _encode(key: str) -> bytes:
-    # Java's getBytes(UTF_8) turns a lone surrogate into '?'; "replace" does the same.
-    try:
-        return key.encode("utf-8", "replace")
-    except AttributeError:
-        raise HudiKeyError(
-            f"record key {key!r} is a {type(key).__name__}, not a string",
-            help="bloom filters hold _hoodie_record_key strings",
-        ) from None
-
-
-def murmur_hash_many(keys: Sequence[bytes], seed: int) -> npt.NDArray[np.int32]:
-    """:func:`murmur_hash` of every key with one seed, vectorised with numpy.
-
-    Args:
-        keys: Byte strings of any lengths; none may be empty.
-        seed: The seed for every key.
-
-    Returns:
-        One signed int32 hash per key, in input order.
-
-    Raises:
-        HudiKeyError: A key is empty.
-    """
-    return _KeyBatch(keys).chain(1, seed)[:, 0].view(np.int32)
-
-
-def hash_positions_many(keys: Sequence[bytes], nb_hash: int, vector_size: int) -> _Positions:
-    """:func:`hash_positions` of every key, vectorised with numpy.
-
-    Args:
-        keys: Key bytes; none may be empty.
-        nb_hash: Number of hash functions.
-        vector_size: Number of bits in the vector.
-
-    Returns:
-        An int64 array of shape ``(len(keys), nb_hash)``.
-
-    Raises:
-        HudiKeyError: A key is empty.
-    """
-    hashes = _KeyBatch(keys).chain(nb_hash).view(np.int32).astype(np.int64)
-    np.abs(hashes, out=hashes)
-    hashes %= vector_size
-    return hashes
-
-
-def _chunks(keys: Iterable[str]) -> Iterator[list[bytes]]:
-    iterator = iter(keys)
-    while batch := list(islice(iterator, _CHUNK)):
-        try:
-            encoded = [key.encode("utf-8", "replace") for key in batch]  # fast path of _encode
-        except AttributeError:
-            encoded = [_encode(key) for key in batch]  # raises, naming the offending key
-        yield encoded
-
-
-# --------------------------------------------------------------------------------------------
-# Filters
-# --------------------------------------------------------------------------------------------
 
 
 def _sizing(num_entries: int, fpp: float) -> tuple[int, int]:
@@ -442,7 +201,7 @@ class BloomFilter:
         Raises:
             HudiKeyError: *key* is empty.
         """
-        positions = hash_positions(_encode(key), self._nb_hash, self._vector_size)
+        positions = hash_positions(encode_key(key), self._nb_hash, self._vector_size)
         row = int(self._assign_rows(1)[0])
         self._rows[row][positions] = True
 
@@ -455,7 +214,7 @@ class BloomFilter:
         Raises:
             HudiKeyError: A key is empty.
         """
-        for chunk in _chunks(keys):
+        for chunk in encoded_chunks(keys):
             positions = hash_positions_many(chunk, self._nb_hash, self._vector_size)
             rows = self._assign_rows(len(chunk))
             first, last = int(rows.min()), int(rows.max())
@@ -473,7 +232,7 @@ class BloomFilter:
         Raises:
             HudiKeyError: *key* is empty.
         """
-        positions = hash_positions(_encode(key), self._nb_hash, self._vector_size)
+        positions = hash_positions(encode_key(key), self._nb_hash, self._vector_size)
         return any(bool(bits[positions].all()) for bits in self._rows)
 
     def might_contain_all(self, keys: Iterable[str]) -> npt.NDArray[np.bool_]:
@@ -486,7 +245,7 @@ class BloomFilter:
             HudiKeyError: A key is empty.
         """
         parts: list[npt.NDArray[np.bool_]] = []
-        for chunk in _chunks(keys):
+        for chunk in encoded_chunks(keys):
             positions = hash_positions_many(chunk, self._nb_hash, self._vector_size)
             hit = np.zeros(len(chunk), dtype=np.bool_)
             for bits in self._rows:
@@ -765,121 +524,3 @@ def _read_standard(reader: _Reader) -> tuple[int, int, _Bits]:
     return nb_hash, vector_size, bits
 
 
-# --------------------------------------------------------------------------------------------
-# Footer
-# --------------------------------------------------------------------------------------------
-
-
-def footer_metadata(
-    keys: Sequence[str] | npt.NDArray[Any],
-    *,
-    num_entries: int = DEFAULT_NUM_ENTRIES,
-    fpp: float = DEFAULT_FPP,
-    max_entries: int = DEFAULT_MAX_ENTRIES,
-    filter_type: BloomFilterType | str = BloomFilterType.DYNAMIC_V0,
-) -> dict[bytes, bytes]:
-    """The Hudi key-value metadata for a base parquet file holding *keys*.
-
-    Follows Java's ``HoodieBloomFilterWriteSupport.finalizeMetadata``: the bloom filter always,
-    the type code only for DYNAMIC types (a reader without it assumes SIMPLE), min/max only when
-    keys were added. We return nothing at all for no keys, since our writer never writes empty
-    base files.
-
-    Min and max use Python ``str`` order (by code point). That equals Java's order on the Spark
-    write path (``UTF8String``, unsigned UTF-8 bytes) and on the Avro path (``String.compareTo``,
-    UTF-16 code units) unless keys contain characters outside the Basic Multilingual Plane,
-    where UTF-16 surrogates sort below U+E000..U+FFFF.
-
-    Args:
-        keys: The file's ``_hoodie_record_key`` values, in the order the rows are written (the
-            order decides the rows of a dynamic filter past ``num_entries`` keys).
-        num_entries: ``hoodie.index.bloom.num_entries``.
-        fpp: ``hoodie.index.bloom.fpp``.
-        max_entries: ``hoodie.bloom.index.filter.dynamic.max.entries`` (DYNAMIC_V0 only).
-        filter_type: ``hoodie.bloom.index.filter.type``.
-
-    Returns:
-        Footer key to value, both UTF-8 bytes; empty when *keys* is empty.
-
-    Raises:
-        HudiConfigError: A sizing option or the filter type is invalid.
-        HudiKeyError: A key is empty.
-    """
-    kind = BloomFilterType.parse(filter_type)
-    if len(keys) == 0:
-        return {}
-    bloom: BloomFilter
-    if kind is BloomFilterType.DYNAMIC_V0:
-        bloom = DynamicBloomFilter(num_entries=num_entries, fpp=fpp, max_entries=max_entries)
-    else:
-        bloom = BloomFilter(num_entries=num_entries, fpp=fpp)
-    bloom.add_all(keys)
-    metadata = {BLOOM_FILTER_KEY.encode(): bloom.serialize().encode("ascii")}
-    if kind is BloomFilterType.DYNAMIC_V0:
-        metadata[BLOOM_FILTER_TYPE_CODE_KEY.encode()] = kind.value.encode()
-    metadata[MIN_RECORD_KEY_KEY.encode()] = _encode(str(min(keys)))  # str(): numpy arrays give np.str_
-    metadata[MAX_RECORD_KEY_KEY.encode()] = _encode(str(max(keys)))
-    return metadata
-
-
-@dataclass(frozen=True)
-class FooterIndex:
-    """What a base file's footer offers the bloom index: its key range and bloom filter.
-
-    Attributes:
-        min_key: ``hoodie_min_record_key``, or ``None`` when absent (a filter with no keys).
-        max_key: ``hoodie_max_record_key``, or ``None`` when absent.
-        bloom_filter: The parsed filter, or ``None`` when the footer has only a key range.
-    """
-
-    min_key: str | None
-    max_key: str | None
-    bloom_filter: BloomFilter | None
-
-
-def read_footer_index(metadata: Mapping[bytes, bytes] | None) -> FooterIndex | None:
-    """The bloom filter and key range from parquet key-value metadata (``ParquetFile.metadata.metadata``).
-
-    Reads ``org.apache.hudi.bloomfilter``, falling back to the legacy ``com.uber.hoodie.bloomfilter``,
-    and its type code (absent means SIMPLE), as Java's ``readBloomFilterFromMetadata`` does.
-
-    Args:
-        metadata: The footer key-value metadata; ``None`` (no metadata) is allowed.
-
-    Returns:
-        ``None`` when the footer has neither a bloom filter nor a key range (for example tables
-        with ``hoodie.populate.meta.fields=false``), else a :class:`FooterIndex`.
-
-    Raises:
-        HudiFileFormatError: A value is not UTF-8, the filter does not parse, or only one of
-            min/max is present.
-        UnsupportedFeatureError: The filter is in the legacy Jenkins format.
-    """
-    if not metadata:
-        return None
-    text = _footer_value(metadata, BLOOM_FILTER_KEY)
-    if text is None:
-        text = _footer_value(metadata, LEGACY_BLOOM_FILTER_KEY)
-    min_key = _footer_value(metadata, MIN_RECORD_KEY_KEY)
-    max_key = _footer_value(metadata, MAX_RECORD_KEY_KEY)
-    if (min_key is None) != (max_key is None):
-        raise HudiFileFormatError(
-            f"footer has only one of {MIN_RECORD_KEY_KEY} / {MAX_RECORD_KEY_KEY}",
-            help="Hudi writes both or neither; the file footer is damaged",
-        )
-    if text is None and min_key is None:
-        return None
-    bloom = None
-    if text is not None:
-        bloom = BloomFilter.deserialize(text, _footer_value(metadata, BLOOM_FILTER_TYPE_CODE_KEY))
-    return FooterIndex(min_key=min_key, max_key=max_key, bloom_filter=bloom)
-
-
-def _footer_value(metadata: Mapping[bytes, bytes], key: str) -> str | None:
-    raw = metadata.get(key.encode())
-    if raw is None:
-        return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise HudiFileFormatError(f"footer value of '{key}' is not UTF-8") from None

@@ -8,6 +8,11 @@ way Hudi 0.14 does), then :meth:`KeyGenerator.record_key` and
     keyed = df.select(keygen.record_key().alias("_hoodie_record_key"),
                       keygen.partition_path().alias("_hoodie_partition_path"), "*")
 
+The record key's fields and form are decided once, by :meth:`KeyGenerator.record_key_spec`;
+the Spark expressions and :func:`hudi_sql.keygen.arrow_key.arrow_record_keys` (stored rows of a
+table without meta fields, recomputed in a merge handle) both follow that
+:class:`RecordKeySpec`, and render values the same way (a parity test checks it).
+
 Implementations are registered by name (:func:`key_generator_class`): their type
 (``SIMPLE``, ``COMPLEX``, ``NON_PARTITION``, ``TIMESTAMP``, ``CUSTOM``, ``GLOBAL_DELETE``),
 Hudi class names (``org.apache.hudi.keygen.SimpleKeyGenerator`` and the ``...Avro...``
@@ -29,6 +34,7 @@ from hudi_sql.keygen.custom import CustomKeyGenerator, PartitionKeyType
 from hudi_sql.keygen.factory import SQL_KEY_GENERATOR_CLASS, infer_key_generator_type, key_generator_for
 from hudi_sql.keygen.non_partitioned import NonpartitionedKeyGenerator
 from hudi_sql.keygen.partition_path import DEFAULT_PARTITION_PATH, escape_path_name
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.keygen.simple import SimpleKeyGenerator
 from hudi_sql.keygen.timestamp_based import (
     TimestampBasedKeyGenerator,
@@ -38,18 +44,19 @@ from hudi_sql.keygen.timestamp_based import (
 )
 
 __all__ = [
-    "ComplexKeyGenerator",
-    "CustomKeyGenerator",
     "DEFAULT_PARTITION_PATH",
     "EMPTY_RECORDKEY_PLACEHOLDER",
+    "NULL_RECORDKEY_PLACEHOLDER",
+    "SQL_KEY_GENERATOR_CLASS",
+    "ComplexKeyGenerator",
+    "CustomKeyGenerator",
     "GlobalDeleteKeyGenerator",
     "KeyGenSettings",
     "KeyGenerator",
     "KeyGeneratorType",
-    "NULL_RECORDKEY_PLACEHOLDER",
     "NonpartitionedKeyGenerator",
     "PartitionKeyType",
-    "SQL_KEY_GENERATOR_CLASS",
+    "RecordKeySpec",
     "SimpleKeyGenerator",
     "TimeUnit",
     "TimestampBasedKeyGenerator",

@@ -15,15 +15,16 @@ forms of both class names. :func:`key_generator_class` looks a name up.
 from __future__ import annotations
 
 __all__ = [
+    "EMPTY_RECORDKEY_PLACEHOLDER",
+    "NULL_RECORDKEY_PLACEHOLDER",
+    "KeyGenSettings",
     "KeyGenerator",
     "KeyGeneratorType",
-    "KeyGenSettings",
-    "register_key_generator",
+    "RecordKeySpec",
     "key_generator_class",
     "key_generator_for_type",
+    "register_key_generator",
     "registered_names",
-    "NULL_RECORDKEY_PLACEHOLDER",
-    "EMPTY_RECORDKEY_PLACEHOLDER",
 ]
 
 import copy
@@ -36,8 +37,10 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, StructType, TimestampType
+from typing_extensions import Self
 
 from hudi_sql.config.table import HudiTableConfig
+from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError, did_you_mean
 from hudi_sql.keygen.field_value import (
     check_key_type,
@@ -47,16 +50,10 @@ from hudi_sql.keygen.field_value import (
     top_level_column,
 )
 from hudi_sql.keygen.partition_path import partition_part, sql_timestamp_part, with_sql_fallback
+from hudi_sql.keygen.record_key import EMPTY_RECORDKEY_PLACEHOLDER, NULL_RECORDKEY_PLACEHOLDER, RecordKeySpec
 
 if TYPE_CHECKING:
-    from hudi_sql.keygen.timestamp_based import TimestampOptions
-
-NULL_RECORDKEY_PLACEHOLDER = "__null__"
-"""A null part of a composite record key (``KeyGenUtils.NULL_RECORDKEY_PLACEHOLDER``)."""
-
-EMPTY_RECORDKEY_PLACEHOLDER = "__empty__"
-"""An empty part of a composite record key (``KeyGenUtils.EMPTY_RECORDKEY_PLACEHOLDER``)."""
-
+    from hudi_sql.keygen.timestamp_options import TimestampOptions
 
 class KeyGeneratorType(str, Enum):
     """Hudi's ``KeyGeneratorType``: the values of ``hoodie.datasource.write.keygenerator.type``."""
@@ -113,7 +110,7 @@ class KeyGenerator(ABC):
     """
 
     class_name: ClassVar[str]
-    """The Hudi (Spark) class name, written to ``hoodie.table.keygenerator.class``."""
+    """The Hudi (Spark) class name, written to the table's key generator class property."""
     key_generator_type: ClassVar[KeyGeneratorType]
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other Hudi class names that mean this implementation (the Avro variant)."""
@@ -136,11 +133,11 @@ class KeyGenerator(ABC):
 
     @classmethod
     def from_config(
-        cls: type[K],
+        cls,
         record_key_fields: Sequence[str],
         partition_path_specs: Sequence[str],
         settings: KeyGenSettings,
-    ) -> K:
+    ) -> Self:
         """Build from the configured fields; *partition_path_specs* may carry ``:TYPE`` suffixes.
 
         Only the custom key generator understands the suffix; for the others a ``:`` in a
@@ -154,7 +151,7 @@ class KeyGenerator(ABC):
             raise HudiConfigError(
                 f"Partition field '{typed[0]}' has a ':TYPE' suffix, "
                 "which only CustomKeyGenerator understands.",
-                help="set hoodie.datasource.write.keygenerator.type=CUSTOM, or drop the suffix",
+                help=f"set {HudiWriteConfig.KEY_GENERATOR_TYPE.key}=CUSTOM, or drop the suffix",
             )
         return cls(record_key_fields, partition_path_specs, settings=settings)
 
@@ -163,11 +160,11 @@ class KeyGenerator(ABC):
         if not self.record_key_fields:
             raise HudiConfigError(
                 f"{type(self).__name__} needs record key fields; none are configured.",
-                help="set hoodie.datasource.write.recordkey.field (primaryKey in TBLPROPERTIES); "
+                help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey in TBLPROPERTIES); "
                 "tables without a record key are not supported",
             )
 
-    def with_schema(self: K, schema: StructType) -> K:
+    def with_schema(self, schema: StructType) -> Self:
         """A copy whose expressions stringify values by their type in *schema*.
 
         Raises:
@@ -191,8 +188,19 @@ class KeyGenerator(ABC):
         return self.partition_path_fields
 
     @abstractmethod
+    def record_key_spec(self) -> RecordKeySpec:
+        """The record key fields and their form (simple or ``f:v,...``): the one place that decides it.
+
+        Both renderers follow it: :meth:`record_key` here, and
+        :func:`~hudi_sql.keygen.arrow_key.arrow_record_keys` for stored rows without meta fields.
+        """
+
     def record_key(self) -> Column:
         """``_hoodie_record_key``; NULL when Hudi would reject the key."""
+        spec = self.record_key_spec()
+        if spec.composite:
+            return self._complex_record_key(spec.fields)
+        return self._simple_record_key(spec.fields[0])
 
     @abstractmethod
     def partition_path(self) -> Column:

@@ -26,6 +26,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.record_key import RecordKeySpec
 
 
 @register_key_generator
@@ -34,10 +35,9 @@ class ComplexKeyGenerator(KeyGenerator):
     key_generator_type = KeyGeneratorType.COMPLEX
     aliases = ("org.apache.hudi.keygen.ComplexAvroKeyGenerator",)
 
-    def record_key(self) -> Column:
-        if len(self.record_key_fields) == 1 and self.settings.complex_keygen_new_encoding:
-            return self._simple_record_key(self.record_key_fields[0])
-        return self._complex_record_key(self.record_key_fields)
+    def record_key_spec(self) -> RecordKeySpec:
+        single_value = len(self.record_key_fields) == 1 and self.settings.complex_keygen_new_encoding
+        return RecordKeySpec(self.record_key_fields, composite=not single_value)
 
     def partition_path(self) -> Column:
         return self._value_partition_path(self.partition_path_fields)
@@ -51,8 +51,8 @@ class GlobalDeleteKeyGenerator(KeyGenerator):
 
     partitioned = False
 
-    def record_key(self) -> Column:
-        return self._complex_record_key(self.record_key_fields)
+    def record_key_spec(self) -> RecordKeySpec:
+        return RecordKeySpec(self.record_key_fields, composite=True)
 
     def partition_path(self) -> Column:
         return F.lit("")

@@ -23,9 +23,12 @@ from enum import Enum
 
 from pyspark.sql import Column
 
+from hudi_sql.config.table import HudiTableConfig
+from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.partition_path import with_sql_fallback
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.keygen.timestamp_based import timestamp_part
 
 
@@ -47,7 +50,7 @@ def parse_partition_spec(spec: str) -> tuple[str, PartitionKeyType]:
     if len(pieces) != 2 or not pieces[0].strip():
         raise HudiConfigError(
             f"Partition field '{spec}' is not in the form field:TYPE that CustomKeyGenerator needs.",
-            help="write e.g. city:SIMPLE,ts:TIMESTAMP in hoodie.datasource.write.partitionpath.field",
+            help=f"write e.g. city:SIMPLE,ts:TIMESTAMP in {HudiWriteConfig.PARTITION_PATH_FIELDS.key}",
         )
     try:
         return pieces[0].strip(), PartitionKeyType(pieces[1].strip().upper())
@@ -101,9 +104,9 @@ class CustomKeyGenerator(KeyGenerator):
         if PartitionKeyType.TIMESTAMP in self.partition_types and self.settings.timestamp is None:
             raise HudiConfigError(
                 "CustomKeyGenerator has a TIMESTAMP partition field "
-                "but no hoodie.keygen.timebased.* options.",
-                help="set hoodie.keygen.timebased.timestamp.type "
-                "and hoodie.keygen.timebased.output.dateformat",
+                "but no timestamp options.",
+                help=f"set {HudiTableConfig.TIMESTAMP_TYPE.key} "
+                f"and {HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}",
             )
 
     def _value_partition_fields(self) -> tuple[str, ...]:
@@ -122,10 +125,8 @@ class CustomKeyGenerator(KeyGenerator):
                     self._field_type(path, role="partition path"), path=path
                 )
 
-    def record_key(self) -> Column:
-        if len(self.record_key_fields) == 1:
-            return self._simple_record_key(self.record_key_fields[0])
-        return self._complex_record_key(self.record_key_fields)
+    def record_key_spec(self) -> RecordKeySpec:
+        return RecordKeySpec(self.record_key_fields, composite=len(self.record_key_fields) > 1)
 
     def partition_path(self) -> Column:
         raw: list[Column] = []

@@ -14,8 +14,9 @@ agree on the common letters (``yyyy MM dd HH mm ss SSS``), but differ elsewhere:
 
 from __future__ import annotations
 
-__all__ = ["joda_to_spark_pattern", "has_zone_field"]
+__all__ = ["has_zone_field", "joda_to_spark_pattern"]
 
+from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError
 
 # Joda letter -> Spark letter, for letters whose count carries over unchanged.
@@ -99,7 +100,7 @@ def joda_to_spark_pattern(pattern: str) -> str:
     if not pattern.strip():
         raise HudiConfigError(
             "A timestamp key generator date format is empty.",
-            help="set e.g. hoodie.keygen.timebased.output.dateformat=yyyy/MM/dd",
+            help=f"set e.g. {HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}=yyyy/MM/dd",
         )
     out: list[str] = []
     literal: list[str] = []

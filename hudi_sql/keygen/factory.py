@@ -29,7 +29,7 @@ table's layout stable). Timestamp options are the table's overlaid with the writ
 
 from __future__ import annotations
 
-__all__ = ["key_generator_for", "infer_key_generator_type", "SQL_KEY_GENERATOR_CLASS"]
+__all__ = ["SQL_KEY_GENERATOR_CLASS", "infer_key_generator_type", "key_generator_for"]
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -40,7 +40,7 @@ import hudi_sql.keygen.custom
 import hudi_sql.keygen.non_partitioned
 import hudi_sql.keygen.simple
 import hudi_sql.keygen.timestamp_based  # noqa: F401
-from hudi_sql.config.registry import HudiConfigs, parse_bool
+from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
@@ -52,16 +52,12 @@ from hudi_sql.keygen.base import (
     key_generator_for_type,
 )
 from hudi_sql.keygen.custom import PartitionKeyType, parse_partition_spec
-from hudi_sql.keygen.timestamp_based import TimestampOptions
+from hudi_sql.keygen.timestamp_options import TimestampOptions
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 SQL_KEY_GENERATOR_CLASS = "org.apache.spark.sql.hudi.command.SqlKeyGenerator"
-SQL_ORIGIN_KEY_GENERATOR_CLASS = "hoodie.sql.origin.keygen.class"
-"""``SqlKeyGenerator.ORIGINAL_KEYGEN_CLASS_NAME``: the key generator the SQL layer wraps."""
-COMPLEX_KEYGEN_NEW_ENCODING = "hoodie.write.complex.keygen.new.encoding"
-CONSISTENT_LOGICAL_TIMESTAMP = "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled"
 
 
 def infer_key_generator_type(
@@ -107,14 +103,14 @@ def key_generator_for(
     explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS) or None
     if explicit is not None and _is_sql_key_generator(str(explicit)):
         sql = True
-        explicit = configs.get(SQL_ORIGIN_KEY_GENERATOR_CLASS) or table_class or "ComplexKeyGenerator"
+        explicit = configs.get(HudiWriteConfig.SQL_ORIGIN_KEYGEN_CLASS) or table_class or "ComplexKeyGenerator"
     if explicit is None:
         explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or None
     if table_class is not None and _is_sql_key_generator(str(table_class)):
         raise HudiConfigError(
             f"The table records '{table_class}' as its key generator; "
             "that is Hudi's SQL wrapper, not a key generator.",
-            help="set hoodie.table.keygenerator.class to the wrapped class",
+            help=f"set {HudiTableConfig.KEY_GENERATOR_CLASS.key} to the wrapped class",
         )
 
     record_key_fields = _fields(
@@ -147,7 +143,7 @@ def key_generator_for(
             configs, table, HudiWriteConfig.URL_ENCODE_PARTITIONING, HudiTableConfig.URL_ENCODE_PARTITIONING
         ),
         sql_timestamp_partitions=sql,
-        complex_keygen_new_encoding=_raw_bool(configs, COMPLEX_KEYGEN_NEW_ENCODING),
+        complex_keygen_new_encoding=configs.get(HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING),
         timestamp=_timestamp_options(implementation, partition_specs, configs, table),
     )
     key_generator = implementation.from_config(record_key_fields, partition_specs, settings)
@@ -207,22 +203,11 @@ def _flag(
     return bool(configs.get(write_key))
 
 
-def _raw_bool(configs: HudiConfigs, key: str) -> bool:
-    raw = configs.get(key)
-    if raw is None:
-        return False
-    try:
-        return parse_bool(str(raw))
-    except ValueError:
-        raise HudiConfigError(
-            f"Option '{key}' has a value that does not parse: {raw!r} (not true or false)."
-        ) from None
-
-
 def _check_unsupported(configs: HudiConfigs) -> None:
-    if _raw_bool(configs, CONSISTENT_LOGICAL_TIMESTAMP):
+    key = HudiWriteConfig.CONSISTENT_LOGICAL_TIMESTAMP
+    if configs.get(key):
         raise UnsupportedFeatureError(
-            f"'{CONSISTENT_LOGICAL_TIMESTAMP}=true' (keys from java.sql.Timestamp strings) is not supported.",
+            f"'{key.key}=true' (keys from java.sql.Timestamp strings) is not supported.",
             help="leave it false, Hudi's default: timestamp key values are micros since the epoch",
         )
 

@@ -36,13 +36,13 @@ Nested fields ``a.b.c`` are supported, as in Hudi: any null on the way gives nul
 from __future__ import annotations
 
 __all__ = [
+    "check_key_type",
     "field_column",
     "field_type",
-    "top_level_column",
     "hudi_string",
-    "check_key_type",
     "java_decimal_string",
     "timestamp_micros",
+    "top_level_column",
 ]
 
 from pyspark.sql import Column

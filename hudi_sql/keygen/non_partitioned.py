@@ -14,6 +14,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.record_key import RecordKeySpec
 
 
 @register_key_generator
@@ -24,10 +25,8 @@ class NonpartitionedKeyGenerator(KeyGenerator):
 
     partitioned = False
 
-    def record_key(self) -> Column:
-        if len(self.record_key_fields) == 1:
-            return self._simple_record_key(self.record_key_fields[0])
-        return self._complex_record_key(self.record_key_fields)
+    def record_key_spec(self) -> RecordKeySpec:
+        return RecordKeySpec(self.record_key_fields, composite=len(self.record_key_fields) > 1)
 
     def partition_path(self) -> Column:
         return F.lit("")

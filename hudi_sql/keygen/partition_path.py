@@ -23,14 +23,14 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_PARTITION_PATH",
     "DEPRECATED_DEFAULT_PARTITION_PATH",
-    "PARTITION_PATH_SEPARATOR",
     "ESCAPED_CHARACTERS",
+    "PARTITION_PATH_SEPARATOR",
+    "SQL_TIMESTAMP_FORMAT",
     "escape_path_name",
     "escape_path_name_py",
-    "partition_part",
     "hive_style",
     "join_parts",
-    "SQL_TIMESTAMP_FORMAT",
+    "partition_part",
     "sql_timestamp_part",
     "with_sql_fallback",
 ]

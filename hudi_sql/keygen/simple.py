@@ -18,8 +18,10 @@ __all__ = ["SimpleKeyGenerator"]
 
 from pyspark.sql import Column
 
+from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.record_key import RecordKeySpec
 
 
 @register_key_generator
@@ -33,7 +35,7 @@ class SimpleKeyGenerator(KeyGenerator):
         if len(self.record_key_fields) != 1:
             raise HudiConfigError(
                 f"SimpleKeyGenerator takes one record key field; got {', '.join(self.record_key_fields)}.",
-                help="use ComplexKeyGenerator (hoodie.datasource.write.keygenerator.type=COMPLEX) "
+                help=f"use ComplexKeyGenerator ({HudiWriteConfig.KEY_GENERATOR_TYPE.key}=COMPLEX) "
                 "for several",
             )
         if len(self.partition_path_fields) != 1:
@@ -44,8 +46,8 @@ class SimpleKeyGenerator(KeyGenerator):
                 "NonpartitionedKeyGenerator for none",
             )
 
-    def record_key(self) -> Column:
-        return self._simple_record_key(self.record_key_fields[0])
+    def record_key_spec(self) -> RecordKeySpec:
+        return RecordKeySpec(self.record_key_fields, composite=False)
 
     def partition_path(self) -> Column:
         return self._value_partition_path(self.partition_path_fields)

@@ -43,292 +43,17 @@ Hudi; here the partition path is NULL so the caller can report those rows.
 
 from __future__ import annotations
 
-__all__ = ["TimestampBasedKeyGenerator", "TimestampOptions", "TimestampType", "TimeUnit", "timestamp_part"]
-
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import Enum
+__all__ = ["TimeUnit", "TimestampBasedKeyGenerator", "TimestampOptions", "TimestampType", "timestamp_part"]
 
 from pyspark.sql import Column
-from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntegralType,
-    NullType,
-    StringType,
-)
-from pyspark.sql.types import (
-    TimestampType as SparkTimestampType,
-)
 
-from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
-from hudi_sql.errors import HudiConfigError, HudiKeyError
+from hudi_sql.errors import HudiConfigError
 from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
-from hudi_sql.keygen.datetime_pattern import has_zone_field, joda_to_spark_pattern
 from hudi_sql.keygen.field_value import field_column
 from hudi_sql.keygen.partition_path import escape_path_name, hive_style
-
-DEFAULT_DATE_TIME_PARSER = "org.apache.hudi.keygen.parser.HoodieDateTimeParser"
-
-
-class TimestampType(str, Enum):
-    """``TimestampBasedAvroKeyGenerator.TimestampType``: how the partition field's value is read."""
-
-    UNIX_TIMESTAMP = "UNIX_TIMESTAMP"
-    DATE_STRING = "DATE_STRING"
-    MIXED = "MIXED"
-    EPOCHMILLISECONDS = "EPOCHMILLISECONDS"
-    EPOCHMICROSECONDS = "EPOCHMICROSECONDS"
-    SCALAR = "SCALAR"
-
-    @property
-    def reads_strings(self) -> bool:
-        return self in (TimestampType.DATE_STRING, TimestampType.MIXED)
-
-
-class TimeUnit(str, Enum):
-    """``java.util.concurrent.TimeUnit``, with how a count of it becomes millis."""
-
-    NANOSECONDS = "NANOSECONDS"
-    MICROSECONDS = "MICROSECONDS"
-    MILLISECONDS = "MILLISECONDS"
-    SECONDS = "SECONDS"
-    MINUTES = "MINUTES"
-    HOURS = "HOURS"
-    DAYS = "DAYS"
-
-    def to_millis(self, count: Column) -> Column:
-        """``MILLISECONDS.convert(count, self)``: finer units divide, truncating toward zero."""
-        divisor = _MILLIS_DIVISOR.get(self)
-        if divisor is not None:
-            return F.call_function("div", count, F.lit(divisor))
-        return count * F.lit(_MILLIS_FACTOR[self])
-
-
-_MILLIS_DIVISOR = {TimeUnit.NANOSECONDS: 1_000_000, TimeUnit.MICROSECONDS: 1_000}
-_MILLIS_FACTOR = {
-    TimeUnit.MILLISECONDS: 1,
-    TimeUnit.SECONDS: 1_000,
-    TimeUnit.MINUTES: 60_000,
-    TimeUnit.HOURS: 3_600_000,
-    TimeUnit.DAYS: 86_400_000,
-}
-_TYPE_UNIT = {
-    TimestampType.UNIX_TIMESTAMP: TimeUnit.SECONDS,
-    TimestampType.EPOCHMILLISECONDS: TimeUnit.MILLISECONDS,
-    TimestampType.EPOCHMICROSECONDS: TimeUnit.MICROSECONDS,
-}
-
-# The keys Hudi copies into hoodie.properties for a timestamp key generator
-# (HoodieTableConfig.PERSISTED_CONFIG_LIST), in that order.
-PERSISTED_KEYS: tuple[HudiTableConfig, ...] = (
-    HudiTableConfig.TIMESTAMP_TYPE,
-    HudiTableConfig.TIMESTAMP_SCALAR_UNIT,
-    HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER,
-    HudiTableConfig.TIMESTAMP_INPUT_FORMAT,
-    HudiTableConfig.TIMESTAMP_INPUT_TIMEZONE,
-    HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT,
-    HudiTableConfig.TIMESTAMP_OUTPUT_TIMEZONE,
-    HudiTableConfig.TIMESTAMP_TIMEZONE,
-    HudiTableConfig.DATETIME_PARSER_CLASS,
-)
-
-
-def _zone(raw: str | None) -> str | None:
-    return raw.strip() if raw is not None and raw.strip() else None
-
-
-@dataclass(frozen=True)
-class TimestampOptions:
-    """The ``hoodie.keygen.timebased.*`` options, validated as ``HoodieDateTimeParser`` does.
-
-    Attributes:
-        timestamp_type: how the value is read.
-        output_format: Joda pattern of the partition path.
-        input_formats: Joda patterns for string values (DATE_STRING, MIXED).
-        input_timezone: zone of strings without an offset; ``None``: the session zone.
-        output_timezone: zone the path is printed in; ``None``: see the module doc.
-        scalar_unit: unit of SCALAR values.
-        persisted: the options as given, for ``hoodie.properties``.
-    """
-
-    timestamp_type: TimestampType
-    output_format: str
-    input_formats: tuple[str, ...] = ()
-    input_timezone: str | None = None
-    output_timezone: str | None = None
-    scalar_unit: TimeUnit = TimeUnit.SECONDS
-    persisted: Mapping[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def from_configs(cls, configs: HudiConfigs) -> TimestampOptions:
-        """Read and check the options.
-
-        Raises:
-            HudiConfigError: the type or output format is missing, DATE_STRING has no input
-                format, a value is not allowed, or a pattern uses a letter Spark cannot handle.
-        """
-        raw_type = configs.get(HudiTableConfig.TIMESTAMP_TYPE)
-        if not raw_type:
-            raise HudiConfigError(
-                f"The timestamp key generator needs '{HudiTableConfig.TIMESTAMP_TYPE.key}'.",
-                help="one of " + ", ".join(t.value for t in TimestampType),
-            )
-        try:
-            timestamp_type = TimestampType(str(raw_type).strip().upper())
-        except ValueError:
-            raise HudiConfigError(
-                f"Option '{HudiTableConfig.TIMESTAMP_TYPE.key}' does not allow {raw_type!r}.",
-                help="one of " + ", ".join(t.value for t in TimestampType),
-            ) from None
-        output_format = str(configs.get(HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT) or "")
-        if not output_format.strip():
-            raise HudiConfigError(
-                f"The timestamp key generator needs '{HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}'.",
-                help="a Joda date pattern, e.g. yyyy/MM/dd",
-            )
-        joda_to_spark_pattern(output_format)
-        input_formats: tuple[str, ...] = ()
-        if timestamp_type.reads_strings:
-            listed = str(configs.get(HudiTableConfig.TIMESTAMP_INPUT_FORMAT) or "")
-            delimiter = str(configs.get(HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER) or ",")
-            input_formats = tuple(p.strip() for p in re.split(delimiter, listed) if p.strip())
-            if not input_formats:
-                raise HudiConfigError(
-                    f"Timestamp type {timestamp_type.value} "
-                    f"needs '{HudiTableConfig.TIMESTAMP_INPUT_FORMAT.key}'.",
-                    help="a Joda date pattern such as yyyy-MM-dd'T'HH:mm:ss.SSSZ (several: comma-separated)",
-                )
-            for pattern in input_formats:
-                joda_to_spark_pattern(pattern)
-        raw_unit = str(configs.get(HudiTableConfig.TIMESTAMP_SCALAR_UNIT) or "SECONDS").strip().upper()
-        try:
-            scalar_unit = TimeUnit(raw_unit)
-        except ValueError:
-            raise HudiConfigError(
-                f"Option '{HudiTableConfig.TIMESTAMP_SCALAR_UNIT.key}' does not allow {raw_unit!r}.",
-                help="one of " + ", ".join(u.value for u in TimeUnit),
-            ) from None
-        parser = str(configs.get(HudiTableConfig.DATETIME_PARSER_CLASS) or DEFAULT_DATE_TIME_PARSER)
-        if parser != DEFAULT_DATE_TIME_PARSER:
-            raise HudiConfigError(
-                f"Date-time parser '{parser}' is a JVM class hudi-sql cannot run.",
-                help=f"remove '{HudiTableConfig.DATETIME_PARSER_CLASS.key}' to use Hudi's default parser",
-            )
-        if configs.is_set(HudiTableConfig.TIMESTAMP_TIMEZONE):
-            input_zone = output_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_TIMEZONE))
-        else:
-            input_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_INPUT_TIMEZONE))
-            output_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_OUTPUT_TIMEZONE))
-        persisted = {key.key: configs.raw()[key.key] for key in PERSISTED_KEYS if configs.is_set(key)}
-        return cls(
-            timestamp_type, output_format, input_formats, input_zone, output_zone, scalar_unit, persisted
-        )
-
-    @property
-    def time_unit(self) -> TimeUnit | None:
-        """The unit numbers are read in; ``None`` for DATE_STRING and MIXED (numbers fail there)."""
-        if self.timestamp_type is TimestampType.SCALAR:
-            return self.scalar_unit
-        return _TYPE_UNIT.get(self.timestamp_type)
-
-    def check_field_type(self, data_type: DataType | None, *, path: str) -> None:
-        """Refuse a column type Hudi cannot read with this timestamp type.
-
-        Raises:
-            HudiKeyError: a string column with a numeric timestamp type ("Missing input
-                formatter" in Hudi), a number with DATE_STRING / MIXED, or a type Hudi does not
-                read at all (boolean, binary, ...).
-        """
-        if data_type is None or isinstance(data_type, NullType):
-            return
-        if isinstance(data_type, StringType):
-            if not self.timestamp_type.reads_strings:
-                raise HudiKeyError(
-                    f"Timestamp partition field '{path}' is a string, but timestamp type "
-                    f"{self.timestamp_type.value} reads numbers.",
-                    help="use DATE_STRING with hoodie.keygen.timebased.input.dateformat",
-                )
-            return
-        if isinstance(
-            data_type, (IntegralType, FloatType, DoubleType, DecimalType, DateType, SparkTimestampType)
-        ):
-            if self.time_unit is None:
-                raise HudiKeyError(
-                    f"Timestamp partition field '{path}' has type {data_type.simpleString()}, "
-                    "but timestamp type "
-                    f"{self.timestamp_type.value} reads strings.",
-                    help="use UNIX_TIMESTAMP, EPOCHMILLISECONDS, EPOCHMICROSECONDS or SCALAR for numbers",
-                )
-            return
-        raise HudiKeyError(
-            f"Timestamp partition field '{path}' has type {data_type.simpleString()}, which is not a time.",
-            help="use a number, date, timestamp or string column",
-        )
-
-    # Expressions ------------------------------------------------------------------------------
-
-    def formatted(self, column: Column, data_type: DataType | None) -> Column:
-        """The partition value: the field's time printed with the output format; NULL if unparseable."""
-        reads_string = isinstance(data_type, StringType) or (
-            data_type is None and self.timestamp_type.reads_strings
-        )
-        if reads_string:
-            instant = self._parse(F.coalesce(column.cast("string"), self._null_string()))
-            zone = self.output_timezone or self.input_timezone
-        else:
-            unit = self.time_unit
-            assert unit is not None, "checked by check_field_type"
-            count = F.coalesce(_epoch_count(column, data_type), F.lit(1).cast("long"))
-            instant = F.timestamp_millis(unit.to_millis(count))
-            zone = self.output_timezone
-        return F.date_format(_in_zone(instant, zone), joda_to_spark_pattern(self.output_format))
-
-    def _parse(self, text: Column) -> Column:
-        """The instant a string denotes, trying each input format in order (Joda's parser list)."""
-        candidates = []
-        for pattern in self.input_formats:
-            parsed = F.try_to_timestamp(text, F.lit(joda_to_spark_pattern(pattern)))
-            if self.input_timezone and not has_zone_field(pattern):
-                # Spark read the wall time in the session zone; move it to the input zone.
-                parsed = F.to_utc_timestamp(
-                    F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
-                )
-            candidates.append(parsed)
-        return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
-
-    def _null_string(self) -> Column:
-        """``getDefaultPartitionVal`` for strings: epoch + 1 ms in the first input format."""
-        zone = self.input_timezone or self.output_timezone or "GMT"
-        return F.date_format(
-            _in_zone(F.timestamp_millis(F.lit(1)), zone), joda_to_spark_pattern(self.input_formats[0])
-        )
-
-
-def _epoch_count(column: Column, data_type: DataType | None) -> Column:
-    """The long Hudi's Avro record holds: micros for timestamps, days for dates, else the number."""
-    if isinstance(data_type, SparkTimestampType):
-        return F.unix_micros(column)
-    if isinstance(data_type, DateType):
-        return F.unix_date(column).cast("long")
-    return column.cast("long")
-
-
-def _in_zone(instant: Column, zone: str | None) -> Column:
-    """An instant whose wall time in the session zone is *instant*'s wall time in *zone*.
-
-    ``date_format`` prints in the session time zone; this shifts the instant so that it prints
-    *zone*'s wall time instead. ``None`` keeps the session zone.
-    """
-    if zone is None:
-        return instant
-    return F.to_utc_timestamp(F.from_utc_timestamp(instant, zone), F.current_timezone())
+from hudi_sql.keygen.record_key import RecordKeySpec
+from hudi_sql.keygen.timestamp_options import TimestampOptions, TimestampType, TimeUnit
 
 
 def timestamp_part(key_generator: KeyGenerator, path: str, options: TimestampOptions) -> Column:
@@ -360,7 +85,9 @@ class TimestampBasedKeyGenerator(KeyGenerator):
                 help="use CustomKeyGenerator ('a:TIMESTAMP,b:SIMPLE') for several",
             )
         if self.settings.timestamp is None:
-            raise HudiConfigError("TimestampBasedKeyGenerator needs the hoodie.keygen.timebased.* options.")
+            raise HudiConfigError(
+                "TimestampBasedKeyGenerator needs the timestamp options "
+                f"({HudiTableConfig.TIMESTAMP_TYPE.key}, {HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}, ...).")
 
     @property
     def timestamp_options(self) -> TimestampOptions:
@@ -375,8 +102,8 @@ class TimestampBasedKeyGenerator(KeyGenerator):
         path = self.partition_path_fields[0]
         self.timestamp_options.check_field_type(self._field_type(path, role="partition path"), path=path)
 
-    def record_key(self) -> Column:
-        return self._simple_record_key(self.record_key_fields[0])
+    def record_key_spec(self) -> RecordKeySpec:
+        return RecordKeySpec(self.record_key_fields, composite=False)
 
     def partition_path(self) -> Column:
         return self._timestamp_part(self.partition_path_fields[0])

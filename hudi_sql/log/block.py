@@ -55,7 +55,7 @@ class BlockType(IntEnum):
     """Metadata table only; not supported here."""
     PARQUET_DATA = 5
     CDC_DATA = 6
-    """Only with ``hoodie.table.cdc.enabled``; not supported here."""
+    """Only on tables with change data capture on (``HudiTableConfig.CDC_ENABLED``); not supported here."""
 
 
 class HeaderKey(IntEnum):

@@ -33,7 +33,7 @@ from typing import Any, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_sql.errors import HudiSchemaError
+from hudi_sql.errors import HudiSchemaError, UnsupportedFeatureError
 from hudi_sql.log.block import (
     BlockType,
     CommandBlock,
@@ -41,6 +41,7 @@ from hudi_sql.log.block import (
     DataBlock,
     DeleteBlock,
     DeleteRecord,
+    HeaderKey,
     OrderingKind,
     OrderingValue,
     RawBlock,
@@ -121,6 +122,7 @@ def scan_file_slice_logs(
         return instant in completed or (timeline_start is not None and instant < timeline_start)
 
     raw_blocks: list[RawBlock] = []
+    name_of: dict[int, str] = {}
     targets: set[str] = set()
     total = corrupt = rollbacks = 0
     for name, source in log_files:
@@ -136,6 +138,7 @@ def scan_file_slice_logs(
                     targets.add(command.target_instant_time)
             else:
                 raw_blocks.append(block)
+                name_of[id(block)] = name
 
     kept: list[RecordBlock] = []
     skipped = 0
@@ -144,8 +147,20 @@ def scan_file_slice_logs(
         if not in_range(instant) or not is_completed(instant) or instant in targets:
             skipped += 1
             continue
+        _require_full_records(raw, name_of.get(id(raw), "log file"))
         kept.append(cast(RecordBlock, decode_block(raw)))  # command blocks were set aside
     return LogScanResult(tuple(kept), total, corrupt, rollbacks, skipped, frozenset(targets))
+
+
+def _require_full_records(raw: RawBlock, name: str) -> None:
+    """Table version 8 may write partial-update blocks (header ``IS_PARTIAL=true``: only the
+    changed columns); merging them as full rows would null the others, so they are refused."""
+    if raw.header.get(HeaderKey.IS_PARTIAL, "false").strip().lower() == "true":
+        raise UnsupportedFeatureError(
+            f"{name}: the data block of instant {raw.instant_time} holds partial updates (IS_PARTIAL=true), "
+            "which hudi-sql cannot merge yet.",
+            help="read the table with Apache Hudi 1.x, or read_optimized (base files only)",
+        )
 
 
 class DeleteOrdering(Enum):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hudi_sql.errors import HudiFileFormatError
+from hudi_sql.model.avro_metadata import AVRO_MAGIC, deserialize
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,12 @@ class CommitMetadata:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, origin: str = "commit metadata") -> CommitMetadata:
+        """JSON (table version 6) or an Avro container of ``HoodieCommitMetadata`` /
+        ``HoodieReplaceCommitMetadata`` (table version 8 writes Avro; same field names)."""
         if not data.strip():
             return cls()
+        if data[: len(AVRO_MAGIC)] == AVRO_MAGIC:
+            return cls.from_json(_without_avro_nulls(deserialize(data)))
         try:
             raw = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -237,3 +242,13 @@ def _jackson(obj: Any, level: int) -> str:
             return "[ ]"
         return "[ " + ", ".join(_jackson(v, level) for v in obj) + " ]"
     return json.dumps(obj)
+
+
+def _without_avro_nulls(value: Any) -> Any:
+    """An Avro record as the JSON form has it: absent optional fields are missing, not null
+    (the JSON readers default them, e.g. ``prevCommit`` to ``"null"``)."""
+    if isinstance(value, Mapping):
+        return {k: _without_avro_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_avro_nulls(v) for v in value]
+    return value

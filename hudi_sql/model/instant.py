@@ -1,9 +1,19 @@
-"""Instants of the Hudi timeline (table version 6, timeline layout version 1).
+"""Instants of the Hudi timeline (table versions 6 and 8, timeline layouts 1 and 2).
 
 An instant is one action on the table at one instant time, in one state. On disk each state
-is its own file in ``.hoodie/``; the grammar is ``<instant_time>.<action>[.<state>]`` for
-``requested`` and ``inflight``, nothing after the action when completed, with one legacy
-exception: the inflight state of ``commit`` is ``<instant_time>.inflight``.
+is its own file; the grammar is ``<instant_time>.<action>[.<state>]`` for ``requested`` and
+``inflight``, nothing after the action when completed, with one legacy exception: the inflight
+state of ``commit`` is ``<instant_time>.inflight``.
+
+Layout 1 (table version 6) keeps the files in ``.hoodie/``. Layout 2 (table version 8, Apache
+Hudi 1.x) keeps them in ``.hoodie/timeline/`` and names a *completed* instant by both of its
+times, ``<requested>_<completion>.<action>`` (Java ``InstantFileNameGeneratorV2``): the
+completion time orders what readers see (incremental queries, file slicing of logs), the
+requested time stays the instant's identity (file names, ``_hoodie_commit_time``). A completed
+instant carried over from a version 6 timeline by an upgrade may keep the legacy name without
+completion time. Layout 2 also adds the ``clustering`` action: a clustering is requested and
+inflight as ``clustering`` and completes as a ``replacecommit``, as a compaction completes as a
+``commit``.
 
 Instant times are 17 digits, ``yyyyMMddHHmmssSSS`` (UTC here; the table records
 ``hoodie.table.timeline.timezone=UTC``). The legacy 14-digit form parses too. Times compare as
@@ -14,12 +24,12 @@ inflight < completed.
 from __future__ import annotations
 
 __all__ = ["Action", "State", "Instant", "InstantTimeGenerator", "format_instant_time", "parse_instant_time",
-           "WRITE_ACTIONS", "normalize_instant_time"]
+           "WRITE_ACTIONS", "normalize_instant_time", "COMPLETES_AS"]
 
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 
@@ -37,6 +47,7 @@ class Action(str, Enum):
     SAVEPOINT = "savepoint"
     RESTORE = "restore"
     INDEXING = "indexing"
+    CLUSTERING = "clustering"  # layout 2 only: pending clustering; completes as a replacecommit
 
 
 #: Actions whose completed instants change what readers see.
@@ -55,6 +66,10 @@ class State(str, Enum):
 
 _ACTIONS = {a.value: a for a in Action}
 _NAME = re.compile(r"^(\d{14}|\d{17})\.([a-z]+)(?:\.(requested|inflight))?$")
+_COMPLETED_V2 = re.compile(r"^(\d{14}|\d{17})_(\d{14}|\d{17})\.([a-z]+)$")
+
+#: Pending actions that complete as another action (their completed file carries that one).
+COMPLETES_AS = {"compaction": "commit", "logcompaction": "deltacommit", "clustering": "replacecommit"}
 
 
 @dataclass(frozen=True, order=False)
@@ -64,10 +79,25 @@ class Instant:
     instant_time: str
     action: Action
     state: State = State.COMPLETED
+    #: Layout 2 only: when the instant completed. Not part of the identity (equality, hashing),
+    #: so an instant built from its time and action finds the one listed on the timeline.
+    completion_time: str | None = field(default=None, compare=False)
 
     @classmethod
-    def parse_file_name(cls, name: str) -> Instant | None:
-        """The instant a ``.hoodie/`` file name stands for, or ``None`` if it is not an instant file."""
+    def parse_file_name(cls, name: str, *, layout: int = 1) -> Instant | None:
+        """The instant a timeline file name stands for, or ``None`` if it is not an instant file.
+
+        With ``layout=2`` a completed name must carry its completion time
+        (``<requested>_<completion>.<action>``) unless it is a legacy name an upgrade kept;
+        with ``layout=1`` a name with a completion time is not an instant file.
+        """
+        if layout == 2:
+            completed = _COMPLETED_V2.match(name)
+            if completed:
+                action = _ACTIONS.get(completed.group(3))
+                if action is None or action.value in COMPLETES_AS:
+                    return None
+                return cls(completed.group(1), action, State.COMPLETED, completed.group(2))
         if name.count(".") == 1 and name.endswith(".inflight") and _NAME.match(name.replace(".inflight", ".commit")):
             return cls(name.split(".")[0], Action.COMMIT, State.INFLIGHT)
         match = _NAME.match(name)
@@ -77,13 +107,17 @@ class Instant:
         if action is None:
             return None
         state = State(match.group(3)) if match.group(3) else State.COMPLETED
-        if state is State.COMPLETED and action in (Action.COMPACTION, Action.LOG_COMPACTION):
-            return None  # compaction completes as a commit / deltacommit
+        if state is State.COMPLETED and action.value in COMPLETES_AS:
+            return None  # compaction / clustering complete as a commit / deltacommit / replacecommit
+        if action is Action.CLUSTERING and layout != 2:
+            return None
         return cls(match.group(1), action, state)
 
     @property
     def file_name(self) -> str:
         if self.state is State.COMPLETED:
+            if self.completion_time is not None:
+                return f"{self.instant_time}_{self.completion_time}.{self.action.value}"
             return f"{self.instant_time}.{self.action.value}"
         if self.action is Action.COMMIT and self.state is State.INFLIGHT:
             return f"{self.instant_time}.inflight"
@@ -95,6 +129,10 @@ class Instant:
 
     def to(self, state: State) -> Instant:
         return Instant(self.instant_time, self.action, state)
+
+    def with_completion_time(self, completion_time: str | None) -> Instant:
+        """This instant, completed at *completion_time* (layout 2 file naming)."""
+        return Instant(self.instant_time, self.action, self.state, completion_time)
 
     def sort_key(self) -> tuple[str, int, str]:
         return (self.instant_time, self.state.order, self.action.value)

@@ -1,4 +1,9 @@
-"""The active timeline: an immutable, sorted view of the instants in ``.hoodie/``.
+"""The active timeline: an immutable, sorted view of the instants in ``.hoodie/`` (layout 1)
+or ``.hoodie/timeline/`` (layout 2, table version 8).
+
+Instants sort by requested time in both layouts; on layout 2 completed instants also carry a
+completion time, which :meth:`Timeline.completed_within` and :meth:`Timeline.completion_time`
+expose for readers that go by completion time (incremental queries, log file slicing).
 
 A :class:`Timeline` never touches storage; :class:`~hudi_sql.table.meta_client.TableMetaClient`
 lists the files and builds one. Every filter returns a new timeline, so planners can hold
@@ -12,7 +17,7 @@ __all__ = ["Timeline"]
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
+from hudi_sql.model.instant import COMPLETES_AS, WRITE_ACTIONS, Action, Instant, State
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,12 @@ class Timeline:
             key = (instant.instant_time, action)
             if key not in best or instant.state.order > best[key].state.order:
                 best[key] = instant
-        # A compaction (logcompaction) completes as a commit (deltacommit) of the same time.
+        # A compaction (logcompaction, clustering) completes as a commit (deltacommit,
+        # replacecommit) of the same time.
         completed_times = {(i.instant_time, i.action) for i in best.values() if i.is_completed}
         for (time_, action), instant in list(best.items()):
-            done_as = {Action.COMPACTION: Action.COMMIT, Action.LOG_COMPACTION: Action.DELTA_COMMIT}.get(action)
-            if done_as is not None and (time_, done_as) in completed_times:
+            done_as = COMPLETES_AS.get(action.value)
+            if done_as is not None and (time_, Action(done_as)) in completed_times:
                 del best[(time_, action)]
         return Timeline.of(best.values())
 
@@ -74,6 +80,53 @@ class Timeline:
 
     def pending_compactions(self) -> Timeline:
         return self.pending().with_actions(Action.COMPACTION)
+
+    # -- completion times (timeline layout 2) ----------------------------------------------
+
+    @property
+    def has_completion_times(self) -> bool:
+        """Whether completed instants carry completion times (a layout 2 timeline)."""
+        return any(i.completion_time is not None for i in self.instants)
+
+    def completion_time(self, instant_time: str) -> str | None:
+        """When the completed instant requested at *instant_time* completed (None: pending, or layout 1).
+
+        A legacy completed instant (kept by an upgrade, no completion time in its name) counts as
+        completed at its requested time, as Java's completion-time view assumes.
+        """
+        for instant in self.instants:
+            if instant.instant_time == instant_time and instant.is_completed:
+                return instant.completion_time or instant.instant_time
+        return None
+
+    def by_completion_time(self) -> Timeline:
+        """The completed instants ordered by completion time (what layout 2 readers see in turn).
+
+        Timelines are sorted by requested time; this keeps that type and returns the instants in
+        a tuple sorted by completion time instead, for incremental planning.
+        """
+        done = [i for i in self.completed().instants]
+        return Timeline(tuple(sorted(done, key=lambda i: (i.completion_time or i.instant_time, i.instant_time))))
+
+    def requested_time_at(self, completion_time: str, *, inclusive: bool = True) -> str | None:
+        """The greatest requested time of the completed writes that completed at or before
+        (*inclusive*) or strictly before *completion_time* (None: none had).
+
+        Turns a layout 2 reader's completion-time bound into the ``_hoodie_commit_time``
+        (requested time) bound its rows carry; exact while writes complete in the order they
+        were requested (one writer at a time)."""
+        done = [i.instant_time for i in self.completed_writes()
+                if (i.completion_time or i.instant_time) < completion_time
+                or (inclusive and (i.completion_time or i.instant_time) == completion_time)]
+        return max(done, default=None)
+
+    def completed_within(self, begin_exclusive: str | None, end_inclusive: str | None) -> Timeline:
+        """Completed instants whose completion time lies in (begin, end], by completion time (layout 2)."""
+        return Timeline(tuple(
+            i for i in self.by_completion_time()
+            if (begin_exclusive is None or (i.completion_time or i.instant_time) > begin_exclusive)
+            and (end_inclusive is None or (i.completion_time or i.instant_time) <= end_inclusive)
+        ))
 
     # -- time ----------------------------------------------------------------------------
 

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, QueryType
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.model.schema import COMMIT_TIME_FIELD, add_meta_fields, from_avro_schema
+from hudi_sql.model.schema import COMMIT_TIME_FIELD
 from hudi_sql.read.plan import ReadPlan, plan_read
+from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
 
 if TYPE_CHECKING:
@@ -50,7 +49,7 @@ def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | No
 
 
 def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPlan, struct: StructType) -> DataFrame:
-    from hudi_sql.model.schema import to_arrow_schema
+    from hudi_sql.spark.schema import to_arrow_schema
 
     specs = slice_specs(plan)
     rows = [(s.partition_path, s.file_id, s.base_file_path, json.dumps(list(s.log_file_paths))) for s in specs]
@@ -58,8 +57,8 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
         rows, "partition_path string, file_id string, base_file_path string, log_file_paths string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     target = to_arrow_schema(struct)
-    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
+    ordering_field, event_time = meta.record_merge_ordering()  # payload class (v6) or merge mode (v8)
     first = meta.timeline.write_timeline().first
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
-                     meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
+                     ordering_field, event_time)
     return frame.mapInArrow(merger, struct)

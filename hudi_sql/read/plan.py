@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["ReadPlan", "plan_read", "partition_values"]
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
 from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
@@ -100,6 +100,14 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
     begin = EARLIEST if str(begin_raw).lower() in ("earliest", "0", "000") else normalize_instant_time(begin_raw)
     end_raw = options.get(HudiReadConfig.END_INSTANT)
     end = normalize_instant_time(end_raw) if end_raw else latest
+    by_completion = meta.timeline.has_completion_times
+    if by_completion:
+        # Table version 8 (Apache Hudi 1.x): begin and end are completion times, begin inclusive;
+        # rows carry requested times, so the range becomes one over requested times.
+        if begin != EARLIEST:
+            begin = meta.timeline.requested_time_at(begin, inclusive=False) or EARLIEST
+        if end_raw:
+            end = meta.timeline.requested_time_at(end) or EARLIEST
     schema = meta.latest_schema(end) if end else meta.latest_schema()
     if end is None:
         return ReadPlan(QueryType.INCREMENTAL, None, schema, begin=begin, end=end)
@@ -142,8 +150,14 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
         for key in sorted(log_groups):
             file_slice = by_id.get(key)
             if file_slice is not None and key not in replaced:
+                if by_completion and file_slice.base_file is not None and not (
+                        begin < file_slice.base_instant_time <= end):
+                    # Apache Hudi 1.x merges only the records the range wrote: a base file written
+                    # before it takes no part (so an in-range update losing on event time still shows).
+                    file_slice = replace(file_slice, base_file=None)
                 merge.append(file_slice)
                 if file_slice.base_file is not None and file_slice.base_file.path in native:
                     native = tuple(p for p in native if p != file_slice.base_file.path)
+    visible = writes.between(begin, end) if by_completion else writes.up_to(end)  # v8: the range's blocks only
     return ReadPlan(QueryType.INCREMENTAL, end, schema, native, tuple(merge), begin=begin, end=end,
-                    completed_instants=tuple(writes.up_to(end).times()))
+                    completed_instants=tuple(visible.times()))

@@ -377,7 +377,7 @@ def commits_since_last_clustering(meta: TableMetaClient) -> int:
 def _check_sort_columns(columns: Iterable[str], schema_json: str | None, table: str) -> None:
     if not columns or not schema_json:
         return
-    from hudi_sql.model.schema import from_avro_schema
+    from hudi_sql.spark.schema import from_avro_schema
 
     struct = from_avro_schema(schema_json)
     names = {f.name: f for f in struct.fields}
@@ -466,8 +466,8 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     from pyspark.sql.types import StructType
 
     from hudi_sql.commit.transaction import Transaction
-    from hudi_sql.model.schema import from_avro_schema
     from hudi_sql.services.clustering_exec import STATUS_DDL, clusterer_task, handle_options
+    from hudi_sql.spark.schema import from_avro_schema
 
     configs = configs or HudiConfigs()
     meta.reload_timeline()

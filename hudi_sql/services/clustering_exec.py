@@ -35,8 +35,8 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
         from pyspark.sql.types import StructType
 
         from hudi_sql.commit.markers import IOType
-        from hudi_sql.model.schema import to_arrow_schema
         from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+        from hudi_sql.spark.schema import to_arrow_schema
         from hudi_sql.storage.layout import TableLayout
         from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
         from hudi_sql.write.plan import HandleOptions

@@ -12,7 +12,8 @@ While a compaction is pending, writers keep writing: new log files of a planned 
 ``<tc>`` as base instant, forming the slice the compaction's base file will head (readers merge
 them with the slice before until then). Planning is pure (:func:`plan_compaction`); scheduling
 and execution touch storage, the instant files through
-:class:`~hudi_sql.commit.timeline_writer.TimelineWriter`.
+:class:`~hudi_sql.commit.timeline_writer.TimelineWriter`; the Spark task that merges one slice
+is :func:`hudi_sql.services.compaction_exec.compactor_task`.
 """
 
 from __future__ import annotations
@@ -31,13 +32,8 @@ __all__ = [
 
 import json
 import logging
-import os
-import time
-from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
-
-import pyarrow as pa
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiTableConfig, TableType
@@ -45,6 +41,7 @@ from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import CompactionOperation, CompactionPlan
+from hudi_sql.services.compaction_exec import STATUS_DDL, compactor_task
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
@@ -145,69 +142,6 @@ def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime
             "NUM_AND_TIME": by_count and by_time}[strategy]
 
 
-# -- execution ---------------------------------------------------------------------------------
-
-
-_STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
-               "file_size long, log_files long, log_bytes long, log_records long, log_blocks long, "
-               "corrupt_blocks long, rollback_blocks long, millis long")
-
-
-def _compactor(base_path: str, instant_time: str, schema_json: str, table_name: str, completed: tuple[str, ...],
-               timeline_start: str | None, ordering_field: str | None, event_time: bool,
-               file_settings: FileWriteSettings
-               ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from pyspark import TaskContext
-        from pyspark.sql.types import StructType
-
-        from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
-        from hudi_sql.log.scanner import scan_file_slice_logs
-        from hudi_sql.model.file_names import BaseFileName, make_write_token
-        from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD, to_arrow_schema
-        from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
-        from hudi_sql.storage.fs import Storage
-        from hudi_sql.storage.layout import TableLayout
-        from hudi_sql.write.handles import write_base_file
-        from hudi_sql.write.plan import HandleOptions
-
-        ctx = TaskContext.get()
-        token = make_write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else "0-0-0"
-        storage, layout = Storage(), TableLayout.of(base_path)
-        struct = StructType.fromJson(json.loads(schema_json))
-        target = to_arrow_schema(struct, with_meta_fields=True)
-        options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
-                                spark_schema_json=schema_json, file=file_settings, base_path=base_path)
-        for batch in batches:
-            for row in batch.to_pylist():
-                started = time.time()
-                logs = tuple(json.loads(row["log_paths"]))
-                spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
-                merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
-                                         timeline_start=timeline_start, ordering_field=ordering_field,
-                                         event_time_ordering=event_time)
-                scan = scan_file_slice_logs([(os.path.basename(p), p) for p in logs], completed_instants=completed,
-                                            max_instant=instant_time, timeline_start=timeline_start)
-                name = BaseFileName(row["file_id"], token, instant_time).name
-                write_direct_marker(storage, layout, instant_time, Marker(row["partition_path"], name, IOType.CREATE))
-                path = layout.file_path(row["partition_path"], name)
-                names = pa.array([name] * merged.num_rows, pa.string())
-                merged = merged.set_column(merged.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
-                size = write_base_file(storage, path, merged, options, merged.column(RECORD_KEY_FIELD).combine_chunks())
-                log_records = sum(b.records.num_rows if hasattr(b.records, "num_rows") else len(b.records)
-                                  for b in scan.blocks)
-                yield pa.RecordBatch.from_pylist([{
-                    "partition_path": row["partition_path"], "file_id": row["file_id"], "path": layout.relative(path),
-                    "prev_commit": row["base_instant"], "num_writes": merged.num_rows, "file_size": size,
-                    "log_files": len(logs), "log_bytes": sum(storage.size(p) for p in logs),
-                    "log_records": log_records, "log_blocks": scan.total_blocks,
-                    "corrupt_blocks": scan.corrupt_blocks, "rollback_blocks": scan.rollback_blocks,
-                    "millis": int((time.time() - started) * 1000),
-                }])
-
-    return run
-
-
 def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
                    configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
     """Execute a scheduled compaction (the earliest pending one by default) and commit it."""
@@ -215,7 +149,7 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
 
     from hudi_sql.commit.transaction import Transaction
     from hudi_sql.config.resolve import WriteConfig
-    from hudi_sql.model.schema import from_avro_schema
+    from hudi_sql.spark.schema import from_avro_schema
 
     configs = configs or HudiConfigs()
     meta.reload_timeline()
@@ -251,11 +185,11 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     completed = tuple(meta.timeline.completed_writes().times())
     payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
     first = meta.timeline.write_timeline().first
-    compactor = _compactor(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
-                           first.instant_time if first else None, meta.precombine_field,
-                           payload.endswith("DefaultHoodieRecordPayload"),
-                           FileWriteSettings.from_config(WriteConfig.of(configs)))
-    statuses = frame.mapInArrow(compactor, _STATUS_DDL).collect()
+    compactor = compactor_task(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
+                               first.instant_time if first else None, meta.precombine_field,
+                               payload.endswith("DefaultHoodieRecordPayload"),
+                               FileWriteSettings.from_config(WriteConfig.of(configs)))
+    statuses = frame.mapInArrow(compactor, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
         stats.setdefault(r["partition_path"], []).append(WriteStat(

@@ -59,7 +59,7 @@ def _task_identity() -> TaskIdentity:
 def _target_schema(plan: WritePlan) -> pa.Schema:
     from pyspark.sql.types import StructType
 
-    from hudi_sql.model.schema import to_arrow_schema
+    from hudi_sql.spark.schema import to_arrow_schema
 
     struct = StructType.fromJson(json.loads(plan.handle_options.spark_schema_json))
     return to_arrow_schema(struct, with_meta_fields=True)

@@ -273,7 +273,7 @@ def plan_insert(
     """Hudi 0.14's operation choice for ``INSERT INTO`` / ``INSERT OVERWRITE``.
 
     * ``INSERT OVERWRITE``: a non-partitioned table, or a partitioned one without a
-      ``PARTITION`` clause in static overwrite mode, is replaced whole
+      static partition value in static overwrite mode (Spark's default), is replaced whole
       (``insert_overwrite_table``); otherwise the partitions written are replaced
       (``insert_overwrite``).
     * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_MODE` when set; else ``upsert``
@@ -296,7 +296,11 @@ def plan_insert(
             and all(p.value is not None for p in statement.partition_spec)
             and len(statement.partition_spec) == len(table.partition_fields)
         )
-        if not partitioned or (not statement.partition_spec and not dynamic_overwrite):
+        # Apache Hudi's rule: a whole-table overwrite for a non-partitioned table, and in static
+        # mode (Spark's default) when no partition value is given -- also for ``PARTITION (p)``
+        # with only dynamic columns, where static mode replaces every partition.
+        no_static_value = not any(p.value is not None for p in statement.partition_spec)
+        if not partitioned or (no_static_value and not dynamic_overwrite):
             operation = WriteOperationType.INSERT_OVERWRITE_TABLE
         else:
             operation = WriteOperationType.INSERT_OVERWRITE
@@ -420,7 +424,8 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
     from pyspark.sql.types import StructField, StructType
 
     from hudi_sql.keygen import key_generator_for
-    from hudi_sql.model.schema import META_FIELDS, avro_schema_json
+    from hudi_sql.model.schema import META_FIELDS
+    from hudi_sql.spark.schema import avro_schema_json
 
     where = f"CREATE TABLE {name}"
     columns = {f.name.lower(): f.name for f in schema.fields}

@@ -69,6 +69,6 @@ class FileWriteSettings:
         return {**codec_options(self.codec), "data_page_size": self.page_bytes}
 
     def bloom_options(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`hudi_sql.index.bloom_filter.footer_metadata`."""
+        """Keyword arguments for :func:`hudi_sql.index.bloom_footer.footer_metadata`."""
         return {"num_entries": self.bloom_num_entries, "fpp": self.bloom_fpp,
                 "max_entries": self.bloom_max_entries, "filter_type": self.bloom_filter_type}

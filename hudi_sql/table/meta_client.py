@@ -4,6 +4,14 @@ This is the read-side I/O boundary of the driver: it lists ``.hoodie/`` once per
 caches commit metadata by instant (instant files are immutable once completed). Planners get
 the pure values it loads (:class:`~hudi_sql.model.timeline.Timeline`, :class:`HudiConfigs`).
 
+Table versions: :mod:`hudi_sql.table.version` decides on load whether the table's version is
+one we read; any other version fails there, naming the version, instead of being read as an
+empty timeline. Version 8 tables keep their timeline in ``.hoodie/timeline/`` with completion
+times in completed file names (layout 2); this class resolves an instant to its file either way,
+so callers keep asking by instant time and action. The LSM archived timeline of layout 2
+(``.hoodie/timeline/history/``) is not loaded: as with layout 1's ``archived/``, files older
+than the first active instant count as committed.
+
 It is also the one reader of instant payloads: every plan and metadata kind of
 :mod:`hudi_sql.model.instant_payloads` is read by one method here (``clean_plan``,
 ``compaction_plan``, ``clustering_plan``, ...), the counterpart of the one writer,
@@ -26,6 +34,7 @@ from hudi_sql.errors import (
     HudiTimelineError,
     TableAlreadyExistsError,
     TableNotFoundError,
+    UnsupportedFeatureError,
 )
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, State
@@ -41,6 +50,7 @@ from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
 from hudi_sql.storage.properties import format_properties, parse_properties, table_checksum
+from hudi_sql.table.version import TableVersionSupport, check_readable, check_writable
 
 _log = logging.getLogger(__name__)
 
@@ -55,10 +65,17 @@ class TableMetaClient:
 
     @classmethod
     def load(cls, base_path: str, *, storage: Storage | None = None) -> TableMetaClient:
+        """Properties and active timeline of the table at *base_path*.
+
+        Raises:
+            TableNotFoundError: no ``hoodie.properties``.
+            UnsupportedFeatureError: the table version is not one we read (named in the message).
+        """
         storage = storage or Storage()
         layout = TableLayout.of(base_path)
         properties = _read_properties(storage, layout)
-        return cls(layout, properties, _load_timeline(storage, layout), storage)
+        support = check_readable(properties, base_path=layout.base_path)
+        return cls(layout, properties, _load_timeline(storage, layout, support, properties), storage)
 
     @staticmethod
     def exists(base_path: str, *, storage: Storage | None = None) -> bool:
@@ -70,7 +87,40 @@ class TableMetaClient:
         return TableMetaClient.load(self.layout.base_path, storage=self.storage)
 
     def reload_timeline(self) -> None:
-        self.timeline = _load_timeline(self.storage, self.layout)
+        self.timeline = _load_timeline(self.storage, self.layout, self.version_support, self.properties)
+
+    # -- table version -------------------------------------------------------------------
+
+    @property
+    def version_support(self) -> TableVersionSupport:
+        return check_readable(self.properties, base_path=self.layout.base_path)
+
+    @property
+    def table_version(self) -> int:
+        return self.version_support.version
+
+    @property
+    def timeline_layout(self) -> int:
+        return self.version_support.timeline_layout
+
+    def require_writable(self, operation: str) -> None:
+        """Raise :class:`UnsupportedFeatureError` when we cannot write this table's version."""
+        check_writable(self.properties, base_path=self.base_path, operation=operation)
+
+    @property
+    def timeline_path(self) -> str:
+        """Folder of the active timeline: ``.hoodie`` (layout 1) or ``.hoodie/<hoodie.timeline.path>``."""
+        return _timeline_path(self.layout, self.timeline_layout, self.properties)
+
+    def instant_file_path(self, instant: Instant) -> str:
+        """Path of *instant*'s file; on layout 2 a completed instant is looked up for its completion time."""
+        if self.timeline_layout == 1:
+            return self.layout.instant_path(instant)
+        if instant.is_completed and instant.completion_time is None:
+            listed = self.timeline.find(instant.instant_time, instant.action, State.COMPLETED)
+            if listed is not None:
+                instant = listed
+        return f"{self.timeline_path}/{instant.file_name}"
 
     # -- properties ----------------------------------------------------------------------
 
@@ -96,11 +146,46 @@ class TableMetaClient:
 
     @property
     def partition_fields(self) -> tuple[str, ...]:
-        return self.table_config.get(HudiTableConfig.PARTITION_FIELDS)
+        """Partition columns. Version 8 may store a key generator type per field (``city:SIMPLE``,
+        ``ts:TIMESTAMP``, the CustomKeyGenerator's syntax): the column is the part before ``:``."""
+        return tuple(f.split(":", 1)[0] for f in self.table_config.get(HudiTableConfig.PARTITION_FIELDS))
 
     @property
     def precombine_field(self) -> str | None:
-        return self.table_config.get(HudiTableConfig.PRECOMBINE_FIELD)
+        """The ordering field: ``hoodie.table.precombine.field`` (versions 6 and 8), or the first of
+        ``hoodie.table.ordering.fields`` (the name Apache Hudi 1.1 moved it to)."""
+        field_name = self.table_config.get(HudiTableConfig.PRECOMBINE_FIELD)
+        if field_name:
+            return field_name
+        ordering = self.table_config.get(HudiTableConfig.ORDERING_FIELDS)
+        return ordering[0] if ordering else None
+
+    def record_merge_ordering(self) -> tuple[str | None, bool]:
+        """(ordering field, event-time ordering) for merging records of one key across base and logs.
+
+        Version 6 decides by payload class: ``DefaultHoodieRecordPayload`` compares the ordering
+        field between base and log records (event time), ``OverwriteWithLatestAvroPayload`` lets the
+        log win. Version 8 says it in ``hoodie.record.merge.mode``: ``EVENT_TIME_ORDERING`` compares
+        the ordering field, ``COMMIT_TIME_ORDERING`` lets the latest write win whatever its ordering
+        value (so no ordering field is used at all). ``CUSTOM`` mergers run user Java code.
+
+        Raises:
+            UnsupportedFeatureError: a CUSTOM merge mode.
+        """
+        cfg = HudiTableConfig
+        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper()
+        if self.table_version < 8 or not mode:
+            payload = self.properties.get(cfg.PAYLOAD_CLASS.key, "")
+            return self.precombine_field, payload.endswith("DefaultHoodieRecordPayload")
+        if mode == "COMMIT_TIME_ORDERING":
+            return None, False
+        if mode == "EVENT_TIME_ORDERING":
+            return self.precombine_field, True
+        raise UnsupportedFeatureError(
+            f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
+            "cannot run (a custom merger is Java code).",
+            help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
+        )
 
     @property
     def populate_meta_fields(self) -> bool:
@@ -124,7 +209,7 @@ class TableMetaClient:
     # -- commit metadata -----------------------------------------------------------------
 
     def read_instant_bytes(self, instant: Instant) -> bytes:
-        return self.storage.read_bytes(self.layout.instant_path(instant))
+        return self.storage.read_bytes(self.instant_file_path(instant))
 
     def commit_metadata(self, instant: Instant) -> CommitMetadata:
         """Metadata of a completed commit / deltacommit / replacecommit (cached: immutable)."""
@@ -176,7 +261,7 @@ class TableMetaClient:
     def requested_replace_metadata(self, instant_time: str) -> dict[str, Any] | None:
         """The ``HoodieRequestedReplaceMetadata`` of a replacecommit (``None``: no or empty file)."""
         requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
-        if not self.storage.exists(self.layout.instant_path(requested)):
+        if not self.storage.exists(self.instant_file_path(requested)):
             return None
         return self.instant_record(requested)  # insert_overwrite by some writers: an empty file
 
@@ -288,12 +373,24 @@ def _read_properties(storage: Storage, layout: TableLayout) -> dict[str, str]:
     )
 
 
-def _load_timeline(storage: Storage, layout: TableLayout) -> Timeline:
+def _timeline_path(layout: TableLayout, timeline_layout: int, properties: Mapping[str, str]) -> str:
+    if timeline_layout == 1:
+        return layout.meta_path
+    folder = properties.get(HudiTableConfig.TIMELINE_PATH.key) or str(HudiTableConfig.TIMELINE_PATH.default)
+    return f"{layout.meta_path}/{folder}"
+
+
+def _load_timeline(storage: Storage, layout: TableLayout, support: TableVersionSupport,
+                   properties: Mapping[str, str]) -> Timeline:
+    """The active timeline; folders (``archived/``, layout 2's ``history/``) are not instants."""
+    folder = _timeline_path(layout, support.timeline_layout, properties)
+    if support.timeline_layout == 2 and not storage.exists(folder):
+        return Timeline.of(())
     instants = []
-    for status in storage.list(layout.meta_path):
+    for status in storage.list(folder):
         if status.is_dir:
             continue
-        instant = Instant.parse_file_name(status.name)
+        instant = Instant.parse_file_name(status.name, layout=support.timeline_layout)
         if instant is not None:
             instants.append(instant)
     return Timeline.of(instants)

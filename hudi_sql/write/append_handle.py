@@ -24,7 +24,8 @@ from hudi_sql.commit.markers import IOType, Marker
 from hudi_sql.log.block import DataBlock, DeleteRecord, OrderingValue
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
-from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json
+from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.write.handles import (

@@ -24,7 +24,9 @@ __all__ = ["WriteClient", "WriteResult"]
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_failed_writes
@@ -33,10 +35,11 @@ from hudi_sql.config import HudiConfigs, HudiTableConfig, IndexType, TableType
 from hudi_sql.config.concurrency import ConcurrencyConfig
 from hudi_sql.config.resolve import DEFAULT_PAYLOAD, OVERWRITE_PAYLOAD, TableConfig, WriteConfig
 from hudi_sql.errors import CommitConflictError, ConcurrentWriterError, HudiConfigError, HudiKeyError, HudiSchemaError
-from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
+from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
-from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD, avro_schema_json, from_avro_schema
+from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
@@ -51,6 +54,8 @@ from hudi_sql.write.plan import (
     WorkloadProfile,
     WritePlan,
 )
+from hudi_sql.write.post_commit import PostCommitAction, post_commit_actions
+from hudi_sql.write.result import WriteResult, group_stats, input_is_repeatable, to_write_stat
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -60,33 +65,6 @@ if TYPE_CHECKING:
     from hudi_sql.keygen.base import KeyGenerator
 
 _log = logging.getLogger(__name__)
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What a write did: its instant and per-file statistics (no instant when nothing was written)."""
-
-    instant_time: str | None
-    operation: str
-    write_stats: tuple[WriteStat, ...] = ()
-    replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    writer_pids: frozenset[int] = frozenset()  # diagnostics: processes that wrote the data files
-
-    @property
-    def num_inserted(self) -> int:
-        return sum(s.num_inserts for s in self.write_stats)
-
-    @property
-    def num_updated(self) -> int:
-        return sum(s.num_update_writes for s in self.write_stats)
-
-    @property
-    def num_deleted(self) -> int:
-        return sum(s.num_deletes for s in self.write_stats)
-
-    @property
-    def num_written(self) -> int:
-        return sum(s.num_writes for s in self.write_stats)
-
 
 class WriteClient:
     """Writes DataFrames into the Hudi table at *base_path*."""
@@ -176,6 +154,7 @@ class WriteClient:
         operation = self.config.operation
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
+            meta.require_writable("write")  # a table version we only read (8) is refused, not corrupted
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
@@ -243,7 +222,7 @@ class WriteClient:
             if index is not None:
                 index.release()
         metadata = CommitMetadata(
-            partition_to_write_stats=_group_stats(stats), operation_type=operation.value,
+            partition_to_write_stats=group_stats(stats), operation_type=operation.value,
             extra_metadata={"schema": schema_json},
         )
         txn.complete(metadata)
@@ -252,7 +231,8 @@ class WriteClient:
                            writer_pids=getattr(self, "last_writer_pids", frozenset()))
 
     def post_commit(self, spark: Any, meta: TableMetaClient) -> None:
-        """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, sync.
+        """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, then
+        the registered post-commit actions (:mod:`hudi_sql.write.post_commit`: Hive sync).
 
         A commit has landed by now; a failing service is logged and never undoes it.
         """
@@ -260,14 +240,16 @@ class WriteClient:
         from hudi_sql.services.clean import maybe_clean
         from hudi_sql.services.clustering import maybe_cluster
 
-        for name, service in (
+        services: list[tuple[str, Callable[[], object]]] = [
             ("compaction", lambda: self._inline_compaction(spark, meta)
              if meta.table_type is TableType.MERGE_ON_READ else None),
             ("clustering", lambda: maybe_cluster(spark, meta, self.configs)),
             ("clean", lambda: maybe_clean(meta, self.configs, spark=spark)),
             ("archival", lambda: maybe_archive(meta, self.configs)),
-            ("Hive sync", lambda: self._meta_sync(spark, meta)),
-        ):
+        ]
+        services += [(action.name, partial(self._post_commit_action, action, spark, meta))
+                     for action in post_commit_actions()]
+        for name, service in services:
             try:
                 service()
             except Exception:  # noqa: BLE001 - the commit stands; report and go on
@@ -275,11 +257,10 @@ class WriteClient:
                                meta.base_path)
             meta.reload_timeline()
 
-    def _meta_sync(self, spark: Any, meta: TableMetaClient) -> None:
-        """``hoodie.datasource.hive_sync.enable``: keep a Hive metastore in step with the table."""
-        from catalog.hive.sync import sync_if_enabled
-
-        sync_if_enabled(meta.base_path, self.configs.raw(), spark=spark)
+    def _post_commit_action(self, action: PostCommitAction, spark: Any, meta: TableMetaClient) -> None:
+        """A registered post-commit action (Hive sync, ...), when one of its options is on."""
+        if action.is_enabled(self.configs):
+            action.run(meta.base_path, self.configs, spark)
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
@@ -478,42 +459,4 @@ class WriteClient:
         else:
             statuses = partitioned.mapInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
-        return [_to_write_stat(row.asDict()) for row in statuses]
-
-
-def input_is_repeatable(df: DataFrame) -> bool:
-    """Whether the write may evaluate *df* again and get the same records (Spark's own verdict on
-    its plan: no ``rand()``, no nondeterministic UDF).
-
-    The records are read twice, once to profile the workload (only the key and partition columns,
-    which Parquet reads alone) and once to write them. Caching every column of the batch between
-    the two costs more than reading it again, so only inputs Spark cannot repeat are cached.
-    """
-    try:
-        return bool(df._jdf.queryExecution().analyzed().deterministic())
-    except Exception:  # noqa: BLE001 - no JVM plan to ask (e.g. Spark Connect): cache to be safe
-        return False
-
-
-def _to_write_stat(row: dict[str, Any]) -> WriteStat:
-    import json
-
-    delta = row.get("log_version") is not None and row["log_version"] >= 0
-    return WriteStat(
-        file_id=row["file_id"], path=row["path"], partition_path=row["partition_path"], prev_commit=row["prev_commit"],
-        num_writes=row["num_writes"], num_deletes=row["num_deletes"], num_update_writes=row["num_update_writes"],
-        num_inserts=row["num_inserts"], total_write_bytes=row["total_write_bytes"],
-        file_size_in_bytes=row["file_size"],
-        runtime_stats=RuntimeStats(0, row["total_upsert_time"] or 0, row["total_create_time"] or 0),
-        log_version=row["log_version"] if delta else None, log_offset=row["log_offset"] if delta else None,
-        base_file=row["base_file"] if delta else None,
-        log_files=tuple(json.loads(row["log_files"])) if delta else None,
-        total_log_blocks=row.get("total_log_blocks") or 0,
-    )
-
-
-def _group_stats(stats: list[WriteStat]) -> dict[str, tuple[WriteStat, ...]]:
-    grouped: dict[str, list[WriteStat]] = defaultdict(list)
-    for stat in sorted(stats, key=lambda s: (s.partition_path or "", s.file_id)):
-        grouped[stat.partition_path or ""].append(stat)
-    return {p: tuple(s) for p, s in grouped.items()}
+        return [to_write_stat(row.asDict()) for row in statuses]

@@ -160,7 +160,7 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
 
 
 def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes, bytes]:
-    from hudi_sql.index.bloom_filter import footer_metadata
+    from hudi_sql.index.bloom_footer import footer_metadata
 
     metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
     if options.populate_meta_fields and record_keys is not None and len(record_keys):

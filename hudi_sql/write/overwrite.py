@@ -12,35 +12,62 @@ replacecommit and still see them before it, until the cleaner removes their file
 
 from __future__ import annotations
 
-__all__ = ["prepare_overwrite"]
+__all__ = ["OverwriteHost", "prepare_overwrite"]
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action
-from hudi_sql.model.schema import avro_schema_json
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.table.fs_view import FileSystemView, match_partitions
 from hudi_sql.write.operation import WriteOperationType
-from hudi_sql.write.plan import WorkloadProfile
+from hudi_sql.write.plan import WorkloadProfile, WritePlan
+from hudi_sql.write.result import WriteResult, group_stats, input_is_repeatable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
+    from hudi_sql.config.resolve import WriteConfig
     from hudi_sql.keygen.base import KeyGenerator
     from hudi_sql.table.meta_client import TableMetaClient
-    from hudi_sql.write.client import WriteClient, WriteResult
 
 
-def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
+class OverwriteHost(Protocol):
+    """The parts of the write client an overwrite reuses (profile, plan, execute, post-commit).
+
+    A protocol rather than the client class: the client calls into this module, so this module
+    naming the client back would make the two one import cycle.
+    """
+
+    base_path: str
+    config: WriteConfig
+
+    def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile: ...
+
+    def _create_table(self, df: DataFrame, keygen: KeyGenerator, schema: StructType) -> TableMetaClient: ...
+
+    def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
+              operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
+              ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan: ...
+
+    @staticmethod
+    def _workload_metadata(profile: WorkloadProfile, plan: WritePlan,
+                           operation: WriteOperationType) -> CommitMetadata: ...
+
+    def _execute(self, tagged: DataFrame, plan: WritePlan) -> list[WriteStat]: ...
+
+    def post_commit(self, spark: Any, meta: TableMetaClient) -> None: ...
+
+
+def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
                       table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
     from pyspark.sql import functions as F
 
     from hudi_sql.index.base import FILE_ID_COLUMN
     from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
-    from hudi_sql.write.client import WriteResult, _group_stats, input_is_repeatable
     from hudi_sql.write.prepare import prepare_records
 
     config = client.config
@@ -89,7 +116,7 @@ def prepare_overwrite(client: WriteClient, df: DataFrame, meta: TableMetaClient 
         if cached and tagged is not None:
             tagged.unpersist()
     metadata = CommitMetadata(
-        partition_to_write_stats=_group_stats(stats), operation_type=operation.value,
+        partition_to_write_stats=group_stats(stats), operation_type=operation.value,
         extra_metadata={"schema": schema_json}, partition_to_replace_file_ids=replaced,
     )
     txn.complete(metadata)

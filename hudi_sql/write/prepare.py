@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hudi_sql.errors import HudiKeyError, HudiSchemaError, did_you_mean
-from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD, require_compatible
+from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.schema_compat import require_compatible
 from hudi_sql.write.combine import ARRIVAL_COLUMN
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 

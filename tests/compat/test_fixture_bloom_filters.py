@@ -14,9 +14,8 @@ from hudi_sql.index.bloom_filter import (
     MAX_RECORD_KEY_KEY,
     MIN_RECORD_KEY_KEY,
     BloomFilterType,
-    footer_metadata,
-    read_footer_index,
 )
+from hudi_sql.index.bloom_footer import footer_metadata, read_footer_index
 
 pytestmark = pytest.mark.compat
 

@@ -20,12 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 from fixture_tables import SampleTable
 
-from hudi_sql.model.schema import (
-    META_FIELDS,
-    avro_schema_json,
-    from_avro_schema,
-    to_arrow_schema,
-)
+from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.spark.schema import avro_schema_json, from_avro_schema, to_arrow_schema
 
 pytestmark = pytest.mark.compat
 

@@ -326,6 +326,36 @@ def test_hive_sync_cow_table_jdbc_and_hms_lifecycle(spark: Any, services: Servic
         hms.close()
 
 
+def test_write_with_hive_sync_enabled_syncs_after_each_commit(spark: Any, services: Services, hive: Hive,
+                                                             tmp_path: Path) -> None:
+    """The write client's post-commit action (registered by the catalog) keeps the metastore in
+    step: on with either enabling key, and nothing is synced by a write that sets neither."""
+    from catalog.hive import HmsMetastoreClient
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    path = tmp_path / "trips_post_commit"
+    schema = "id long, p string, ts long, v double"
+    sync = {"hoodie.datasource.hive_sync.mode": "hms", "hoodie.datasource.hive_sync.metastore.uris": services.metastore_uri,
+            "hoodie.datasource.hive_sync.database": "post_commit_db",
+            "hoodie.datasource.hive_sync.sync_as_datasource": "false"}
+    hms = HmsMetastoreClient.from_spark(spark, services.metastore_uri)
+    try:
+        _write(spark, path, [(1, "a", 1, 1.5)], schema, **sync, **{"hoodie.datasource.hive_sync.enable": "true"})
+        assert hive.partitions("post_commit_db.trips") == {"p=a"}
+
+        _write(spark, path, [(2, "b", 1, 2.5)], schema, **sync, **{"hoodie.datasource.meta.sync.enable": "true"})
+        assert hive.partitions("post_commit_db.trips") == {"p=a", "p=b"}
+        table = hms.get_table("post_commit_db", "trips")
+        last = TableMetaClient.load(str(path)).timeline.completed().last
+        assert table is not None and last is not None
+        assert table.properties["last_commit_time_sync"] == last.instant_time
+
+        _write(spark, path, [(3, "c", 1, 3.5)], schema, **sync)  # neither key set: no sync
+        assert hive.partitions("post_commit_db.trips") == {"p=a", "p=b"}
+    finally:
+        hms.close()
+
+
 def test_hive_sync_mor_table_registers_ro_and_rt(spark: Any, services: Services, hive: Hive, tmp_path: Path) -> None:
     from catalog.hive import HmsMetastoreClient
     from hudi_sql.errors import UnsupportedFeatureError

@@ -16,19 +16,19 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.log import BlockType, CommandBlock, read_log_blocks, read_raw_blocks
 from hudi_sql.model.file_names import LogFileName
-from hudi_sql.model.schema import to_arrow_schema
 from hudi_sql.read.api import table_struct
 from hudi_sql.read.file_group_reader import read_file_slice
 from hudi_sql.read.merge_exec import slice_specs
 from hudi_sql.read.plan import plan_read
+from hudi_sql.spark.schema import to_arrow_schema
 from hudi_sql.table.meta_client import TableMetaClient
-from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 

@@ -178,11 +178,19 @@ def test_writer_killed_mid_commit_previous_snapshot_visible_and_next_write_rolls
     assert {r["v"] for r in ours.to_pylist()} == {"v1"} and ours.num_rows == 30
     assert rows_of(ours) == rows_of(rust_table(str(table)))
 
-    # The next write rolls the failed instant back: its files go, a rollback instant records it.
+    # The next write rolls the failed instant back once its heartbeat expired, never earlier: with
+    # the default interval (60 s) the killed writer still counts as live and the write is refused.
+    from hudi_sql.config.concurrency import HudiConcurrencyConfig
+    from hudi_sql.errors import ConcurrentWriterError
+
     options = {"hoodie.table.name": "crash_t", "hoodie.datasource.write.recordkey.field": "id",
                "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts"}
-    hudi_sql.write(spark.createDataFrame([(1000, "v3", 3, "p0")], "id int, v string, ts int, p string"),
-                   str(table), options)
+    batch = spark.createDataFrame([(1000, "v3", 3, "p0")], "id int, v string, ts int, p string")
+    with pytest.raises(ConcurrentWriterError, match=failed):
+        hudi_sql.write(batch, str(table), options)
+    short = {**options, HudiConcurrencyConfig.HEARTBEAT_INTERVAL_MS.key: "500"}
+    time.sleep(1.2)  # two 500 ms intervals without a beat: expired
+    hudi_sql.write(batch, str(table), short)
     meta = TableMetaClient.load(str(table))
     assert not meta.timeline.pending_writes().instants
     rollbacks = meta.timeline.completed().with_actions(Action.ROLLBACK)

@@ -77,9 +77,6 @@ KNOWN_DIFFERENCES = {
     "cow_insert_overwrite_static_partition":
         "Apache Hudi 0.15 refuses a static-partition INSERT OVERWRITE on a table of its catalog "
         "(\"'path' or 'glob paths' option required\"); hudi-sql replaces the partition",
-    "cow_insert_overwrite_without_partition_clause":
-        "hudi_sql.spark_session() sets spark.sql.sources.partitionOverwriteMode=dynamic (Spark's default is "
-        "static): hudi-sql replaces only the partitions written, Apache Hudi the whole table",
 }
 
 

@@ -120,9 +120,16 @@ def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
             WriteOperationType.INSERT_OVERWRITE,
             {"p": "x"},
         ),
+        # static mode, only dynamic partition columns: every partition is replaced (Spark, Apache Hudi)
         (
             "INSERT OVERWRITE t PARTITION (p) SELECT 1, 'a', 1, 'x'",
             False,
+            WriteOperationType.INSERT_OVERWRITE_TABLE,
+            None,
+        ),
+        (
+            "INSERT OVERWRITE t PARTITION (p) SELECT 1, 'a', 1, 'x'",
+            True,
             WriteOperationType.INSERT_OVERWRITE,
             None,
         ),

@@ -124,10 +124,21 @@ def test_insert_overwrite_static_dynamic_and_whole_table(db: Any) -> None:
     )
     db.sql("INSERT INTO ow VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z')")
     db.sql("INSERT OVERWRITE TABLE ow PARTITION (p = 'x') SELECT 10, 'ten'")
-    db.sql("INSERT OVERWRITE ow PARTITION (p) SELECT 20, 'twenty', 'y'")  # dynamic: only p=y replaced
+    db.sql("SET spark.sql.sources.partitionOverwriteMode = dynamic")
+    try:
+        db.sql("INSERT OVERWRITE ow PARTITION (p) SELECT 20, 'twenty', 'y'")  # dynamic: only p=y replaced
+    finally:
+        db.sql("SET spark.sql.sources.partitionOverwriteMode = static")
     assert rows(db, "SELECT id, p FROM ow ORDER BY id") == [(3, "z"), (10, "x"), (20, "y")]
     db.sql("INSERT OVERWRITE ow PARTITION (p = 'z') SELECT id, name FROM ow WHERE id < 0")  # empties p=z
     assert rows(db, "SELECT id, p FROM ow ORDER BY id") == [(10, "x"), (20, "y")]
+
+    # static mode (Spark's default), no partition value: every partition is replaced, as in
+    # Apache Hudi and Spark
+    db.sql("INSERT INTO ow VALUES (1, 'a', 'x'), (3, 'c', 'z')")
+    db.sql("INSERT OVERWRITE ow PARTITION (p) SELECT 30, 'thirty', 'y'")
+    assert rows(db, "SELECT id, p FROM ow ORDER BY id") == [(30, "y")]
+    assert operations(db, "ow")[-1] == "INSERT_OVERWRITE_TABLE"
 
     db.sql("CREATE TABLE ow_flat (id INT, name STRING) USING hudi TBLPROPERTIES (primaryKey = 'id')")
     db.sql("INSERT INTO ow_flat VALUES (1, 'a'), (2, 'b')")

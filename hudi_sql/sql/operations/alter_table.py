@@ -97,7 +97,7 @@ def add_columns(ctx: OperationContext, statement: st.AlterTableAddColumns, resol
     from hudi_sql.commit.transaction import Transaction
     from hudi_sql.model.commit_metadata import CommitMetadata
     from hudi_sql.model.instant import Action
-    from hudi_sql.model.schema import avro_schema_json
+    from hudi_sql.spark.schema import avro_schema_json
     from hudi_sql.table.meta_client import TableMetaClient
 
     facts = ctx.facts(resolved)

@@ -130,7 +130,7 @@ class OperationContext:
         return resolved, self.facts(resolved)
 
     def facts(self, resolved: Resolved) -> HudiTableFacts:
-        from hudi_sql.model.schema import from_avro_schema
+        from hudi_sql.spark.schema import from_avro_schema
         from hudi_sql.table.meta_client import TableMetaClient
 
         info = resolved.info

@@ -55,7 +55,7 @@ def declared_schema(columns: Sequence[st.ColumnDef]) -> StructType:
 
 def _avro_normalized(schema: StructType, name: str) -> dict[str, str]:
     """Column name (lower case) -> type as the table stores it (Avro has no byte or short)."""
-    from hudi_sql.model.schema import avro_schema_json, from_avro_schema
+    from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 
     stored = from_avro_schema(avro_schema_json(schema, name))
     return {f.name.lower(): f.dataType.simpleString() for f in stored.fields}
@@ -96,7 +96,7 @@ def create_table(ctx: OperationContext, statement: st.CreateTable) -> DataFrame:
 def _register_existing(ctx: OperationContext, statement: st.CreateTable, ident: TableIdent, location: str) -> None:
     """``CREATE TABLE t USING hudi LOCATION '...'`` over a table that exists: schema and keys
     come from its ``hoodie.properties`` and latest commit; a declaration must agree."""
-    from hudi_sql.model.schema import from_avro_schema
+    from hudi_sql.spark.schema import from_avro_schema
     from hudi_sql.table.meta_client import TableMetaClient
 
     meta = TableMetaClient.load(location)

@@ -45,7 +45,7 @@ def show_create_table(ctx: OperationContext, statement: st.ShowCreateTable, reso
 
 @on_hudi_table(lambda statement: statement.table)
 def describe_table(ctx: OperationContext, statement: st.DescribeTable, resolved: Resolved) -> DataFrame:
-    from hudi_sql.model.schema import add_meta_fields
+    from hudi_sql.spark.schema import add_meta_fields
 
     facts = ctx.facts(resolved)
     info = resolved.info

@@ -109,14 +109,15 @@ def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
     description="Sync the table (and its partitions and schema) to a Hive metastore now.",
 )
 def hive_sync(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from catalog.hive.config import HiveSyncConfig
     from catalog.hive.sync import HiveSyncTool
 
-    names = {"metastore_uri": "metastore.uris", "jdbc_url": "jdbcurl", "mode": "mode", "username": "username",
-             "password": "password", "partition_fields": "partition_fields",
-             "partition_extractor_class": "partition_extractor_class"}
+    names = {"metastore_uri": HiveSyncConfig.METASTORE_URIS, "jdbc_url": HiveSyncConfig.JDBC_URL,
+             "mode": HiveSyncConfig.MODE, "username": HiveSyncConfig.USERNAME, "password": HiveSyncConfig.PASSWORD,
+             "partition_fields": HiveSyncConfig.PARTITION_FIELDS,
+             "partition_extractor_class": HiveSyncConfig.PARTITION_EXTRACTOR_CLASS}
     options = dict(ctx.write_configs(args, parse_options(args["options"], "CALL hive_sync")).raw())
-    options.update({f"hoodie.datasource.hive_sync.{key}": str(args[name]) for name, key in names.items()
-                    if args[name] is not None})
+    options.update({key.key: str(args[name]) for name, key in names.items() if args[name] is not None})
     meta = ctx.meta(args)
     HiveSyncTool.for_table(meta.base_path, options, spark=ctx.spark).sync()
     return [("Hive sync succeeded",)]

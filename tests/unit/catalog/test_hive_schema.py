@@ -36,7 +36,8 @@ from catalog.hive.schema import (
     to_hive_type,
 )
 from hudi_sql.errors import HudiSchemaError
-from hudi_sql.model.schema import META_FIELDS, avro_schema_json, from_avro_schema
+from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 
 
 @pytest.mark.parametrize(

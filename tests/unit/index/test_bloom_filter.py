@@ -1,4 +1,4 @@
-"""Unit tests for hudi_sql.index.bloom_filter: Hadoop Murmur, SIMPLE/DYNAMIC_V0 bytes, footer helpers."""
+"""Unit tests for hudi_sql.index.bloom_filter, bloom_hash and bloom_footer: Hadoop Murmur, SIMPLE/DYNAMIC_V0 bytes, footer helpers."""
 
 from __future__ import annotations
 
@@ -20,14 +20,9 @@ from hudi_sql.index.bloom_filter import (
     BloomFilter,
     BloomFilterType,
     DynamicBloomFilter,
-    FooterIndex,
-    footer_metadata,
-    hash_positions,
-    hash_positions_many,
-    murmur_hash,
-    murmur_hash_many,
-    read_footer_index,
 )
+from hudi_sql.index.bloom_footer import FooterIndex, footer_metadata, read_footer_index
+from hudi_sql.index.bloom_hash import hash_positions, hash_positions_many, murmur_hash, murmur_hash_many
 
 # Hadoop 3.5 MurmurHash.hash(bytes, seed), from the format sheet section 13.5.
 HADOOP_VECTORS = [

@@ -38,20 +38,20 @@ from hudi_sql.model.schema import (
     PARTITION_PATH_FIELD,
     RECORD_KEY_FIELD,
     AvroStyle,
-    add_meta_fields,
     avro_namespace,
     avro_record_name,
+)
+from hudi_sql.spark.schema import (
+    add_meta_fields,
     avro_schema_json,
-    check_compatible,
-    coercible,
     drop_meta_fields,
     from_arrow_schema,
     from_avro_schema,
-    require_compatible,
     to_arrow_schema,
     to_arrow_type,
     to_avro_schema,
 )
+from hudi_sql.spark.schema_compat import check_compatible, coercible, require_compatible
 
 
 def _one(

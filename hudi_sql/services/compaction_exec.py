@@ -1,0 +1,87 @@
+"""Compaction execution: the Spark task that merges one file slice into a new base file.
+
+Split from :mod:`hudi_sql.services.compaction` (planning, scheduling and commit) because this
+part runs in executors, like :mod:`hudi_sql.services.clustering_exec`: :func:`compactor_task`
+reads a slice (base file and logs), merges its records, and writes the new base file after its
+marker; it never reads or writes the timeline and never sees the SparkSession.
+"""
+
+from __future__ import annotations
+
+__all__ = ["STATUS_DDL", "compactor_task"]
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+
+import pyarrow as pa
+from pyspark.sql.types import StructType
+
+from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.log.scanner import scan_file_slice_logs
+from hudi_sql.model.file_names import BaseFileName, make_write_token
+from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+from hudi_sql.spark.schema import to_arrow_schema
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.parquet import FileWriteSettings
+from hudi_sql.write.handles import write_base_file
+from hudi_sql.write.plan import HandleOptions
+
+STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
+              "file_size long, log_files long, log_bytes long, log_records long, log_blocks long, "
+              "corrupt_blocks long, rollback_blocks long, millis long")
+
+
+def compactor_task(base_path: str, instant_time: str, schema_json: str, table_name: str,
+                   completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, event_time: bool,
+                   file_settings: FileWriteSettings
+                   ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The task function: one input row per file slice (its base file and log paths), one output
+    row (:data:`STATUS_DDL`) per base file written.
+
+    Each slice's records are merged as a snapshot read at *instant_time* would merge them (records
+    keep their commit time and sequence number), then written as ``<fileId>_<token>_<instant>.parquet``
+    after its CREATE marker, with the table's file settings (codec, bloom filter, sizes).
+    """
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext  # executor-side: the task's ids name its files
+
+        ctx = TaskContext.get()
+        token = make_write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else "0-0-0"
+        storage, layout = Storage(), TableLayout.of(base_path)
+        struct = StructType.fromJson(json.loads(schema_json))
+        target = to_arrow_schema(struct, with_meta_fields=True)
+        options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
+                                spark_schema_json=schema_json, file=file_settings, base_path=base_path)
+        for batch in batches:
+            for row in batch.to_pylist():
+                started = time.time()
+                logs = tuple(json.loads(row["log_paths"]))
+                spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
+                merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
+                                         timeline_start=timeline_start, ordering_field=ordering_field,
+                                         event_time_ordering=event_time)
+                scan = scan_file_slice_logs([(os.path.basename(p), p) for p in logs], completed_instants=completed,
+                                            max_instant=instant_time, timeline_start=timeline_start)
+                name = BaseFileName(row["file_id"], token, instant_time).name
+                write_direct_marker(storage, layout, instant_time, Marker(row["partition_path"], name, IOType.CREATE))
+                path = layout.file_path(row["partition_path"], name)
+                names = pa.array([name] * merged.num_rows, pa.string())
+                merged = merged.set_column(merged.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
+                size = write_base_file(storage, path, merged, options, merged.column(RECORD_KEY_FIELD).combine_chunks())
+                log_records = sum(b.records.num_rows if hasattr(b.records, "num_rows") else len(b.records)
+                                  for b in scan.blocks)
+                yield pa.RecordBatch.from_pylist([{
+                    "partition_path": row["partition_path"], "file_id": row["file_id"], "path": layout.relative(path),
+                    "prev_commit": row["base_instant"], "num_writes": merged.num_rows, "file_size": size,
+                    "log_files": len(logs), "log_bytes": sum(storage.size(p) for p in logs),
+                    "log_records": log_records, "log_blocks": scan.total_blocks,
+                   "corrupt_blocks": scan.corrupt_blocks, "rollback_blocks": scan.rollback_blocks,
+                    "millis": int((time.time() - started) * 1000),
+                }])
+
+    return run

@@ -1,0 +1,130 @@
+"""hudi-sql reads table version 8 as Apache Hudi 1.x and the Rust reader do.
+
+Apache Hudi 1.x (``tools/oracle/setup_v1.sh``: the Spark 3.5 bundle of the latest 1.x release)
+writes a few small version 8 tables once per session through ``tools/oracle/make_v8_tables.py``:
+COW and MOR, partitioned and not, event-time and commit-time ordering, MOR logs holding updates
+and deletes. The script also records Apache Hudi's own reads of each table (snapshot,
+read-optimized, incremental from every completed write, time travel to every write). Each of
+those reads is replayed here through our reader and compared row for row; the snapshot and the
+time travel reads are also compared with the Rust reader (``hudi``).
+
+Skips, with the reason, when the 1.x oracle is not set up (no Java, no Maven, no download).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATOR = ROOT / "tools" / "oracle" / "make_v8_tables.py"
+HARNESS = ROOT / "tests" / "oracle" / "oracle_harness.py"
+GENERATE_TIMEOUT_S = 900
+
+pytestmark = [pytest.mark.oracle, pytest.mark.spark, pytest.mark.compat]
+
+
+def _load(path: Path, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = _load(HARNESS, "hudi_oracle_harness_v8")
+TABLES = sorted(_load(GENERATOR, "hudi_oracle_make_v8").TABLES)
+
+
+@pytest.fixture(scope="session")
+def v8_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Version 8 tables Apache Hudi 1.x wrote, with its reads of them (``expected.json``).
+
+    ``HUDI_V8_TABLES`` may name a folder ``make_v8_tables.py`` already wrote (to iterate
+    without paying for the Apache Hudi JVM on every run).
+    """
+    prepared = os.environ.get("HUDI_V8_TABLES")
+    if prepared:
+        reused: dict[str, Any] = json.loads((Path(prepared) / "expected.json").read_text())
+        reused["_hudi"] = "1.x (prepared tables)"
+        return reused
+    home = harness.oracle_dir()
+    if (home / "UNAVAILABLE_V1").exists():
+        pytest.skip(f"Apache Hudi 1.x oracle unavailable: {(home / 'UNAVAILABLE_V1').read_text().strip()}")
+    if not (home / "READY_V1").exists():
+        pytest.skip(f"Apache Hudi 1.x oracle not set up in {home}: run tools/oracle/setup_v1.sh")
+    ready = dict(line.split("=", 1) for line in (home / "READY_V1").read_text().split())
+    out = tmp_path_factory.mktemp("hudi-v8-tables")
+    log = out / "generator.log"
+    env = {k: v for k, v in os.environ.items() if k not in harness.FOREIGN_ENV}
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    done = subprocess.run(
+        [str(home / "venv" / "bin" / "python"), str(GENERATOR), "--jar", ready["jar"], "--out", str(out),
+         "--log", str(log)],
+        capture_output=True, text=True, env=env, timeout=GENERATE_TIMEOUT_S, check=False)
+    answer = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
+    if done.returncode != 0 or not json.loads(answer).get("ok"):
+        raise RuntimeError(f"Apache Hudi {ready.get('hudi')} could not write the version 8 tables: {answer}; "
+                           f"see {log}")
+    expected: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    expected["_hudi"] = ready.get("hudi")
+    return expected
+
+
+def _ours(spark: Any, path: str, options: dict[str, str]) -> dict[str, Any]:
+    return harness.ours(spark.read.format("hudi").options(**options).load(path))
+
+
+def test_v8_generated_tables_are_version_8_layout_2(v8_tables: dict[str, Any]) -> None:
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    for name in TABLES:
+        meta = TableMetaClient.load(v8_tables[name]["path"])
+        assert (meta.table_version, meta.timeline_layout) == (8, 2), name
+        writes = [(i.instant_time, i.completion_time) for i in meta.timeline.completed_writes()]
+        assert writes == [(w["requested"], w["completion"]) for w in
+                          sorted(v8_tables[name]["writes"], key=lambda w: w["requested"])], name
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_v8_reads_same_rows_as_apache_hudi(spark: Any, v8_tables: dict[str, Any], name: str) -> None:
+    table = v8_tables[name]
+    failures = []
+    for read in table["reads"]:
+        what = f"{name}/{read['label']}"
+        try:
+            harness.assert_same_rows(_ours(spark, table["path"], read["options"]), read["result"], what=what)
+        except Exception as exc:  # noqa: BLE001 - every read is compared, then all differences reported
+            failures.append(f"{what}: {exc}")
+    assert not failures, f"{len(failures)} of {len(table['reads'])} reads differ from Apache Hudi " \
+                         f"{v8_tables['_hudi']}:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_v8_snapshot_and_time_travel_same_rows_as_rust_reader(spark: Any, v8_tables: dict[str, Any],
+                                                             name: str) -> None:
+    from table_helpers import rust_table
+
+    table = v8_tables[name]
+    cases: list[tuple[str, dict[str, str], dict[str, str]]] = [("snapshot", {}, {})]
+    for write in table["writes"]:
+        cases.append((f"as_of_{write['completion']}", {"as.of.instant": write["completion"]},
+                      {"as_of": write["completion"]}))
+    failures = []
+    for label, ours_options, rust_options in cases:
+        rust = rust_table(table["path"], **rust_options)
+        theirs = {"columns": rust.column_names,
+                  "rows": [[harness.render(row[c]) for c in rust.column_names] for row in rust.to_pylist()]}
+        try:
+            harness.assert_same_rows(_ours(spark, table["path"], ours_options), theirs, what=f"{name}/{label}")
+        except AssertionError as exc:
+            failures.append(str(exc))
+    assert not failures, "\n".join(failures)

@@ -1,0 +1,60 @@
+"""Driver for the concurrency tests: one writer process upserting a shared table.
+
+Usage: python concurrent_writer.py <table> <state dir> <spec json>
+
+The spec: {"writer": name, "rounds": n, "partitions": [...], "ids": [...], "options": {...},
+"start_file": path (wait for it to exist, so writers start together), "hold_ms": pause
+between the inflight file and the commit (a wide window for the others)}. Each round upserts
+every id of the spec, in its partition, with value "<writer>-<round>", and prints one JSON line:
+{"writer", "round", "status": "committed" | "conflict" | "refused", "instant", "error"}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def main() -> None:
+    table, state, spec_text = sys.argv[1:4]
+    spec = json.loads(spec_text)
+    import hudi_sql
+    from hudi_sql.commit import transaction as txn_module
+    from hudi_sql.errors import CommitConflictError, ConcurrentWriterError
+
+    hold = spec.get("hold_ms", 0) / 1000.0
+    if hold:
+        original = txn_module.Transaction.start
+
+        def start_then_hold(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            original(self, *args, **kwargs)
+            print(json.dumps({"writer": spec["writer"], "inflight": self.instant_time}), flush=True)
+            time.sleep(hold)
+
+        txn_module.Transaction.start = start_then_hold  # type: ignore[method-assign]
+
+    spark = hudi_sql.spark_session(master="local[1]", state_dir=state)
+    spark.sparkContext.setLogLevel("ERROR")
+    start_file = spec.get("start_file")
+    print(json.dumps({"writer": spec["writer"], "ready": True}), flush=True)
+    while start_file and not os.path.exists(start_file):
+        time.sleep(0.05)
+    for round_ in range(spec["rounds"]):
+        value = f"{spec['writer']}-{round_}"
+        rows = [(i, value, round_, spec["partition_of"][str(i)]) for i in spec["ids"]]
+        df = spark.createDataFrame(rows, "id int, v string, ts int, p string")
+        out = {"writer": spec["writer"], "round": round_, "value": value}
+        try:
+            result = hudi_sql.write(df, table, spec["options"])
+            out.update(status="committed", instant=result.instant_time)
+        except ConcurrentWriterError as exc:
+            out.update(status="refused", error=str(exc))
+        except CommitConflictError as exc:
+            out.update(status="conflict", error=str(exc))
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""The layer order of CONTRIBUTING.md, checked on the source: who may import whom.
+
+Every module of ``hudi_sql`` and ``catalog`` belongs to one layer (the longest matching
+prefix in :data:`LAYERS`). A module may import modules of its own layer or of lower layers,
+never of a higher one, and the import graph has no cycle. Imports inside ``if TYPE_CHECKING:``
+count too: a type from a higher layer in a signature is a dependency on that layer.
+
+A second check keeps option keys in one place: a ``hoodie.*`` string literal may appear only
+in the registry (``hudi_sql/config``) and the catalog's option scopes, so that a key is
+declared, documented and validated once.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("hudi_sql", "catalog")
+
+#: Layers from the bottom up; a module's layer is that of its longest matching prefix.
+LAYERS: dict[str, int] = {
+    "hudi_sql.errors": 0,
+    # spec core: pure values and the storage boundary
+    "hudi_sql.model": 1,
+    "hudi_sql.config": 1,
+    "hudi_sql.storage": 2,
+    "hudi_sql.log": 2,
+    "hudi_sql.keygen": 2,
+    "hudi_sql.table": 2,
+    # planning and execution (Spark tasks)
+    "hudi_sql.index": 3,
+    "hudi_sql.read": 3,
+    "hudi_sql.write": 3,
+    "hudi_sql.spark": 3,
+    # commit protocol and the timeline
+    "hudi_sql.commit": 4,
+    # markers are written by tasks before their files: execution, read back by the commit
+    "hudi_sql.commit.markers": 3,
+    "hudi_sql.commit.marker_server": 3,
+    # table services
+    "hudi_sql.services": 5,
+    # the engine's public entry points
+    "hudi_sql.write.client": 6,
+    # the overwrite operations: orchestration like the client (begins and completes a
+    # replacecommit through commit.transaction), entered only from the client
+    "hudi_sql.write.overwrite": 6,
+    "hudi_sql.write.api": 6,
+    "hudi_sql.read.api": 6,
+    "hudi_sql.spark.datasource": 6,
+    "hudi_sql.spark.format_hook": 6,
+    "hudi_sql.spark.session": 6,
+    "hudi_sql": 6,
+    # catalog and Hive sync: above the engine, loaded by it only as plugins
+    "catalog": 7,
+    # the SQL layer
+    "hudi_sql.sql": 8,
+    # command-line apps and servers
+    "hudi_sql.apps": 9,
+    "hudi_sql.quickstart": 9,
+}
+
+#: Where ``hoodie.*`` literals may live: the option registry and the catalog's option scopes.
+OPTION_HOMES = ("hudi_sql/config/", "catalog/hive/config.py")
+#: Hudi names that look like option keys but are not options (file and property names).
+NOT_OPTION_KEYS = re.compile(r"^hoodie\.(properties|properties\.backup)$")
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _layer(module: str) -> int:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len, default=None)
+    assert best is not None, f"module {module} is in no layer of LAYERS"
+    return LAYERS[best]
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tuple[str, int]]:
+    """The project modules *module* imports, with the line of each import."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        targets = set()
+        for name in names:
+            # the deepest project module the name refers to
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                targets.add(name)
+        for target in sorted(targets):
+            yield target, node.lineno
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {m: {t for t, _ in _imports(m, p, modules)} for m, p in modules.items()}
+
+
+def test_imports_follow_the_layer_order() -> None:
+    modules = _modules()
+    wrong = []
+    for module, path in sorted(modules.items()):
+        for target, line in _imports(module, path, modules):
+            # a package's __init__ re-exporting its own modules is not a dependency upwards
+            if target.startswith(module + "."):
+                continue
+            if _layer(target) > _layer(module):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} {module} (layer {_layer(module)}) "
+                             f"imports {target} (layer {_layer(target)})")
+    assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph.get(node, ())):
+            # a package importing its own submodules (re-exports) is not a cycle
+            if succ.startswith(node + "."):
+                continue
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_import_graph_has_no_cycle() -> None:
+    cycles = _cycles(_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_cycle_finder_reports_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of docstring nodes: prose may name a key, code may not spell one."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _option_literals(path: Path) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text(), str(path))
+    docstrings = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            for key in re.findall(r"(?<![\w.])hoodie\.[a-z][a-z0-9_.]*[a-z0-9_]", node.value):
+                if not NOT_OPTION_KEYS.match(key):
+                    yield node.lineno, key
+
+
+def test_option_keys_live_only_in_the_registry() -> None:
+    stray = []
+    for path in sorted(_modules().values()):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(OPTION_HOMES):
+            continue
+        stray += [f"{rel}:{line} {key}" for line, key in _option_literals(path)]
+    assert not stray, f"{len(stray)} hoodie.* literals outside the registry:\n" + "\n".join(stray)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_is_over_the_size_limit(package: str) -> None:
+    big = [f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / package).rglob("*.py")
+           if (n := len(p.read_text().splitlines())) > 650]
+    assert not big, "modules over ~600 lines (split them by concern):\n" + "\n".join(big)
+
+
+def test_no_leftover_files_in_the_packages() -> None:
+    leftovers = [str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*")
+                 if p.is_file() and p.suffix in {".orig", ".rej", ".bak", ".swp"}]
+    assert not leftovers, f"leftover files: {leftovers}"
