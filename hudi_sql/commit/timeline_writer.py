@@ -34,12 +34,16 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from hudi_sql.commit.locks import table_lock
+from hudi_sql.config import HudiTableConfig
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError, HudiTimelineError
 from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
 from hudi_sql.model.instant_payloads import Payload, encode_payload
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
+
+#: Apache Hudi's metadata table, an internal table under ``.hoodie/``.
+METADATA_TABLE_FOLDER = "metadata"
 
 
 class LockProvider(Protocol):
@@ -130,9 +134,36 @@ class TimelineWriter:
                                  overwrite=overwrite)
 
     def request(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
-        """Write ``<t>.<action>.requested`` holding *payload* (a plan, or nothing)."""
+        """Write ``<t>.<action>.requested`` holding *payload* (a plan, or nothing).
+
+        A table with Apache Hudi's metadata table loses it first (see
+        :meth:`_retire_metadata_table`), so no instant of ours is ever missing from it.
+        """
         assert instant.state is State.REQUESTED, instant
+        self._require_transaction(f"write {instant.file_name}")
+        self._retire_metadata_table()
         self._write(instant, payload, overwrite)
+
+    def _retire_metadata_table(self) -> None:
+        """Remove Apache Hudi's metadata table (``.hoodie/metadata``) before our first instant.
+
+        hudi-sql does not maintain the metadata table, and a reader that lists files through it
+        would miss every file we write. Apache Hudi's own answer for a writer with
+        ``hoodie.metadata.enable=false`` is to delete it: the table property that declares its
+        partitions is cleared first (from then on no reader uses it; a crash leaves a folder
+        nobody reads, deleted the next time), then the folder. An Apache Hudi writer with the
+        metadata table on rebuilds it from storage on its next commit.
+        """
+        meta = self.meta_client
+        state_keys = (HudiTableConfig.METADATA_PARTITIONS, HudiTableConfig.METADATA_PARTITIONS_INFLIGHT)
+        declared = [option.key for option in state_keys if meta.properties.get(option.key)]
+        folder = meta.storage.join(meta.layout.meta_path, METADATA_TABLE_FOLDER)
+        if declared:
+            _log.warning("Disabling the metadata table of %s (hudi-sql does not maintain it); "
+                         "Apache Hudi rebuilds it on its next write with the metadata table on.", meta.base_path)
+            meta.update_properties({key: "" for key in declared})
+        if meta.storage.exists(folder):
+            meta.storage.delete_dir(folder)
 
     def start(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
         """Write the inflight file (a workload profile, a copy of the plan, or nothing)."""

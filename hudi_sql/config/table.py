@@ -106,7 +106,13 @@ class HudiTableConfig(ConfigScope):
         "Date-time parser of the timestamp key generator; only Hudi's default parser is supported.",
     )
     METADATA_PARTITIONS = ConfigOption(
-        "hoodie.table.metadata.partitions", parse_str, "", "Metadata table partitions (hudi-sql writes none)."
+        "hoodie.table.metadata.partitions", parse_str, "",
+        "Metadata table partitions that are complete. hudi-sql does not maintain a metadata table: its "
+        "first write to a table that has one removes it, as Apache Hudi does with hoodie.metadata.enable=false.",
+    )
+    METADATA_PARTITIONS_INFLIGHT = ConfigOption(
+        "hoodie.table.metadata.partitions.inflight", parse_str, "",
+        "Metadata table partitions being built (cleared with the metadata table).",
     )
     CDC_ENABLED = ConfigOption("hoodie.table.cdc.enabled", parse_bool, False, "Change data capture logs (not supported).")
     LOG_FILE_FORMAT = ConfigOption("hoodie.table.log.file.format", parse_str, "HOODIE_LOG", "Log file format.")

@@ -3,8 +3,9 @@ hudi-sql upserts commit 2, Apache Hudi upserts commit 3; both engines agree afte
 
 Apache Hudi is read twice after each step: with its metadata table (its default, the file
 listing comes from ``.hoodie/metadata``) and with ``hoodie.metadata.enable=false`` (the file
-listing comes from storage). The second must always agree with us; the first shows whether our
-commits leave Apache Hudi's metadata table stale (see docs/compatibility.md).
+listing comes from storage). Both must agree with us: hudi-sql does not maintain the metadata
+table, and removes it before its first instant as Apache Hudi does with
+``hoodie.metadata.enable=false``; Apache Hudi's next commit rebuilds it.
 """
 
 from __future__ import annotations
@@ -96,24 +97,12 @@ def test_mixed_writers_storage_listing_agrees_every_step(mixed_steps: dict[str, 
     assert not mixed_steps["listing"], "\n".join(mixed_steps["listing"])
 
 
-STALE_METADATA = (
-    "hudi-sql does not write Apache Hudi's metadata table: an Apache Hudi reader with hoodie.metadata.enable=true "
-    "lists files from .hoodie/metadata and misses our commit (old base file, no new records), and Apache Hudi's "
-    "next commit does not repair it; its reader default (option unset) lists storage and agrees "
-    "(docs/compatibility.md)")
-
-
-@pytest.mark.xfail(strict=True, reason=STALE_METADATA)
 def test_mixed_writers_apache_metadata_table_sees_our_commit(mixed_steps: dict[str, list[str]]) -> None:
     """Apache Hudi reading through its metadata table (explicitly, and by its reader default) must see
     the commit we made."""
     assert not mixed_steps["metadata"], "\n".join(mixed_steps["metadata"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Apache Hudi writing with hoodie.metadata.enable=false deletes .hoodie/metadata and clears "
-    "hoodie.table.metadata.partitions; hudi-sql leaves both, so the metadata table goes stale "
-    "(docs/compatibility.md)"))
 def test_mixed_writers_our_commit_leaves_metadata_table_as_apache_hudi_without_it(
         spark: Any, oracle: Oracle, tmp_path: Path) -> None:
     """Our upsert must leave the metadata table as Apache Hudi's own metadata-disabled upsert leaves it."""

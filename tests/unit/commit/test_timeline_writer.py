@@ -129,3 +129,30 @@ def test_timeline_writer_delete_pending_states_removes_a_compactions_files(meta:
         writer.delete_pending_states(Instant(time_, Action.COMMIT))
         assert not writer.delete(Instant(time_, Action.COMMIT))  # never completed
     assert _files(meta) == []
+
+
+def test_timeline_writer_first_request_removes_apache_hudis_metadata_table(tmp_path: Path) -> None:
+    """As Apache Hudi with hoodie.metadata.enable=false: the declared partitions are cleared and
+    .hoodie/metadata deleted before our first instant, so no metadata-table reader misses it."""
+    meta = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t",
+                                            "hoodie.table.metadata.partitions": "files,column_stats",
+                                            "hoodie.table.metadata.partitions.inflight": "record_index"})
+    folder = Path(meta.layout.meta_path) / "metadata"
+    (folder / "files").mkdir(parents=True)
+    (folder / "files" / "a.hfile").write_bytes(b"x")
+    writer = TimelineWriter(meta)
+    with writer.transaction("commit"):
+        writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
+    assert not folder.exists()
+    stored = TableMetaClient.load(meta.base_path).properties
+    assert stored["hoodie.table.metadata.partitions"] == ""
+    assert stored["hoodie.table.metadata.partitions.inflight"] == ""
+    assert stored["hoodie.table.name"] == "t"
+
+
+def test_timeline_writer_request_leaves_a_table_without_metadata_table_alone(meta: TableMetaClient) -> None:
+    before = Path(meta.layout.properties_path).read_bytes()
+    writer = TimelineWriter(meta)
+    with writer.transaction("commit"):
+        writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
+    assert Path(meta.layout.properties_path).read_bytes() == before
