@@ -30,12 +30,13 @@ __all__ = [
 ]
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, TypeVar
 
 from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.operation import WriteOperationType
 from hudi_sql.config.read import HudiReadConfig, QueryType
-from hudi_sql.config.registry import HudiConfigs
+from hudi_sql.config.registry import ConfigOption, HudiConfigs
 from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
 from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
@@ -232,124 +233,95 @@ def _check_against_table(keys: tuple[str, ...], ordering: str | None, table: Tab
             f"'{table.name}' orders by {table.precombine_field}.")
 
 
+def option(member: ConfigOption[Any]) -> Any:
+    """A config field read from *member* (``configs.get(member)``); its default is the registry's."""
+    return field(default=member.default, metadata={"option": member})
+
+
+class _FromOptions:
+    """Configs whose every field names its option (:func:`option`): one generic reader."""
+
+    @classmethod
+    def of(cls: type[_C], configs: HudiConfigs) -> _C:  # noqa: PYI019 - Self needs Python 3.11
+        assert is_dataclass(cls)
+        return cls(**{f.name: configs.get(f.metadata["option"]) for f in fields(cls)})
+
+
+_C = TypeVar("_C", bound=_FromOptions)
+
+
 @dataclass(frozen=True)
-class ReadConfig:
+class ReadConfig(_FromOptions):
     """The options of one query, typed."""
 
-    query_type: QueryType
-    begin_instant: str | None
-    end_instant: str | None
-    as_of_instant: str | None
-    incremental_fallback_full_scan: bool
-
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> ReadConfig:
-        return cls(
-            query_type=configs.get(HudiReadConfig.QUERY_TYPE),
-            begin_instant=configs.get(HudiReadConfig.BEGIN_INSTANT),
-            end_instant=configs.get(HudiReadConfig.END_INSTANT),
-            as_of_instant=configs.get(HudiReadConfig.AS_OF_INSTANT),
-            incremental_fallback_full_scan=configs.get(HudiReadConfig.INCR_FALLBACK_FULL_SCAN),
-        )
+    query_type: QueryType = option(HudiReadConfig.QUERY_TYPE)
+    begin_instant: str | None = option(HudiReadConfig.BEGIN_INSTANT)
+    end_instant: str | None = option(HudiReadConfig.END_INSTANT)
+    as_of_instant: str | None = option(HudiReadConfig.AS_OF_INSTANT)
+    incremental_fallback_full_scan: bool = option(HudiReadConfig.INCR_FALLBACK_FULL_SCAN)
 
 
 @dataclass(frozen=True)
-class CleanConfig:
+class CleanConfig(_FromOptions):
     """Cleaner options (``HoodieCleanConfig``), typed."""
 
-    automatic: bool
-    policy: CleanerPolicy
-    commits_retained: int
-    file_versions_retained: int
-    hours_retained: int
-    max_commits: int
-    parallelism: int
+    automatic: bool = option(HudiServiceConfig.CLEAN_AUTOMATIC)
+    policy: CleanerPolicy = option(HudiServiceConfig.CLEANER_POLICY)
+    commits_retained: int = option(HudiServiceConfig.CLEANER_COMMITS_RETAINED)
+    file_versions_retained: int = option(HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED)
+    hours_retained: int = option(HudiServiceConfig.CLEANER_HOURS_RETAINED)
+    max_commits: int = option(HudiServiceConfig.CLEAN_MAX_COMMITS)
+    parallelism: int = option(HudiServiceConfig.CLEANER_PARALLELISM)
 
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> CleanConfig:
-        return cls(
-            automatic=configs.get(HudiServiceConfig.CLEAN_AUTOMATIC),
-            policy=configs.get(HudiServiceConfig.CLEANER_POLICY),
-            commits_retained=configs.get(HudiServiceConfig.CLEANER_COMMITS_RETAINED),
-            file_versions_retained=configs.get(HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED),
-            hours_retained=configs.get(HudiServiceConfig.CLEANER_HOURS_RETAINED),
-            max_commits=configs.get(HudiServiceConfig.CLEAN_MAX_COMMITS),
-            parallelism=configs.get(HudiServiceConfig.CLEANER_PARALLELISM),
-        )
+    def __post_init__(self) -> None:
+        """A retention below 1 would let the cleaner delete what readers need.
+
+        Raises:
+            HudiConfigError: a retention option is below 1.
+        """
+        for option_, value in ((HudiServiceConfig.CLEANER_COMMITS_RETAINED, self.commits_retained),
+                               (HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED, self.file_versions_retained),
+                               (HudiServiceConfig.CLEANER_HOURS_RETAINED, self.hours_retained)):
+            if value < 1:
+                raise HudiConfigError(f"Option '{option_.key}' is {value}; it must be at least 1.",
+                                      help="the latest file slice of every file group is always kept")
 
 
 @dataclass(frozen=True)
-class ArchiveConfig:
+class ArchiveConfig(_FromOptions):
     """Archival options (``HoodieArchivalConfig``), typed."""
 
-    automatic: bool
-    max_commits: int
-    min_commits: int
-    batch_size: int
-
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> ArchiveConfig:
-        return cls(
-            automatic=configs.get(HudiServiceConfig.ARCHIVE_AUTOMATIC),
-            max_commits=configs.get(HudiServiceConfig.ARCHIVE_MAX_COMMITS),
-            min_commits=configs.get(HudiServiceConfig.ARCHIVE_MIN_COMMITS),
-            batch_size=configs.get(HudiServiceConfig.ARCHIVE_BATCH_SIZE),
-        )
+    automatic: bool = option(HudiServiceConfig.ARCHIVE_AUTOMATIC)
+    max_commits: int = option(HudiServiceConfig.ARCHIVE_MAX_COMMITS)
+    min_commits: int = option(HudiServiceConfig.ARCHIVE_MIN_COMMITS)
+    batch_size: int = option(HudiServiceConfig.ARCHIVE_BATCH_SIZE)
 
 
 @dataclass(frozen=True)
-class CompactionConfig:
+class CompactionConfig(_FromOptions):
     """Merge-On-Read compaction options, typed."""
 
-    inline: bool
-    schedule_inline: bool
-    max_delta_commits: int
-    max_delta_seconds: int
-    trigger_strategy: str
-    strategy: str
-    target_io_mb: int
-    logfile_num_threshold: int
-
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> CompactionConfig:
-        return cls(
-            inline=configs.get(HudiCompactionConfig.INLINE),
-            schedule_inline=configs.get(HudiCompactionConfig.SCHEDULE_INLINE),
-            max_delta_commits=configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS),
-            max_delta_seconds=configs.get(HudiCompactionConfig.MAX_DELTA_SECONDS),
-            trigger_strategy=configs.get(HudiCompactionConfig.TRIGGER_STRATEGY),
-            strategy=configs.get(HudiCompactionConfig.STRATEGY),
-            target_io_mb=configs.get(HudiCompactionConfig.TARGET_IO),
-            logfile_num_threshold=configs.get(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD),
-        )
+    inline: bool = option(HudiCompactionConfig.INLINE)
+    schedule_inline: bool = option(HudiCompactionConfig.SCHEDULE_INLINE)
+    max_delta_commits: int = option(HudiCompactionConfig.MAX_DELTA_COMMITS)
+    max_delta_seconds: int = option(HudiCompactionConfig.MAX_DELTA_SECONDS)
+    trigger_strategy: str = option(HudiCompactionConfig.TRIGGER_STRATEGY)
+    strategy: str = option(HudiCompactionConfig.STRATEGY)
+    target_io_mb: int = option(HudiCompactionConfig.TARGET_IO)
+    logfile_num_threshold: int = option(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD)
 
 
 @dataclass(frozen=True)
-class ClusteringConfig:
+class ClusteringConfig(_FromOptions):
     """Clustering options (``HoodieClusteringConfig``), typed."""
 
-    inline: bool
-    inline_max_commits: int
-    sort_columns: tuple[str, ...]
-    target_file_max_bytes: int
-    small_file_limit: int
-    updates_strategy: str
-    max_bytes_per_group: int
-    max_num_groups: int
-    single_group: bool
-    preserve_commit_metadata: bool
-
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> ClusteringConfig:
-        return cls(
-            inline=configs.get(HudiServiceConfig.CLUSTERING_INLINE),
-            inline_max_commits=configs.get(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS),
-            sort_columns=configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS),
-            target_file_max_bytes=configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES),
-            small_file_limit=configs.get(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT),
-            updates_strategy=configs.get(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY),
-            max_bytes_per_group=configs.get(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP),
-            max_num_groups=configs.get(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS),
-            single_group=configs.get(HudiServiceConfig.CLUSTERING_SINGLE_GROUP),
-            preserve_commit_metadata=configs.get(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA),
-        )
+    inline: bool = option(HudiServiceConfig.CLUSTERING_INLINE)
+    inline_max_commits: int = option(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS)
+    sort_columns: tuple[str, ...] = option(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)
+    target_file_max_bytes: int = option(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
+    small_file_limit: int = option(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT)
+    updates_strategy: str = option(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY)
+    max_bytes_per_group: int = option(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP)
+    max_num_groups: int = option(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS)
+    single_group: bool = option(HudiServiceConfig.CLUSTERING_SINGLE_GROUP)
+    preserve_commit_metadata: bool = option(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA)

@@ -44,6 +44,7 @@ import fastavro
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
+from hudi_sql.config.resolve import CleanConfig
 from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError
 from hudi_sql.log.block import BlockType, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
@@ -51,7 +52,7 @@ from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import decode_record
 from hudi_sql.model.timeline import Timeline
-from hudi_sql.services.clean import CleanSettings, earliest_commit_to_retain
+from hudi_sql.services.clean import earliest_commit_to_retain
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ class ArchiveSettings:
     min_commits: int = 20
     max_commits: int = 30
     batch_size: int = 10
-    clean: CleanSettings = field(default_factory=CleanSettings)
+    clean: CleanConfig = field(default_factory=CleanConfig)
     table_type: TableType = TableType.COPY_ON_WRITE
     compaction_max_delta_commits: int | None = None  # set when the compaction trigger counts commits
 
@@ -91,7 +92,7 @@ class ArchiveSettings:
                 "NUM_COMMITS", "NUM_AND_TIME"):
             delta = configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS)
         return cls(low, high, max(1, configs.get(HudiServiceConfig.ARCHIVE_BATCH_SIZE)),
-                   CleanSettings.from_configs(configs), table_type, delta)
+                   CleanConfig.of(configs), table_type, delta)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,6 @@ __all__ = [
     "CLEAN_PLAN_VERSION",
     "CleanInputs",
     "CleanResult",
-    "CleanSettings",
     "CleanerPlan",
     "clean",
     "earliest_commit_to_retain",
@@ -68,8 +67,9 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
+from hudi_sql.config.resolve import CleanConfig
 from hudi_sql.config.services import CleanerPolicy
-from hudi_sql.errors import HudiConfigError, HudiError
+from hudi_sql.errors import HudiError
 from hudi_sql.model.file_group import FileGroup, FileSlice
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, is_data_file_name
 from hudi_sql.model.instant import Action, Instant, State, format_instant_time
@@ -91,41 +91,6 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 # -- settings and inputs ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CleanSettings:
-    """The cleaner options, typed (see :class:`~hudi_sql.config.HudiServiceConfig`)."""
-
-    policy: CleanerPolicy = CleanerPolicy.KEEP_LATEST_COMMITS
-    commits_retained: int = 10
-    file_versions_retained: int = 3
-    hours_retained: int = 24
-    max_commits: int = 1  # commits since the last clean before a new one is planned
-    parallelism: int = 200
-
-    @classmethod
-    def from_configs(cls, configs: HudiConfigs) -> CleanSettings:
-        """Typed settings; a retention below 1 would let the cleaner delete what readers need.
-
-        Raises:
-            HudiConfigError: a retention option is below 1.
-        """
-        settings = cls(
-            policy=configs.get(HudiServiceConfig.CLEANER_POLICY),
-            commits_retained=configs.get(HudiServiceConfig.CLEANER_COMMITS_RETAINED),
-            file_versions_retained=configs.get(HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED),
-            hours_retained=configs.get(HudiServiceConfig.CLEANER_HOURS_RETAINED),
-            max_commits=configs.get(HudiServiceConfig.CLEAN_MAX_COMMITS),
-            parallelism=configs.get(HudiServiceConfig.CLEANER_PARALLELISM),
-        )
-        for key, value in ((HudiServiceConfig.CLEANER_COMMITS_RETAINED, settings.commits_retained),
-                           (HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED, settings.file_versions_retained),
-                           (HudiServiceConfig.CLEANER_HOURS_RETAINED, settings.hours_retained)):
-            if value < 1:
-                raise HudiConfigError(f"Option '{key.key}' is {value}; it must be at least 1.",
-                                      help="the latest file slice of every file group is always kept")
-        return settings
 
 
 @dataclass(frozen=True)
@@ -154,7 +119,7 @@ class CleanInputs:
 # -- planning (pure) ----------------------------------------------------------------------
 
 
-def earliest_commit_to_retain(timeline: Timeline, settings: CleanSettings, *,
+def earliest_commit_to_retain(timeline: Timeline, settings: CleanConfig, *,
                               now: datetime | None = None) -> Instant | None:
     """ECTR of the commit-based policies (Java ``CleanerUtils.getEarliestCommitToRetain``).
 
@@ -198,7 +163,7 @@ def _is_savepointed(file_slice: FileSlice, pinned: frozenset[str]) -> bool:
     return any(lf.file_name in pinned for lf in file_slice.log_files)
 
 
-def plan_clean_from(inputs: CleanInputs, settings: CleanSettings, *,
+def plan_clean_from(inputs: CleanInputs, settings: CleanConfig, *,
                     now: datetime | None = None) -> CleanerPlan | None:
     """Decide what to delete; ``None`` when the trigger is not met or nothing is to be deleted.
 
@@ -364,7 +329,7 @@ def plan_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str,
         configs: ``hoodie.cleaner.*`` / ``hoodie.clean.*`` options.
         now: the clock for KEEP_LATEST_BY_HOURS (default: the current UTC time).
     """
-    settings = CleanSettings.from_configs(_configs(configs))
+    settings = CleanConfig.of(_configs(configs))
     meta_client.reload_timeline()
     last_clean = _last_completed_clean(meta_client)
     last_commit_time = last_clean.get("lastCompletedCommitTimestamp", "") if last_clean else None
@@ -533,7 +498,7 @@ def clean(path_or_meta: str | TableMetaClient, options: HudiConfigs | Mapping[st
     """
     meta = path_or_meta if isinstance(path_or_meta, TableMetaClient) else TableMetaClient.load(path_or_meta)
     configs = _configs(options)
-    settings = CleanSettings.from_configs(configs)
+    settings = CleanConfig.of(configs)
     if not dry_run:
         finish_pending_cleans(meta, spark=spark, parallelism=settings.parallelism)
     plan = plan_clean(meta, configs, now=now)

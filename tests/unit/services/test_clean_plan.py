@@ -15,9 +15,9 @@ from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.archive import ArchiveSettings, plan_archive_from
 from hudi_sql.services.clean import (
+    CleanConfig,
     CleanerPlan,
     CleanInputs,
-    CleanSettings,
     earliest_commit_to_retain,
     plan_clean_from,
 )
@@ -60,8 +60,8 @@ def names(plan: CleanerPlan | None) -> set[str]:
     return {p.rsplit("/", 1)[1] for p in plan.all_files()}
 
 
-def settings(policy: CleanerPolicy = CleanerPolicy.KEEP_LATEST_COMMITS, **kw: int) -> CleanSettings:
-    return CleanSettings(policy=policy, **kw)
+def settings(policy: CleanerPolicy = CleanerPolicy.KEEP_LATEST_COMMITS, **kw: int) -> CleanConfig:
+    return CleanConfig(policy=policy, **kw)
 
 
 # -- KEEP_LATEST_COMMITS ----------------------------------------------------------------------
@@ -158,10 +158,10 @@ def test_plan_clean_keep_latest_file_versions_keeps_n_newest_slices_per_group():
 
 def test_clean_settings_retention_below_one_is_a_config_error():
     with pytest.raises(HudiConfigError, match="fileversions.retained"):
-        CleanSettings.from_configs(HudiConfigs.of({"hoodie.cleaner.fileversions.retained": "0"}))
+        CleanConfig.of(HudiConfigs.of({"hoodie.cleaner.fileversions.retained": "0"}))
     with pytest.raises(HudiConfigError, match="commits.retained"):
-        CleanSettings.from_configs(HudiConfigs.of({"hoodie.cleaner.commits.retained": 0}))
-    parsed = CleanSettings.from_configs(HudiConfigs.of({"hoodie.cleaner.policy": "keep_latest_by_hours"}))
+        CleanConfig.of(HudiConfigs.of({"hoodie.cleaner.commits.retained": 0}))
+    parsed = CleanConfig.of(HudiConfigs.of({"hoodie.cleaner.policy": "keep_latest_by_hours"}))
     assert parsed.policy is CleanerPolicy.KEEP_LATEST_BY_HOURS
 
 
@@ -314,7 +314,7 @@ def test_cleaner_plan_to_avro_round_trips_through_hudi_schema():
 
 
 def archive_settings(low: int, high: int, **clean: int) -> ArchiveSettings:
-    return ArchiveSettings(min_commits=low, max_commits=high, clean=CleanSettings(**clean))
+    return ArchiveSettings(min_commits=low, max_commits=high, clean=CleanConfig(**clean))
 
 
 def archived_commit_times(tl: Timeline, s: ArchiveSettings, **kw: object) -> list[str]:
