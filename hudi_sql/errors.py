@@ -26,6 +26,7 @@ __all__ = [
     "HudiFileFormatError",
     "HudiSchemaError",
     "HudiKeyError",
+    "PathOutsideTableError",
     "CommitConflictError",
     "CommitStateUnknownError",
     "ConcurrentWriterError",
@@ -95,6 +96,10 @@ class HudiSchemaError(HudiError, ValueError):
 
 class HudiKeyError(HudiError, ValueError):
     """A record key or partition path cannot be computed (missing field, null value)."""
+
+
+class PathOutsideTableError(HudiError, ValueError):
+    """A path built from data or from a request (partition value, marker name) leaves the table."""
 
 
 class CommitConflictError(HudiError):

@@ -8,7 +8,11 @@ per line, to one of a few ``MARKERS<n>`` files, then answers every waiting task:
 never writes a data file before its marker is durable. ``MARKERS.type`` records the mode, so
 Java's rollback (and ours, :func:`~hudi_sql.commit.markers.read_markers`) reads them back.
 
-The service binds the driver's address (loopback here) and lives for one write.
+The service binds the driver's address (loopback here) and lives for one write. It trusts no
+request: the URL carries a random per-write token (a request without it is refused with 403),
+and every name is checked by :func:`~hudi_sql.commit.markers.validate_marker_name` (file-name
+grammar, plain partition segments, inside the base path) before it is stored, so a marker can
+never make the commit's clean-up delete a file outside the table.
 """
 
 from __future__ import annotations
@@ -17,13 +21,18 @@ __all__ = ["MarkerServer", "post_marker"]
 
 import logging
 import os
+import secrets
 import threading
 import time
+import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
-from hudi_sql.commit.markers import MARKERS_TYPE_FILE
+from typing_extensions import Self
+
+from hudi_sql.commit.markers import MARKERS_TYPE_FILE, validate_marker_name
+from hudi_sql.errors import HudiError
 from hudi_sql.storage.layout import TableLayout
 
 _log = logging.getLogger(__name__)
@@ -41,7 +50,10 @@ class MarkerServer:
 
     def __init__(self, layout: TableLayout, instant_time: str, *, host: str = "127.0.0.1", num_files: int = 4,
                  batch_interval: float = 0.02) -> None:
+        self.layout = layout
         self.marker_dir = layout.marker_dir(instant_time)
+        #: The per-write secret a request must carry in its path (``/marker/<token>``).
+        self.token = secrets.token_urlsafe(24)
         self.host = host
         self.num_files = max(1, num_files)
         self.batch_interval = batch_interval
@@ -57,20 +69,25 @@ class MarkerServer:
     @property
     def url(self) -> str:
         assert self._server is not None
-        return f"http://{self.host}:{self._server.server_address[1]}/marker"
+        return f"http://{self.host}:{self._server.server_address[1]}/marker/{self.token}"
 
-    def __enter__(self) -> MarkerServer:
+    def __enter__(self) -> Self:
         os.makedirs(self.marker_dir, exist_ok=True)
         with open(os.path.join(self.marker_dir, MARKERS_TYPE_FILE), "w", encoding="utf-8") as fh:
             fh.write("TIMELINE_SERVER_BASED")
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                length = int(self.headers.get("Content-Length", "0"))
-                name = self.rfile.read(length).decode("utf-8").strip()
+            def do_POST(self) -> None:
+                if not secrets.compare_digest(self.path, f"/marker/{server.token}"):
+                    self.send_response(403)
+                    self.end_headers()
+                    self.wfile.write(b"missing or wrong marker token")
+                    return
+                length = min(int(self.headers.get("Content-Length", "0") or 0), 4096)
+                name = self.rfile.read(length).decode("utf-8", "replace").strip()
                 error = server.add(name)
-                self.send_response(500 if error else 200)
+                self.send_response((400 if error.startswith("refused") else 500) if error else 200)
                 self.end_headers()
                 self.wfile.write((error or "ok").encode("utf-8"))
 
@@ -95,6 +112,11 @@ class MarkerServer:
 
     def add(self, name: str) -> str | None:
         """Queue a marker name and wait until it is on storage; returns an error text or None."""
+        try:
+            validate_marker_name(self.layout, name)
+        except HudiError as exc:
+            _log.error("Marker service: refused %r: %s", name, exc)
+            return f"refused: {exc}"
         with self._lock:
             batch = self._current
             batch.names.append(name)
@@ -131,6 +153,9 @@ class MarkerServer:
 def post_marker(url: str, name: str, *, timeout: float = 120) -> None:
     """From a task: register a marker with the driver's marker service (raises if it fails)."""
     request = urllib.request.Request(url, data=name.encode("utf-8"), method="POST")
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - our own loopback service
-        if response.status != 200:
-            raise OSError(f"marker service refused {name}: {response.read().decode('utf-8', 'replace')}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            if response.status != 200:
+                raise OSError(f"marker service refused {name}: {response.read().decode('utf-8', 'replace')}")
+    except urllib.error.HTTPError as exc:
+        raise OSError(f"marker service refused {name}: {exc.code} {exc.read().decode('utf-8', 'replace')}") from exc

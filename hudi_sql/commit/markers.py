@@ -15,13 +15,24 @@ written can change on roll-over).
 
 from __future__ import annotations
 
-__all__ = ["IOType", "Marker", "write_direct_marker", "read_markers", "MARKERS_TYPE_FILE", "write_marker_batch"]
+__all__ = [
+    "MARKERS_TYPE_FILE",
+    "IOType",
+    "Marker",
+    "read_markers",
+    "validate_marker_name",
+    "write_direct_marker",
+    "write_marker_batch",
+]
 
 import os
 from dataclasses import dataclass
 from enum import Enum
 
+from hudi_sql.errors import PathOutsideTableError
+from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.guard import check_partition_path
 from hudi_sql.storage.layout import TableLayout
 
 MARKERS_TYPE_FILE = "MARKERS.type"
@@ -56,6 +67,29 @@ class Marker:
             return None
         partition, _, file_name = rel.rpartition("/")
         return cls(partition, file_name, io_type)
+
+
+def validate_marker_name(layout: TableLayout, name: str) -> Marker:
+    """The marker *name* stands for, if it names a data file of the table; else an error naming it.
+
+    A marker name is ``<partition path>/<base file name>.marker.<IOType>``: the partition path
+    made of plain segments (:func:`~hudi_sql.storage.guard.check_partition_path`), the file
+    name one base-file name of Hudi's grammar (APPEND markers name the slice's base file too),
+    and the file inside the base path. Names arrive from tasks over the marker service and
+    are read back from storage before the commit deletes the files they name, so both places
+    check: a name like ``../victim.parquet.marker.CREATE`` never becomes a path to delete.
+
+    Raises:
+        PathOutsideTableError: the name does not follow the grammar or leaves the table.
+    """
+    marker = Marker.parse(name)
+    if marker is None or "\x00" in name or "\n" in name:
+        raise PathOutsideTableError(f"'{name}' is not a marker name (<partition>/<file>.marker.<IOType>).")
+    if BaseFileName.try_parse(marker.file_name) is None or "/" in marker.file_name:
+        raise PathOutsideTableError(f"Marker '{name}' does not name a base file ('{marker.file_name}').")
+    check_partition_path(marker.partition_path)
+    layout.file_path(marker.partition_path, marker.file_name)  # inside the base path, or an error
+    return marker
 
 
 def write_direct_marker(storage: Storage, layout: TableLayout, instant_time: str, marker: Marker) -> None:

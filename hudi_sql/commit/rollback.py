@@ -39,14 +39,15 @@ from typing import Any
 
 from hudi_sql.commit.heartbeat import delete_heartbeat, is_heartbeat_expired, live_writer_error
 from hudi_sql.commit.locks import current_concurrency
-from hudi_sql.commit.markers import IOType, read_markers
+from hudi_sql.commit.markers import IOType, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
-from hudi_sql.errors import HudiTimelineError
+from hudi_sql.errors import HudiError, HudiTimelineError
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
 from hudi_sql.storage.fs import to_uri
+from hudi_sql.storage.guard import inside_base
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -69,6 +70,11 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
     markers = read_markers(storage, layout, instant.instant_time)
     if markers:
         for marker in markers:
+            try:
+                validate_marker_name(layout, marker.name)
+            except HudiError as exc:
+                _log.error("Rollback of %s ignores marker %r: %s", instant, marker.name, exc)
+                continue
             if marker.io_type is IOType.APPEND:
                 base = BaseFileName.try_parse(marker.file_name)
                 if base is not None:
@@ -148,7 +154,8 @@ def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: 
                 return None
             instant = latest
         plan = plan_rollback(meta_client, instant)
-        rollback_time = rollback_time or writer.next_instant_time()
+        failed = instant.instant_time if only_if_pending else None
+        rollback_time = rollback_time or writer.next_instant_time(ignoring=failed)
         rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
         writer.request(rollback.to(State.REQUESTED), plan, overwrite=True)
         writer.start(rollback.to(State.INFLIGHT), None, overwrite=True)
@@ -188,6 +195,7 @@ def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time
         failed_logs: dict[str, dict[str, int]] = defaultdict(dict)
         for request in plan.requests:
             for path in request.files_to_delete:
+                inside_base(meta_client.layout.base_path, path)  # a plan read back from storage is data too
                 if storage.delete(path) or not storage.exists(path):
                     _log.info("Rollback %s: deleted %s (written by %s)", rollback_time, path, instant.instant_time)
                     deleted[request.partition_path].append(to_uri(path))

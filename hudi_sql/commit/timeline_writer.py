@@ -107,10 +107,20 @@ class TimelineWriter:
 
     # -- instant times ---------------------------------------------------------------------
 
-    def next_instant_time(self) -> str:
-        """A new instant time after every instant of the (reloaded) timeline."""
+    def next_instant_time(self, *, ignoring: str | None = None) -> str:
+        """A new instant time after every instant of the (reloaded) timeline.
+
+        Args:
+            ignoring: an instant time not to wait for: the failed write a rollback removes. As
+                in Apache Hudi, whose rollback instant takes the clock's time, a pending
+                instant far in the future (a skewed clock, a hand-made file) is rolled back by
+                a rollback timed now, and writes go on after it is gone.
+        """
         self._require_transaction("new instant time")
-        return InstantTimeGenerator.next(after=self.meta_client.timeline.latest_time())
+        timeline = self.meta_client.timeline
+        after = (timeline.latest_time() if ignoring is None
+                 else max((i.instant_time for i in timeline.instants if i.instant_time != ignoring), default=None))
+        return InstantTimeGenerator.next(after=after)
 
     def new_instant_time(self, instant_time: str | None = None, *, label: str = "Instant") -> str:
         """*instant_time* (or a new one), checked to be after every instant on the timeline.
@@ -141,6 +151,8 @@ class TimelineWriter:
         """
         assert instant.state is State.REQUESTED, instant
         self._require_transaction(f"write {instant.file_name}")
+        # every write and table service starts here: a table version we only read stays untouched
+        self.meta_client.require_writable(f"start a {instant.action.value} on")
         self._retire_metadata_table()
         self._write(instant, payload, overwrite)
 

@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 
 from hudi_sql.commit.heartbeat import Heartbeat, delete_heartbeat, refuse_live_writers
 from hudi_sql.commit.locks import concurrency_scope, current_concurrency
-from hudi_sql.commit.markers import IOType, read_markers
+from hudi_sql.commit.markers import IOType, Marker, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
-from hudi_sql.errors import CommitConflictError, CommitStateUnknownError
+from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
+from hudi_sql.storage.layout import TableLayout
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -77,6 +78,16 @@ def write_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
                         txn.abort(RuntimeError("the write ended without completing its instant"))
     finally:
         _OPEN.reset(token)
+
+
+def _valid_marker(layout: TableLayout, marker: Marker) -> bool:
+    """Whether a marker read back from storage may direct a delete (checked again: it is data)."""
+    try:
+        validate_marker_name(layout, marker.name)
+    except HudiError as exc:
+        _log.error("Ignoring marker %r: %s; the file it names is not deleted.", marker.name, exc)
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -233,6 +244,8 @@ class Transaction:
         kept = {s.path for s in metadata.write_stats() if s.path}
         deleted: list[str] = []
         for marker in read_markers(storage, layout, self.instant_time):
+            if not _valid_marker(layout, marker):
+                continue
             if marker.io_type is IOType.APPEND:
                 deleted.extend(self._delete_losing_log_files(marker.partition_path, marker.file_name, kept))
                 continue

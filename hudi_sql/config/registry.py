@@ -88,6 +88,8 @@ class ConfigKey:
         aliases: older keys that mean the same; using one logs a deprecation warning once.
         effective: ``False`` for keys accepted so that Apache Hudi jobs carry over unchanged,
             but that change nothing here (the doc says why).
+        minimum: the smallest allowed value of a numeric option (a size of ``-1`` or a count
+            of ``-5`` parses, but would write five files or keep nothing).
     """
 
     key: str
@@ -97,6 +99,7 @@ class ConfigKey:
     choices: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     effective: bool = True
+    minimum: float | None = None
 
     def parse_value(self, raw: object) -> Any:
         text = raw if isinstance(raw, str) else _to_option_string(raw)
@@ -110,6 +113,8 @@ class ConfigKey:
                 f"{did_you_mean(text.upper(), self.choices)}",
                 help=f"allowed values: {', '.join(self.choices)}",
             )
+        if self.minimum is not None and isinstance(value, (int, float)) and value < self.minimum:
+            raise HudiConfigError(f"Option '{self.key}' must be at least {self.minimum:g}, not {text!r}.")
         return value
 
 
@@ -143,9 +148,11 @@ class ConfigOption(str, Generic[V_co]):
         choices: tuple[str, ...] = (),
         aliases: tuple[str, ...] = (),
         effective: bool = True,
+        *,
+        minimum: float | None = None,
     ) -> ConfigOption[V_co]:
         obj = str.__new__(cls, key)
-        obj.spec = ConfigKey(key, parse, default, doc, tuple(choices), tuple(aliases), effective)
+        obj.spec = ConfigKey(key, parse, default, doc, tuple(choices), tuple(aliases), effective, minimum)
         obj.name = key
         return obj
 
@@ -311,6 +318,11 @@ class HudiConfigs(Mapping[str, str]):
             elif member is None and validate:
                 _check_unknown(key, known)
             values[key] = _to_option_string(raw_value)
+            if member is not None and validate:
+                # Every given value is checked now (type, choices, range), naming key and value,
+                # so a bad one fails the operation before it touches the table, not later in a
+                # post-commit service that would only log it.
+                member.parse_value(values[key])
         return cls(values)
 
     @classmethod

@@ -58,11 +58,13 @@ class HudiServiceConfig(ConfigScope):
                       "KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS.",
                       tuple(p.value for p in CleanerPolicy))
     CLEANER_COMMITS_RETAINED = ConfigOption("hoodie.cleaner.commits.retained", parse_int, 10,
-                                "KEEP_LATEST_COMMITS: queries as of any of the last N commits keep working.")
+                                "KEEP_LATEST_COMMITS: queries as of any of the last N commits keep working.",
+                                minimum=1)
     CLEANER_FILE_VERSIONS_RETAINED = ConfigOption("hoodie.cleaner.fileversions.retained", parse_int, 3,
-                                      "KEEP_LATEST_FILE_VERSIONS: slices kept per file group.")
+                                      "KEEP_LATEST_FILE_VERSIONS: slices kept per file group.", minimum=1)
     CLEANER_HOURS_RETAINED = ConfigOption("hoodie.cleaner.hours.retained", parse_int, 24,
-                              "KEEP_LATEST_BY_HOURS: queries as of any commit of the last N hours keep working.")
+                              "KEEP_LATEST_BY_HOURS: queries as of any commit of the last N hours keep working.",
+                              minimum=1)
     CLEAN_MAX_COMMITS = ConfigOption("hoodie.clean.max.commits", parse_int, 1,
                          "Commits since the last clean before a new clean is planned.")
     CLEAN_TRIGGER_STRATEGY = ConfigOption("hoodie.clean.trigger.strategy", parse_str, "NUM_COMMITS",

@@ -98,17 +98,17 @@ class HudiWriteConfig(ConfigScope):
                          ("DYNAMIC_V0", "SIMPLE"))
     BLOOM_DYNAMIC_MAX_ENTRIES = ConfigOption("hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000,
                                  "Dynamic bloom filter bound.")
-    BUCKET_NUM = ConfigOption("hoodie.bucket.index.num.buckets", parse_int, 256, "BUCKET index: buckets per partition.")
+    BUCKET_NUM = ConfigOption("hoodie.bucket.index.num.buckets", parse_int, 256, "BUCKET index: buckets per partition.", minimum=1)
     BUCKET_HASH_FIELD = ConfigOption("hoodie.bucket.index.hash.field", parse_str, None,
                          "BUCKET index: hash field(s); defaults to the record key fields.")
-    PARQUET_MAX_FILE_SIZE = ConfigOption("hoodie.parquet.max.file.size", parse_int, 120 * _MB, "Target base file size.")
+    PARQUET_MAX_FILE_SIZE = ConfigOption("hoodie.parquet.max.file.size", parse_int, 120 * _MB, "Target base file size.", minimum=1)
     PARQUET_SMALL_FILE_LIMIT = ConfigOption("hoodie.parquet.small.file.limit", parse_int, 100 * _MB,
-                                "Base files below this size receive inserts first (0 turns it off).")
+                                "Base files below this size receive inserts first (0 turns it off).", minimum=0)
     PARQUET_COMPRESSION = ConfigOption("hoodie.parquet.compression.codec", parse_str, "gzip", "Parquet codec.",
                            ("gzip", "snappy", "zstd", "uncompressed", "none", "lz4"))
-    PARQUET_BLOCK_SIZE = ConfigOption("hoodie.parquet.block.size", parse_int, 120 * _MB, "Parquet row group size.")
+    PARQUET_BLOCK_SIZE = ConfigOption("hoodie.parquet.block.size", parse_int, 120 * _MB, "Parquet row group size.", minimum=1)
     PARQUET_PAGE_SIZE = ConfigOption("hoodie.parquet.page.size", parse_int, 1 * _MB,
-                                     "Parquet data page size (the unit a reader decompresses).")
+                                     "Parquet data page size (the unit a reader decompresses).", minimum=1)
     RECORD_SIZE_ESTIMATE = ConfigOption("hoodie.copyonwrite.record.size.estimate", parse_int, 1024,
                             "Bytes per record assumed before any commit says better.")
     RECORD_SIZE_ESTIMATION_THRESHOLD = ConfigOption(
@@ -122,7 +122,7 @@ class HudiWriteConfig(ConfigScope):
                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT"))
     SHUFFLE_PARALLELISM = ConfigOption("hoodie.upsert.shuffle.parallelism", parse_int, 0,
                            "Parallelism of the write (0: from the input).",
-                           (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"))
+                           (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"), minimum=0)
     PARTITIONS_TO_DELETE = ConfigOption("hoodie.datasource.write.partitions.to.delete", parse_list, NO_VALUES,
                             "delete_partition: partitions to drop (wildcards allowed).")
     MARKERS_TYPE = ConfigOption("hoodie.write.markers.type", parse_str, "DIRECT", "DIRECT or TIMELINE_SERVER_BASED.",

@@ -198,20 +198,40 @@ def normalize_instant_time(value: str) -> str:
 class InstantTimeGenerator:
     """New instant times, strictly increasing, and strictly after every time it is told of.
 
-    Java's generator loops until the clock passes the last instant; so does this one, so two
-    writes in the same millisecond still get distinct, ordered times.
+    Java's generator loops until the clock passes the last time *it* generated, so two writes
+    in the same millisecond still get distinct, ordered times; it never waits on the timeline.
+    This one also waits for a timeline instant a little ahead of the clock (another writer's
+    clock a few milliseconds off), but at most :attr:`MAX_CLOCK_WAIT_MS`: an instant further
+    ahead (a skewed clock, a hand-made file) is refused with an error naming it instead of
+    freezing the write until the wall clock gets there (issue 15, item 1).
     """
+
+    #: The longest wait for the clock to pass an instant of the timeline.
+    MAX_CLOCK_WAIT_MS = 2000
 
     _lock = threading.Lock()
     _last = ""
 
     @classmethod
     def next(cls, after: str | None = None) -> str:
+        """A new time after *after* and after every time generated here.
+
+        Raises:
+            HudiTimelineError: *after* is more than :attr:`MAX_CLOCK_WAIT_MS` ahead of the clock.
+        """
         with cls._lock:
             floor = max(cls._last, after or "")
             while True:
-                candidate = format_instant_time(datetime.now(timezone.utc))
+                now = datetime.now(timezone.utc)
+                candidate = format_instant_time(now)
                 if candidate > floor:
                     cls._last = candidate
                     return candidate
+                ahead_ms = (parse_instant_time(floor) - now).total_seconds() * 1000
+                if ahead_ms > cls.MAX_CLOCK_WAIT_MS:
+                    raise HudiTimelineError(
+                        f"Instant {floor} on the timeline is {ahead_ms / 1000:.0f} s ahead of this clock "
+                        f"({candidate}); a new instant must come after it.",
+                        help="a writer with a skewed clock or a hand-made file made it: fix the clock, or "
+                             "roll that instant back (a failed write is rolled back by the next write)")
                 time.sleep(0.001)

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ReadPlan", "plan_read", "partition_values"]
+__all__ = ["ReadPlan", "partition_values", "plan_read"]
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -67,6 +67,13 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     as_of = normalize_instant_time(as_of_raw) if as_of_raw else latest
     if as_of_raw and as_of is not None:
         visible = completed.up_to(as_of)
+        if visible.last is None and completed.last is not None:
+            # Before the first commit the table did not exist: an error, not an empty answer
+            # that looks like a table without rows.
+            first = completed.first.instant_time if completed.first else completed.last.instant_time
+            raise HudiTimelineError(
+                f"Time travel to '{as_of_raw}' is before the first commit {first} of '{meta.table_name}'.",
+                help=f"use an instant at or after {first}")
         as_of = visible.last.instant_time if visible.last else None
     schema = meta.latest_schema(as_of) if as_of else meta.latest_schema()
     if as_of is None:
@@ -100,6 +107,11 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
     begin = EARLIEST if str(begin_raw).lower() in ("earliest", "0", "000") else normalize_instant_time(begin_raw)
     end_raw = options.get(HudiReadConfig.END_INSTANT)
     end = normalize_instant_time(end_raw) if end_raw else latest
+    if end_raw and end is not None and begin != EARLIEST and end < begin:
+        raise HudiConfigError(
+            f"Incremental range of '{meta.table_name}' ends at {end_raw} "
+            f"({HudiReadConfig.END_INSTANT.key}), before it begins at {begin_raw} "
+            f"({HudiReadConfig.BEGIN_INSTANT.key}).", help="swap the two instants")
     by_completion = meta.timeline.has_completion_times
     if by_completion:
         # Table version 8 (Apache Hudi 1.x): begin and end are completion times, begin inclusive;

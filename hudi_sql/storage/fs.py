@@ -98,6 +98,7 @@ class Storage:
             os.fsync(fh.fileno())
         if overwrite:
             os.replace(tmp, target)
+            _drop_checksum(target)
             return
         try:
             os.link(tmp, target)
@@ -143,11 +144,13 @@ class Storage:
             return None
 
     def delete(self, path: str) -> bool:
+        target = to_local_path(path)
         try:
-            os.unlink(to_local_path(path))
-            return True
+            os.unlink(target)
         except FileNotFoundError:
             return False
+        _drop_checksum(target)
+        return True
 
     def delete_dir(self, path: str) -> None:
         shutil.rmtree(to_local_path(path), ignore_errors=True)
@@ -157,3 +160,18 @@ class Storage:
 
     def join(self, base: str, *parts: str) -> str:
         return str(Path(to_local_path(base)).joinpath(*[p for p in parts if p]))
+
+
+def _drop_checksum(target: str) -> None:
+    """Remove Hadoop's checksum file of *target* (``.<name>.crc``), which its content no longer matches.
+
+    Apache Hudi on a local file system writes through Hadoop's checksummed file system, which
+    keeps a ``.crc`` beside each file and refuses to read a file that disagrees with it
+    (``ChecksumException``). A file we rewrite (``hoodie.properties``) or delete must not leave
+    the old checksum behind; without one, Hadoop reads the file unchecked, as for any file
+    written by another tool.
+    """
+    try:
+        os.unlink(os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.crc"))
+    except FileNotFoundError:
+        pass

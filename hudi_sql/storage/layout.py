@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["TableLayout", "METAFOLDER", "PROPERTIES_FILE"]
+__all__ = ["METAFOLDER", "PROPERTIES_FILE", "TableLayout"]
 
 import os
 from dataclasses import dataclass
 
 from hudi_sql.model.instant import Instant
 from hudi_sql.storage.fs import to_local_path
+from hudi_sql.storage.guard import check_partition_path, inside_base
 
 METAFOLDER = ".hoodie"
 PROPERTIES_FILE = "hoodie.properties"
@@ -48,10 +49,18 @@ class TableLayout:
         return os.path.join(self.temp_path, instant_time)
 
     def partition_dir(self, partition_path: str) -> str:
-        return os.path.join(self.base_path, partition_path) if partition_path else self.base_path
+        """The folder of *partition_path*, refused if the value would leave the table."""
+        if not partition_path:
+            return self.base_path
+        return inside_base(self.base_path, os.path.join(self.base_path, check_partition_path(partition_path)))
 
     def file_path(self, partition_path: str, file_name: str) -> str:
-        return os.path.join(self.partition_dir(partition_path), file_name)
+        """A data file's path, refused unless it lies inside the table.
+
+        *file_name* may be a path relative to the partition (a write stat's path with an empty
+        partition); names from markers and data never reach past the base path.
+        """
+        return inside_base(self.base_path, os.path.join(self.partition_dir(partition_path), file_name))
 
     def relative(self, path: str) -> str:
         return os.path.relpath(to_local_path(path), self.base_path)

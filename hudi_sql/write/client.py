@@ -33,8 +33,23 @@ from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
 from hudi_sql.config import HudiConfigs, HudiTableConfig, IndexType, TableType
 from hudi_sql.config.concurrency import ConcurrencyConfig
-from hudi_sql.config.resolve import DEFAULT_PAYLOAD, OVERWRITE_PAYLOAD, TableConfig, WriteConfig
-from hudi_sql.errors import CommitConflictError, ConcurrentWriterError, HudiConfigError, HudiKeyError, HudiSchemaError
+from hudi_sql.config.resolve import (
+    DEFAULT_PAYLOAD,
+    OVERWRITE_PAYLOAD,
+    ArchiveConfig,
+    CleanConfig,
+    ClusteringConfig,
+    CompactionConfig,
+    TableConfig,
+    WriteConfig,
+)
+from hudi_sql.errors import (
+    CommitConflictError,
+    ConcurrentWriterError,
+    HudiConfigError,
+    HudiKeyError,
+    HudiSchemaError,
+)
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
@@ -75,6 +90,10 @@ class WriteClient:
         # Resolved once here (values parse or fail now); again with the table's fixed
         # properties once the table is loaded (:meth:`write`).
         self.config = WriteConfig.of(self.configs)
+        # The post-commit services' options too: one that is invalid fails the write here,
+        # before anything is written, not in a service whose failure is only logged.
+        for service_config in (CleanConfig, ArchiveConfig, CompactionConfig, ClusteringConfig):
+            service_config.of(self.configs)
 
     # -- table ---------------------------------------------------------------------------
 
@@ -296,9 +315,22 @@ class WriteClient:
 
         from hudi_sql.index.base import FILE_ID_COLUMN
 
+        ordering = self.config.precombine_field
+        null_ordering = (F.col(ordering).isNull() & ~F.coalesce(F.col(IS_DELETE_COLUMN), F.lit(False))
+                         if ordering and ordering in tagged.columns else F.lit(False))
         rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
-                               F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"))
+                               F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"),
+                               null_ordering.alias("_null_ordering"))
                 .count().collect())
+        if any(r["_null_ordering"] for r in rows):
+            # Apache Hudi refuses it in the payload ("Ordering value is null for record"): a
+            # record without ordering value cannot be combined or merged with another.
+            keys = [r[RECORD_KEY_FIELD] for r in tagged.where(null_ordering).select(RECORD_KEY_FIELD).limit(3).collect()]
+            raise HudiKeyError(
+                f"Ordering value is null for record(s) with key {', '.join(repr(k) for k in keys)} "
+                f"(precombine field '{ordering}'); "
+                f"{sum(r['count'] for r in rows if r['_null_ordering'])} record(s) in all.",
+                help="fill the ordering column or filter those rows out; the table was not changed")
         null_keys = sum(r["count"] for r in rows if r["_null_key"])
         if null_keys:
             raise HudiKeyError(
@@ -307,6 +339,10 @@ class WriteClient:
                 f"{', '.join(keygen.record_key_fields)}).",
                 help="filter those rows out or fill the key; the table was not changed",
             )
+        from hudi_sql.storage.guard import check_partition_path
+
+        for partition in {r[PARTITION_PATH_FIELD] for r in rows}:
+            check_partition_path(partition or "")  # a value from data must not leave the table folder
         inserts: dict[str, int] = defaultdict(int)
         updates: dict[str, dict[str, int]] = defaultdict(dict)
         deletes: dict[str, dict[str, int]] = defaultdict(dict)

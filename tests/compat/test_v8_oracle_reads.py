@@ -161,3 +161,20 @@ def test_v8_incremental_same_rows_as_rust_reader_with_exclusive_start(spark: Any
             except AssertionError as exc:
                 failures.append(str(exc))
     assert not failures, "\n".join(failures)
+
+
+def test_v8_write_into_version8_table_refused_table_unchanged(spark: Any, v8_tables: dict[str, Any],
+                                                              tmp_path: Path) -> None:
+    """We read version 8 but write only version 6: a write must fail, naming the version, and
+    leave the table as Apache Hudi wrote it (no version 6 instant beside its layout 2 timeline)."""
+    import shutil
+
+    table = tmp_path / "v8_cow_p"
+    shutil.copytree(v8_tables["v8_cow_p"]["path"], table)
+    before = sorted(p.relative_to(table).as_posix() for p in table.rglob("*"))
+    frame = spark.createDataFrame([(9, "z", 9.0, 9, "sf")], "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING")
+    with pytest.raises(Exception, match="table version 8"):
+        (frame.write.format("hudi").option("hoodie.table.name", "v8_cow_p")
+         .option("hoodie.datasource.write.recordkey.field", "id")
+         .option("hoodie.datasource.write.partitionpath.field", "city").mode("append").save(str(table)))
+    assert sorted(p.relative_to(table).as_posix() for p in table.rglob("*")) == before

@@ -73,6 +73,8 @@ def update_frames(
 
     condition = _expr(statement.where, statement, views) if statement.where else None
     chosen = target.where(condition) if condition is not None else target
+    _check_assignable(chosen, {f.name: value(f.name) for f in fields if f.name.lower() in assigned},
+                      {f.name: f.dataType for f in fields}, where_)
     upserts = chosen.select(*[value(f.name).cast(f.dataType).alias(f.name) for f in fields])
     moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
     if not moved:
@@ -84,6 +86,31 @@ def update_frames(
     both = condition & changed if condition is not None else changed
     old = [column(c, alias).alias(c) for c in key_columns(facts)]
     return upserts, target.where(both).select(*old)
+
+
+def _check_assignable(rows: DataFrame, values: Mapping[str, Column], types: Mapping[str, object],
+                      where_: str) -> None:
+    """Refuse, before anything is written, an assigned value that does not convert to its column.
+
+    The cast of the written rows runs inside the write's Spark tasks, after the instant is on
+    the timeline; a value like ``'abc'`` for a ``bigint`` column would fail there with a raw
+    ``NumberFormatException``. One small job over the chosen rows (only for assignments whose
+    type differs from the column's) finds such a value first and names it.
+
+    Raises:
+        HudiSqlError: an assigned value is not null but does not convert to the column's type.
+    """
+    for name, expression in values.items():
+        target = types[name]
+        if rows.select(expression.alias("v")).schema["v"].dataType == target:
+            continue
+        bad = rows.where(expression.isNotNull() & expression.try_cast(target).isNull()).select(
+            expression.cast("string").alias("v")).limit(1).collect()  # type: ignore[arg-type]
+        if bad:
+            raise HudiSqlError(
+                f"{where_}: the value {bad[0]['v']!r} assigned to column '{name}' is not a valid "
+                f"{target.simpleString()}.",  # type: ignore[attr-defined]
+                help="assign a value of the column's type; the table was not changed")
 
 
 @on_hudi_table(lambda statement: statement.table)

@@ -156,3 +156,17 @@ def test_timeline_writer_request_leaves_a_table_without_metadata_table_alone(met
     with writer.transaction("commit"):
         writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
     assert Path(meta.layout.properties_path).read_bytes() == before
+
+
+def test_timeline_writer_refuses_to_start_an_instant_on_a_table_version_it_only_reads(tmp_path: Path) -> None:
+    """A version 8 table (Apache Hudi 1.x) is read, never given a version 6 instant."""
+    meta = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t"})
+    props = Path(meta.layout.properties_path)
+    props.write_text(props.read_text().replace("hoodie.table.version=6", "hoodie.table.version=8")
+                     + "hoodie.timeline.layout.version=2\nhoodie.timeline.path=timeline\n")
+    (Path(meta.layout.meta_path) / "timeline").mkdir()
+    v8 = TableMetaClient.load(meta.base_path)
+    writer = TimelineWriter(v8)
+    with pytest.raises(HudiError, match="table version 8"), writer.transaction("clean"):
+        writer.request(Instant(writer.next_instant_time(), Action.CLEAN, State.REQUESTED))
+    assert _files(v8) == [] and not any((Path(v8.layout.meta_path) / "timeline").iterdir())

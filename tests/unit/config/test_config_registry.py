@@ -26,7 +26,11 @@ def test_registry_unknown_hoodie_key_rejected_with_did_you_mean() -> None:
 
 
 def test_registry_value_that_does_not_parse_names_key_never_defaults() -> None:
-    configs = HudiConfigs.of({"hoodie.parquet.max.file.size": "big"})
+    # Refused when the options are read (issue 15, item 6), and, if a layer skipped that
+    # check (table properties), when the value is read: never the default instead.
+    with pytest.raises(HudiConfigError, match="hoodie.parquet.max.file.size"):
+        HudiConfigs.of({"hoodie.parquet.max.file.size": "big"})
+    configs = HudiConfigs.of({"hoodie.parquet.max.file.size": "big"}, validate=False)
     with pytest.raises(HudiConfigError, match="hoodie.parquet.max.file.size"):
         configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE)
 
@@ -43,3 +47,40 @@ def test_registry_non_hoodie_keys_pass_through() -> None:
 def test_configuration_reference_is_up_to_date() -> None:
     doc = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
     assert doc.read_text() == render(), "regenerate with: python -m hudi_sql.config > docs/configuration.md"
+
+
+# -- issue 15, item 6: every given value is checked (type, choices, range) when options are read --
+
+BAD_VALUES = {
+    "hoodie.datasource.write.table.type": "COPY_ON_WRTE",
+    "hoodie.parquet.max.file.size": "-1",
+    "hoodie.parquet.small.file.limit": "-5",
+    "hoodie.cleaner.commits.retained": "abc",
+    "hoodie.upsert.shuffle.parallelism": "-3",
+    "hoodie.datasource.write.hive_style_partitioning": "yes",
+}
+
+
+@pytest.mark.parametrize("key", sorted(BAD_VALUES))
+def test_configs_of_bad_value_raises_naming_key_and_value(key: str) -> None:
+    from hudi_sql.config import HudiConfigs
+    from hudi_sql.errors import HudiConfigError
+
+    with pytest.raises(HudiConfigError) as info:
+        HudiConfigs.of({key: BAD_VALUES[key]})
+    assert key in str(info.value) and BAD_VALUES[key] in str(info.value)
+
+
+def test_configs_of_negative_retention_raises_naming_minimum() -> None:
+    from hudi_sql.config import HudiConfigs
+    from hudi_sql.errors import HudiConfigError
+
+    with pytest.raises(HudiConfigError, match=r"hoodie.cleaner.commits.retained' must be at least 1, not '-1'"):
+        HudiConfigs.of({"hoodie.cleaner.commits.retained": "-1"})
+
+
+def test_configs_of_minimum_value_passes() -> None:
+    from hudi_sql.config import HudiConfigs, HudiWriteConfig
+
+    configs = HudiConfigs.of({"hoodie.parquet.small.file.limit": "0", "hoodie.upsert.shuffle.parallelism": "0"})
+    assert configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT) == 0
