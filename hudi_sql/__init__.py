@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, HudiWriteConfig, QueryType, TableType
+from hudi_sql.config import (
+    HudiConfigs,
+    HudiReadConfig,
+    HudiTableConfig,
+    HudiWriteConfig,
+    QueryType,
+    TableType,
+)
 from hudi_sql.errors import (
     CommitConflictError,
     CommitStateUnknownError,

@@ -17,22 +17,22 @@ Commit failures follow the split that matters for cleanup:
 from __future__ import annotations
 
 __all__ = [
-    "HudiError",
-    "HudiConfigError",
-    "HudiSqlError",
-    "TableNotFoundError",
-    "TableAlreadyExistsError",
-    "HudiTimelineError",
-    "HudiFileFormatError",
-    "HudiSchemaError",
-    "HudiKeyError",
-    "PathOutsideTableError",
     "CommitConflictError",
     "CommitStateUnknownError",
     "ConcurrentWriterError",
+    "HudiConfigError",
+    "HudiError",
+    "HudiFileFormatError",
+    "HudiKeyError",
+    "HudiSchemaError",
+    "HudiSqlError",
+    "HudiTimelineError",
     "LockTimeoutError",
-    "UnsupportedFeatureError",
     "NotInstalledError",
+    "PathOutsideTableError",
+    "TableAlreadyExistsError",
+    "TableNotFoundError",
+    "UnsupportedFeatureError",
     "did_you_mean",
 ]
 

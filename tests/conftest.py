@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fixture_tables import cleanup_cache  # noqa: E402
+from fixture_tables import cleanup_cache
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import decimal
 import datetime
+import decimal
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -40,7 +40,7 @@ def rows_of(table: pa.Table, columns: Sequence[str] | None = None, *, key: str =
 
 
 def rust_table(path: str, **options: Any) -> pa.Table:
-    from hudi import HudiReadOptions, HudiQueryType, HudiTableBuilder
+    from hudi import HudiQueryType, HudiReadOptions, HudiTableBuilder
 
     table = HudiTableBuilder.from_base_uri(str(path)).build()
     read_options = HudiReadOptions()

@@ -4,7 +4,8 @@ from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.concurrency import HudiConcurrencyConfig as HudiConcurrencyConfig
 from hudi_sql.config.read import HudiReadConfig, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
-from hudi_sql.config.services import CleanerPolicy as CleanerPolicy, HudiServiceConfig as HudiServiceConfig
+from hudi_sql.config.services import CleanerPolicy as CleanerPolicy
+from hudi_sql.config.services import HudiServiceConfig as HudiServiceConfig
 from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 

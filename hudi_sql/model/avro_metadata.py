@@ -71,12 +71,12 @@ from __future__ import annotations
 __all__ = [
     "AVRO_MAGIC",
     "AvroMetadataKind",
-    "schema",
-    "schema_json",
-    "serialize",
     "deserialize",
     "deserialize_many",
     "empty_requested_replace_metadata",
+    "schema",
+    "schema_json",
+    "serialize",
 ]
 
 import functools

@@ -15,7 +15,7 @@ Rules that readers depend on (see the timeline fact sheet, section 4):
 
 from __future__ import annotations
 
-__all__ = ["WriteStat", "CommitMetadata", "RuntimeStats", "to_json_bytes"]
+__all__ = ["CommitMetadata", "RuntimeStats", "WriteStat", "to_json_bytes"]
 
 import json
 from collections.abc import Mapping

@@ -8,7 +8,7 @@ until the cleaner removes them; readers pick the latest committed slice as of th
 
 from __future__ import annotations
 
-__all__ = ["FileGroupId", "BaseFile", "LogFile", "FileSlice", "FileGroup"]
+__all__ = ["BaseFile", "FileGroup", "FileGroupId", "FileSlice", "LogFile"]
 
 from dataclasses import dataclass, field
 

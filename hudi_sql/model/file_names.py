@@ -14,8 +14,14 @@ base instant of the file slice the log belongs to, not the deltacommit that wrot
 
 from __future__ import annotations
 
-__all__ = ["BaseFileName", "LogFileName", "new_file_id", "make_write_token", "PARTITION_METADATA_FILE",
-           "is_data_file_name"]
+__all__ = [
+    "PARTITION_METADATA_FILE",
+    "BaseFileName",
+    "LogFileName",
+    "is_data_file_name",
+    "make_write_token",
+    "new_file_id",
+]
 
 import re
 import uuid

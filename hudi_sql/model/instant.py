@@ -23,8 +23,17 @@ inflight < completed.
 
 from __future__ import annotations
 
-__all__ = ["Action", "State", "Instant", "InstantTimeGenerator", "format_instant_time", "parse_instant_time",
-           "WRITE_ACTIONS", "normalize_instant_time", "COMPLETES_AS"]
+__all__ = [
+    "COMPLETES_AS",
+    "WRITE_ACTIONS",
+    "Action",
+    "Instant",
+    "InstantTimeGenerator",
+    "State",
+    "format_instant_time",
+    "normalize_instant_time",
+    "parse_instant_time",
+]
 
 import re
 import threading

@@ -11,7 +11,7 @@ format goes to Spark unchanged.
 
 from __future__ import annotations
 
-__all__ = ["install", "HUDI_FORMAT_NAMES"]
+__all__ = ["HUDI_FORMAT_NAMES", "install"]
 
 import functools
 from typing import TYPE_CHECKING, Any

@@ -8,7 +8,7 @@ Arrow paths need pyarrow and pandas in the worker (the system ``python3`` may la
 
 from __future__ import annotations
 
-__all__ = ["spark_session", "default_state_dir", "prepare_environment", "register"]
+__all__ = ["default_state_dir", "prepare_environment", "register", "spark_session"]
 
 import os
 import sys

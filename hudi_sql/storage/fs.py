@@ -8,7 +8,7 @@ and every write of metadata is whole-file, so a reader never sees half a commit.
 
 from __future__ import annotations
 
-__all__ = ["Storage", "FileStatus", "to_local_path", "to_uri"]
+__all__ = ["FileStatus", "Storage", "to_local_path", "to_uri"]
 
 import os
 import shutil

@@ -11,7 +11,7 @@ refuses a properties file whose checksum does not match.
 
 from __future__ import annotations
 
-__all__ = ["parse_properties", "format_properties", "table_checksum", "PartitionMetadata"]
+__all__ = ["PartitionMetadata", "format_properties", "parse_properties", "table_checksum"]
 
 import zlib
 from collections.abc import Mapping
@@ -22,7 +22,7 @@ from hudi_sql.errors import HudiFileFormatError
 
 
 def table_checksum(database: str | None, table_name: str) -> int:
-    return zlib.crc32(f"{database or ''}.{table_name}".encode("utf-8"))
+    return zlib.crc32(f"{database or ''}.{table_name}".encode())
 
 
 def _escape(text: str, *, is_key: bool) -> str:

@@ -15,7 +15,7 @@ The average record size comes from the latest commits whose bytes written exceed
 
 from __future__ import annotations
 
-__all__ = ["SizingConfig", "SmallFile", "plan_buckets", "average_record_size"]
+__all__ = ["SizingConfig", "SmallFile", "average_record_size", "plan_buckets"]
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from fixture_tables import SampleTable
-from hudi_sql.table.meta_client import TableMetaClient
 from table_helpers import META, data_rows, our_table, rows_of, rust_table
+
+from hudi_sql.table.meta_client import TableMetaClient
 
 pytestmark = [pytest.mark.compat, pytest.mark.spark]
 
@@ -69,9 +69,9 @@ def test_fixture_mor_read_optimized_reads_base_files_only(spark: Any, table: Sam
     path = str(table.path())
     meta = TableMetaClient.load(path)
     ours = our_table(spark, path, {"hoodie.datasource.query.type": "read_optimized"})
-    from hudi_sql.table.fs_view import FileSystemView
-
     import pyarrow.parquet as pq
+
+    from hudi_sql.table.fs_view import FileSystemView
 
     expected = sum(pq.ParquetFile(s.base_file.path).metadata.num_rows
                    for s in FileSystemView(meta).latest_file_slices() if s.base_file)

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import our_table
 
 import hudi_sql
 from hudi_sql.table.meta_client import TableMetaClient
-from table_helpers import our_table
 
 pytestmark = pytest.mark.spark
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import META, ExpectedTable, data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
-from table_helpers import META, ExpectedTable, data_rows, our_table, rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 

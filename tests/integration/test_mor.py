@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.config import HudiConfigs
@@ -23,7 +24,6 @@ from hudi_sql.model.file_names import LogFileName
 from hudi_sql.model.instant import Action
 from hudi_sql.read.plan import plan_read
 from hudi_sql.table.meta_client import TableMetaClient
-from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.model.instant import Action, State
 from hudi_sql.table.meta_client import TableMetaClient
-from table_helpers import data_rows, our_table, rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sql_session import fresh_database, rows
 
 from hudi_sql.errors import HudiConfigError, HudiSqlError, TableAlreadyExistsError, TableNotFoundError
-from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 

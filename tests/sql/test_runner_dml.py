@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sql_session import fresh_database, rows
 
 from hudi_sql.errors import HudiKeyError, HudiSqlError
-from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sql_session import fresh_database
 
 from hudi_sql.errors import HudiSqlError, HudiTimelineError
 from hudi_sql.sql.procedures import registry
-from sql_session import fresh_database
 
 pytestmark = pytest.mark.spark
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sql_session import fresh_database, rows
 
 from hudi_sql.errors import HudiConfigError, HudiSqlError, TableNotFoundError, UnsupportedFeatureError
-from sql_session import fresh_database, rows
 
 pytestmark = pytest.mark.spark
 

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import rows_of, rust_table
 
 import hudi_sql
-from table_helpers import rows_of, rust_table
 
 pytestmark = pytest.mark.spark
 

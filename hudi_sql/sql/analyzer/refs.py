@@ -101,9 +101,7 @@ def _relation_tables(root: exp.Expr) -> list[exp.Table]:
     for table in root.find_all(exp.Table, bfs=False):
         if not isinstance(table.parent, (exp.From, exp.Join)):
             continue
-        if _table_function_name(table):
-            tables.append(table)
-        elif isinstance(table.this, exp.Identifier) and not _is_cte_name(table) and not _is_file_path(table):
+        if _table_function_name(table) or isinstance(table.this, exp.Identifier) and not _is_cte_name(table) and not _is_file_path(table):
             tables.append(table)
     return sorted(tables, key=_source_offset)  # the tree's argument order is not the text's
 

@@ -11,7 +11,12 @@ from hudi_sql.config import CleanerPolicy
 from hudi_sql.errors import CommitConflictError, HudiError, HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action, Instant, State
-from hudi_sql.model.instant_payloads import CleanerPlan, CompactionOperation, CompactionPlan, SavepointMetadata
+from hudi_sql.model.instant_payloads import (
+    CleanerPlan,
+    CompactionOperation,
+    CompactionPlan,
+    SavepointMetadata,
+)
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 
 
@@ -51,9 +56,8 @@ def test_timeline_writer_transition_outside_transaction_raises_and_writes_nothin
 def test_timeline_writer_transaction_locks_once_and_unlocks_on_error(meta: TableMetaClient) -> None:
     lock = RecordingLock()
     writer = TimelineWriter(meta, lock)
-    with writer.transaction("outer"):
-        with writer.transaction("inner"):
-            assert writer.in_transaction
+    with writer.transaction("outer"), writer.transaction("inner"):
+        assert writer.in_transaction
     assert lock.events == ["lock outer", "unlock"]
     with pytest.raises(RuntimeError), writer.transaction("failing"):
         raise RuntimeError("boom")
