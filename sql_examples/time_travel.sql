@@ -14,10 +14,9 @@ INSERT INTO prices VALUES ('apple', 1.20, 2);
 -- The commits, newest first: any commit_time below can be used with TIMESTAMP AS OF.
 CALL show_commits(table => 'prices');
 
--- Before the first commit the table was empty...
-SELECT sku, price FROM prices TIMESTAMP AS OF '2000-01-01 00:00:00' ORDER BY sku;
-
--- ...as of any later moment it shows the versions committed by then (an instant like
+-- Before the first commit there is no version to read: TIMESTAMP AS OF '2000-01-01 00:00:00'
+-- is an error naming the first commit. As of any later moment the table shows the versions
+-- committed by then (an instant like
 -- '20240501093000000' or a date-time like '2024-05-01 09:30:00' works).
 SELECT sku, price FROM prices TIMESTAMP AS OF '2999-12-31 00:00:00' ORDER BY sku;
 
