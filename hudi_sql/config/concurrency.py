@@ -26,7 +26,15 @@ __all__ = [
 from dataclasses import dataclass
 from enum import Enum
 
-from hudi_sql.config.registry import ConfigOption, ConfigScope, HudiConfigs, parse_bool, parse_int, parse_str
+from hudi_sql.config.registry import (
+    ConfigOption,
+    ConfigScope,
+    HudiConfigs,
+    parse_bool,
+    parse_enum_name,
+    parse_int,
+    parse_str,
+)
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 
@@ -53,10 +61,7 @@ class WriteConcurrencyMode(str, Enum):
 
     @classmethod
     def parse(cls, value: str) -> WriteConcurrencyMode:
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(f"'{value}' is not a concurrency mode") from None
+        return parse_enum_name(cls, value, "a concurrency mode")
 
 
 class FailedWritesPolicy(str, Enum):
@@ -74,10 +79,7 @@ class FailedWritesPolicy(str, Enum):
 
     @classmethod
     def parse(cls, value: str) -> FailedWritesPolicy:
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(f"'{value}' is not a failed-writes policy") from None
+        return parse_enum_name(cls, value, "a failed-writes policy")
 
 
 class HudiConcurrencyConfig(ConfigScope):

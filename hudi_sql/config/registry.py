@@ -36,6 +36,7 @@ __all__ = [
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Generic, TypeVar, cast, overload
 
 from hudi_sql.errors import HudiConfigError, did_you_mean
@@ -44,6 +45,21 @@ _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 V_co = TypeVar("V_co", covariant=True)
+
+
+E = TypeVar("E", bound=Enum)
+
+
+def parse_enum_name(enum: type[E], value: str, what: str) -> E:
+    """The member of *enum* named *value* (any case), or a ``ValueError`` listing the names.
+
+    The one parser of the options whose values are Hudi enum names (cleaner policy, index
+    type, concurrency mode, failed-writes policy).
+    """
+    try:
+        return enum[value.strip().upper()]
+    except KeyError:
+        raise ValueError(f"'{value}' is not {what} ({', '.join(m.name for m in enum)})") from None
 
 
 def parse_str(value: str) -> str:

@@ -17,6 +17,7 @@ from hudi_sql.config.registry import (
     ConfigOption,
     ConfigScope,
     parse_bool,
+    parse_enum_name,
     parse_int,
     parse_list,
     parse_str,
@@ -38,10 +39,7 @@ class CleanerPolicy(str, Enum):
 
     @classmethod
     def parse(cls, value: str) -> CleanerPolicy:
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(f"'{value}' is not a cleaner policy ({', '.join(m.name for m in cls)})") from None
+        return parse_enum_name(cls, value, "a cleaner policy")
 
 
 _MB = 1024 * 1024

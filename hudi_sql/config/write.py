@@ -12,6 +12,7 @@ from hudi_sql.config.registry import (
     ConfigOption,
     ConfigScope,
     parse_bool,
+    parse_enum_name,
     parse_float,
     parse_int,
     parse_list,
@@ -29,10 +30,7 @@ class IndexType(str, Enum):
 
     @classmethod
     def parse(cls, value: str) -> IndexType:
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(f"'{value}' is not an index type ({', '.join(m.name for m in cls)})") from None
+        return parse_enum_name(cls, value, "an index type")
 
     @property
     def is_global(self) -> bool:

@@ -23,7 +23,7 @@ from hudi_sql.table.meta_client import init_table
 INSTANT = "20260101000000000"
 GOOD = "p/abcd-0_0-1-2_20260101000000000.parquet.marker.CREATE"
 HOSTILE = ["../victim.parquet.marker.CREATE", "p/../../victim.parquet.marker.CREATE",
-           "/tmp/victim.parquet.marker.CREATE", "p/not-a-base-file.txt.marker.CREATE", "no-suffix",
+           "/elsewhere/victim.parquet.marker.CREATE", "p/not-a-base-file.txt.marker.CREATE", "no-suffix",
            "p/abcd-0_0-1-2_20260101000000000.parquet.marker.EXPLODE"]
 
 
