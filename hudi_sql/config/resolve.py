@@ -273,19 +273,6 @@ class CleanConfig(_FromOptions):
     max_commits: int = option(HudiServiceConfig.CLEAN_MAX_COMMITS)
     parallelism: int = option(HudiServiceConfig.CLEANER_PARALLELISM)
 
-    def __post_init__(self) -> None:
-        """A retention below 1 would let the cleaner delete what readers need.
-
-        Raises:
-            HudiConfigError: a retention option is below 1.
-        """
-        for option_, value in ((HudiServiceConfig.CLEANER_COMMITS_RETAINED, self.commits_retained),
-                               (HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED, self.file_versions_retained),
-                               (HudiServiceConfig.CLEANER_HOURS_RETAINED, self.hours_retained)):
-            if value < 1:
-                raise HudiConfigError(f"Option '{option_.key}' is {value}; it must be at least 1.",
-                                      help="the latest file slice of every file group is always kept")
-
 
 @dataclass(frozen=True)
 class ArchiveConfig(_FromOptions):
