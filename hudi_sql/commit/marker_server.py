@@ -28,12 +28,14 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING
 
 from hudi_sql.commit.markers import MARKERS_TYPE_FILE, validate_marker_name
 from hudi_sql.errors import HudiError
 from hudi_sql.storage.layout import TableLayout
+
+if TYPE_CHECKING:  # Self is in typing only from Python 3.11
+    from typing_extensions import Self
 
 _log = logging.getLogger(__name__)
 

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, StructType, TimestampType
-from typing_extensions import Self
 
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.config.write import HudiWriteConfig
@@ -53,6 +52,8 @@ from hudi_sql.keygen.partition_path import partition_part, sql_timestamp_part, w
 from hudi_sql.keygen.record_key import EMPTY_RECORDKEY_PLACEHOLDER, NULL_RECORDKEY_PLACEHOLDER, RecordKeySpec
 
 if TYPE_CHECKING:
+    from typing_extensions import Self  # in typing only from Python 3.11
+
     from hudi_sql.keygen.timestamp_options import TimestampOptions
 
 class KeyGeneratorType(str, Enum):
