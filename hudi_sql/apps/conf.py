@@ -7,12 +7,20 @@ __all__ = ["split_conf"]
 import argparse
 from collections.abc import Sequence
 
+from hudi_sql.config import HudiConfigs
+from hudi_sql.errors import HudiConfigError
+
 
 def split_conf(
     items: Sequence[str], parser: argparse.ArgumentParser
 ) -> tuple[dict[str, str], dict[str, str]]:
     """``--conf key=value`` items as (Spark settings, Hudi session options); a malformed item
-    is a usage error."""
+    is a usage error.
+
+    Hudi options are validated here, as ``SET`` validates them: an unknown key (with its "did
+    you mean") or a value that does not parse ends start-up before any Spark session starts,
+    instead of failing the first statement, or the hundredth, of a script.
+    """
     spark_conf: dict[str, str] = {}
     options: dict[str, str] = {}
     for item in items:
@@ -21,4 +29,9 @@ def split_conf(
             parser.error(f"--conf expects key=value, got '{item}'")
         key = key.strip()
         (options if key.startswith("hoodie.") else spark_conf)[key] = value.strip()
+    for key, value in options.items():
+        try:
+            HudiConfigs.of({key: value})
+        except HudiConfigError as e:
+            parser.error(f"--conf {key}: {e}")
     return spark_conf, options

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Generic, TypeVar, cast, overload
 
+from hudi_sql.config import apache_keys
 from hudi_sql.errors import HudiConfigError, did_you_mean
 
 _log = logging.getLogger(__name__)
@@ -398,8 +399,12 @@ class HudiConfigs(Mapping[str, str]):
 def _check_unknown(key: str, known: Mapping[str, ConfigOption[Any]]) -> None:
     if not key.startswith("hoodie.") or key.startswith(_PASS_THROUGH_PREFIXES):
         return
+    if apache_keys.is_apache_key(key):
+        # Valid for Apache Hudi, so a job written for it runs unchanged: kept, not implemented.
+        apache_keys.warn_not_implemented(key)
+        return
     raise HudiConfigError(
-        f"Unknown option '{key}'.{did_you_mean(key, known)}",
+        f"Unknown option '{key}'.{did_you_mean(key, [*known, *apache_keys.apache_keys()])}",
         help="see docs/configuration.md for every option hudi-sql understands",
     )
 

@@ -1,0 +1,44 @@
+"""``hudi-sql --conf hoodie.*=...`` is validated at start-up, before any Spark session starts,
+the way ``SET`` validates: unknown keys and bad values end start-up as usage errors."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from hudi_sql.apps.cli import main
+from hudi_sql.apps.conf import split_conf
+
+#: Stands in for the Spark session: reaching it means validation let the option through (the
+#: shell would then fail on it with an AttributeError, never with the usage error expected).
+NO_SPARK = object()
+
+
+def _start(capsys: pytest.CaptureFixture[str], *conf: str) -> tuple[int, str]:
+    argv = [arg for item in conf for arg in ("--conf", item)] + ["-e", "SELECT 1"]
+    with pytest.raises(SystemExit) as stop:
+        main(argv, spark=NO_SPARK)  # type: ignore[arg-type]
+    return int(stop.value.code or 0), capsys.readouterr().err
+
+
+def test_cli_conf_unknown_hoodie_key_fails_startup_with_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = _start(capsys, "hoodie.datasource.write.recordkey.feild=id")
+    assert status == 2
+    assert "Unknown option 'hoodie.datasource.write.recordkey.feild'" in err
+    assert "Did you mean 'hoodie.datasource.write.recordkey.field'?" in err
+
+
+def test_cli_conf_bad_value_of_known_key_fails_startup(capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = _start(capsys, "hoodie.parquet.max.file.size=big")
+    assert status == 2
+    assert "hoodie.parquet.max.file.size" in err and "'big'" in err
+
+
+def test_split_conf_apache_key_accepted_as_session_option() -> None:
+    spark_conf, options = split_conf(
+        ["hoodie.metadata.record.index.enable=true", "spark.sql.shuffle.partitions=2"],
+        argparse.ArgumentParser(prog="hudi-sql"),
+    )
+    assert options == {"hoodie.metadata.record.index.enable": "true"}
+    assert spark_conf == {"spark.sql.shuffle.partitions": "2"}
