@@ -134,6 +134,7 @@ class WriteConfig:
     insert_drop_duplicates: bool
     bulk_insert_sort_mode: str
     partitions_to_delete: tuple[str, ...]
+    static_overwrite_partitions: tuple[str, ...]
     # file sizing
     max_file_size: int
     small_file_limit: int
@@ -191,6 +192,7 @@ class WriteConfig:
             insert_drop_duplicates=configs.get(HudiWriteConfig.INSERT_DROP_DUPS),
             bulk_insert_sort_mode=configs.get(HudiWriteConfig.BULK_INSERT_SORT_MODE).upper(),
             partitions_to_delete=configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE),
+            static_overwrite_partitions=configs.get(HudiWriteConfig.STATIC_OVERWRITE_PARTITIONS),
             max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
             small_file_limit=configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
             record_size_estimate=configs.get(HudiWriteConfig.RECORD_SIZE_ESTIMATE),

@@ -123,6 +123,13 @@ class HudiWriteConfig(ConfigScope):
                            (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"), minimum=0)
     PARTITIONS_TO_DELETE = ConfigOption("hoodie.datasource.write.partitions.to.delete", parse_list, NO_VALUES,
                             "delete_partition: partitions to drop (wildcards allowed).")
+    STATIC_OVERWRITE_PARTITIONS = ConfigOption(
+        "hoodie.static.overwrite.partition.paths", parse_list, NO_VALUES,
+        "insert_overwrite: partitions replaced whatever the batch holds (set by a static-mode SQL INSERT OVERWRITE "
+        "with partition values; those partitions are emptied even when the query returns no rows).")
+    OVERWRITE_MODE = ConfigOption("hoodie.datasource.overwrite.mode", parse_str, None,
+                      "SQL INSERT OVERWRITE: STATIC or DYNAMIC (unset: spark.sql.sources.partitionOverwriteMode).",
+                      ("STATIC", "DYNAMIC"))
     MARKERS_TYPE = ConfigOption("hoodie.write.markers.type", parse_str, "DIRECT", "DIRECT or TIMELINE_SERVER_BASED.",
                     ("DIRECT", "TIMELINE_SERVER_BASED"))
     ROLLBACK_USING_MARKERS = ConfigOption("hoodie.rollback.using.markers", parse_bool, True,

@@ -257,8 +257,8 @@ class InsertPlan:
 
     ``operation`` is Hudi's write operation; ``options`` the full write options;
     ``dup_policy`` is ``fail`` when existing keys must be checked before writing;
-    ``static_partition`` the partition path a fully static ``PARTITION (...)`` overwrites
-    (emptied even when the query returns no rows).
+    ``static_partition`` the static values of a static-mode ``INSERT OVERWRITE ... PARTITION (...)``:
+    every existing partition they match is replaced, even when the query returns no rows.
     """
 
     operation: WriteOperationType
@@ -268,46 +268,31 @@ class InsertPlan:
 
 
 def plan_insert(
-    statement: st.InsertInto, table: HudiTableFacts, session: Mapping[str, str], *, dynamic_overwrite: bool
+    statement: st.InsertInto, table: HudiTableFacts, session: Mapping[str, str], *, spark_overwrite_mode: str
 ) -> InsertPlan:
-    """Hudi 0.14's operation choice for ``INSERT INTO`` / ``INSERT OVERWRITE``.
+    """Hudi's operation choice for ``INSERT INTO`` / ``INSERT OVERWRITE``.
 
-    * ``INSERT OVERWRITE``: a non-partitioned table, or a partitioned one without a
-      static partition value in static overwrite mode (Spark's default), is replaced whole
-      (``insert_overwrite_table``); otherwise the partitions written are replaced
-      (``insert_overwrite``).
+    * ``INSERT OVERWRITE`` (Apache Hudi's ``deduceOverwriteConfig``): the mode is dynamic when
+      ``hoodie.datasource.write.operation`` is an overwrite, else
+      ``hoodie.datasource.overwrite.mode``, else Spark's ``spark.sql.sources.partitionOverwriteMode``.
+      A non-partitioned table, or a partitioned one in static mode without a partition value, is
+      replaced whole (``insert_overwrite_table``, or as the operation option says); otherwise
+      ``insert_overwrite`` replaces the partitions written and, in static mode, every existing
+      partition matching the static values (:attr:`InsertPlan.static_partition`).
     * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_MODE` when set; else ``upsert``
       when the table has an ordering (preCombine) field, ``insert`` otherwise.
       :attr:`HudiWriteConfig.INSERT_DUP_POLICY`: ``drop`` drops incoming records whose key
       exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
 
     Args:
-        dynamic_overwrite: Spark's ``spark.sql.sources.partitionOverwriteMode`` is ``dynamic``.
+        spark_overwrite_mode: Spark's ``spark.sql.sources.partitionOverwriteMode``.
     """
     probe = write_options(table, session)
     configs = HudiConfigs.of(probe, validate=False)
     statement_options: dict[str, str] = {}
     static = {p.column: p.text or "" for p in statement.partition_spec if p.value is not None}
     if statement.overwrite:
-        partitioned = bool(table.partition_fields)
-        full_static = (
-            partitioned
-            and bool(statement.partition_spec)
-            and all(p.value is not None for p in statement.partition_spec)
-            and len(statement.partition_spec) == len(table.partition_fields)
-        )
-        # Apache Hudi's rule: a whole-table overwrite for a non-partitioned table, and in static
-        # mode (Spark's default) when no partition value is given -- also for ``PARTITION (p)``
-        # with only dynamic columns, where static mode replaces every partition.
-        no_static_value = not any(p.value is not None for p in statement.partition_spec)
-        if not partitioned or (no_static_value and not dynamic_overwrite):
-            operation = WriteOperationType.INSERT_OVERWRITE_TABLE
-        else:
-            operation = WriteOperationType.INSERT_OVERWRITE
-        statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
-        return InsertPlan(
-            operation, {**probe, **statement_options}, static_partition=static if full_static else None
-        )
+        return _plan_overwrite(table, probe, static, spark_overwrite_mode)
 
     policy = str(configs.get(HudiWriteConfig.INSERT_DUP_POLICY)).lower()
     explicit = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
@@ -327,6 +312,32 @@ def plan_insert(
     if policy == DupPolicy.DROP:
         statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
     return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy)
+
+
+def _plan_overwrite(
+    table: HudiTableFacts, probe: Mapping[str, str], static: Mapping[str, str], spark_overwrite_mode: str
+) -> InsertPlan:
+    configs = HudiConfigs.of(probe, validate=False)
+    explicit = probe.get(HudiWriteConfig.OPERATION.key)
+    chosen = WriteOperationType.parse(explicit) if explicit else None
+    if chosen is not None and not chosen.is_overwrite:
+        chosen = None
+    mode = str(configs.get(HudiWriteConfig.OVERWRITE_MODE) or spark_overwrite_mode or "static").upper()
+    if mode not in ("STATIC", "DYNAMIC"):
+        raise HudiConfigError(
+            f"'{HudiWriteConfig.OVERWRITE_MODE.key}' (or spark.sql.sources.partitionOverwriteMode) is '{mode}'.",
+            help="use STATIC or DYNAMIC",
+        )
+    static_mode = chosen is None and mode == "STATIC"
+    if chosen is not None:
+        operation = chosen
+    elif not table.partition_fields or (static_mode and not static):
+        operation = WriteOperationType.INSERT_OVERWRITE_TABLE
+    else:
+        operation = WriteOperationType.INSERT_OVERWRITE
+    replace_static = static_mode and operation is WriteOperationType.INSERT_OVERWRITE and bool(static)
+    options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower()}
+    return InsertPlan(operation, options, static_partition=dict(static) if replace_static else None)
 
 
 @dataclass(frozen=True)

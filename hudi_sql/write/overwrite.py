@@ -1,6 +1,7 @@
 """Overwrite operations, committed as ``replacecommit`` instants.
 
-* ``insert_overwrite``: the partitions present in the batch are replaced by the batch;
+* ``insert_overwrite``: the partitions present in the batch, and those listed in
+  ``hoodie.static.overwrite.partition.paths`` (a static-mode SQL overwrite), are replaced by the batch;
 * ``insert_overwrite_table``: every file group of the table is replaced;
 * ``delete_partition``: the partitions named by ``hoodie.datasource.write.partitions.to.delete``
   (``*`` wildcards allowed; else the partitions of the batch's records) are replaced by nothing.
@@ -99,8 +100,8 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
             profile = WorkloadProfile({})
         elif operation is WriteOperationType.INSERT_OVERWRITE_TABLE:
             partitions = view.partition_paths()
-        else:
-            partitions = sorted(profile.partitions)
+        else:  # the partitions written, and those a static-mode SQL overwrite names even when it writes none
+            partitions = sorted(set(profile.partitions).union(config.static_overwrite_partitions))
         existing = set(view.partition_paths()) if not view.is_empty else set()
         replaced = {p: tuple(sorted(g.file_group_id.file_id for g in view.file_groups(p)))
                     for p in partitions if p in existing}

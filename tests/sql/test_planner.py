@@ -66,9 +66,9 @@ def insert(sql: str) -> st.InsertInto:
 
 def test_plan_insert_with_precombine_upserts_else_inserts() -> None:
     statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
-    assert plan_insert(statement, facts(), {}, dynamic_overwrite=False).operation is WriteOperationType.UPSERT
+    assert plan_insert(statement, facts(), {}, spark_overwrite_mode="static").operation is WriteOperationType.UPSERT
     assert (
-        plan_insert(statement, facts(precombine=None), {}, dynamic_overwrite=False).operation
+        plan_insert(statement, facts(precombine=None), {}, spark_overwrite_mode="static").operation
         is WriteOperationType.INSERT
     )
 
@@ -77,11 +77,11 @@ def test_plan_insert_operation_option_layers_table_over_session() -> None:
     statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
     session = {"hoodie.spark.sql.insert.into.operation": "bulk_insert"}
     assert (
-        plan_insert(statement, facts(), session, dynamic_overwrite=False).operation
+        plan_insert(statement, facts(), session, spark_overwrite_mode="static").operation
         is WriteOperationType.BULK_INSERT
     )
     table = facts(catalog={"hoodie.spark.sql.insert.into.operation": "insert"})
-    plan = plan_insert(statement, table, session, dynamic_overwrite=False)
+    plan = plan_insert(statement, table, session, spark_overwrite_mode="static")
     assert plan.operation is WriteOperationType.INSERT
     assert plan.options["hoodie.datasource.write.operation"] == "insert"
 
@@ -89,12 +89,12 @@ def test_plan_insert_operation_option_layers_table_over_session() -> None:
 def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
     statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
     drop = plan_insert(
-        statement, facts(), {"hoodie.datasource.insert.dup.policy": "drop"}, dynamic_overwrite=False
+        statement, facts(), {"hoodie.datasource.insert.dup.policy": "drop"}, spark_overwrite_mode="static"
     )
     assert drop.operation is WriteOperationType.INSERT
     assert drop.options["hoodie.datasource.write.insert.drop.duplicates"] == "true"
     fail = plan_insert(
-        statement, facts(), {"hoodie.datasource.insert.dup.policy": "fail"}, dynamic_overwrite=False
+        statement, facts(), {"hoodie.datasource.insert.dup.policy": "fail"}, spark_overwrite_mode="static"
     )
     assert fail.dup_policy == "fail"
     with pytest.raises(HudiConfigError, match="needs the insert operation"):
@@ -105,7 +105,7 @@ def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
                 "hoodie.datasource.insert.dup.policy": "fail",
                 "hoodie.spark.sql.insert.into.operation": "upsert",
             },
-            dynamic_overwrite=False,
+            spark_overwrite_mode="static",
         )
 
 
@@ -138,14 +138,41 @@ def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
 def test_plan_insert_overwrite_scope(
     sql: str, dynamic: bool, operation: WriteOperationType, static: dict[str, str] | None
 ) -> None:
-    plan = plan_insert(insert(sql), facts(), {}, dynamic_overwrite=dynamic)
+    plan = plan_insert(insert(sql), facts(), {}, spark_overwrite_mode="dynamic" if dynamic else "static")
     assert plan.operation is operation
     assert plan.static_partition == static
 
 
+@pytest.mark.parametrize(
+    ("session", "spark_mode", "operation", "static"),
+    [
+        # hoodie.datasource.overwrite.mode wins over Spark's partitionOverwriteMode
+        ({"hoodie.datasource.overwrite.mode": "DYNAMIC"}, "static", WriteOperationType.INSERT_OVERWRITE, None),
+        ({"hoodie.datasource.overwrite.mode": "static"}, "dynamic", WriteOperationType.INSERT_OVERWRITE, {"p": "x"}),
+        # an overwrite operation given as an option decides the scope and means dynamic mode
+        ({"hoodie.datasource.write.operation": "insert_overwrite_table"}, "static",
+         WriteOperationType.INSERT_OVERWRITE_TABLE, None),
+        ({"hoodie.datasource.write.operation": "insert_overwrite"}, "static", WriteOperationType.INSERT_OVERWRITE,
+         None),
+    ],
+)
+def test_plan_insert_overwrite_mode_precedence(
+    session: dict[str, str], spark_mode: str, operation: WriteOperationType, static: dict[str, str] | None
+) -> None:
+    sql = "INSERT OVERWRITE t PARTITION (p = 'x') SELECT 1, 'a', 1"
+    plan = plan_insert(insert(sql), facts(), session, spark_overwrite_mode=spark_mode)
+    assert plan.operation is operation
+    assert plan.static_partition == static
+
+
+def test_plan_insert_overwrite_mode_unknown_value_is_refused() -> None:
+    with pytest.raises(HudiConfigError, match="STATIC or DYNAMIC"):
+        plan_insert(insert("INSERT OVERWRITE t SELECT 1, 'a', 1, 'x'"), facts(), {}, spark_overwrite_mode="sometimes")
+
+
 def test_plan_insert_overwrite_non_partitioned_replaces_whole_table() -> None:
     plan = plan_insert(
-        insert("INSERT OVERWRITE t SELECT 1, 'a', 1, 'x'"), facts(partitions=""), {}, dynamic_overwrite=True
+        insert("INSERT OVERWRITE t SELECT 1, 'a', 1, 'x'"), facts(partitions=""), {}, spark_overwrite_mode="dynamic"
     )
     assert plan.operation is WriteOperationType.INSERT_OVERWRITE_TABLE
 

@@ -148,6 +148,29 @@ def test_insert_overwrite_static_dynamic_and_whole_table(db: Any) -> None:
     assert operations(db, "ow_flat")[-1] == "INSERT_OVERWRITE_TABLE"
 
 
+def test_insert_overwrite_partly_static_replaces_every_partition_under_the_static_value(db: Any) -> None:
+    db.sql(
+        "CREATE TABLE ow2 (id INT, region STRING, dt STRING) USING hudi PARTITIONED BY (region, dt) "
+        "TBLPROPERTIES (primaryKey = 'id')"
+    )
+    db.sql("INSERT INTO ow2 VALUES (1, 'eu', 'd1'), (2, 'eu', 'd2'), (3, 'us', 'd1')")
+    commits = len(operations(db, "ow2"))
+    db.sql("INSERT OVERWRITE ow2 PARTITION (region = 'eu', dt) SELECT 4, 'd3'")
+    assert rows(db, "SELECT id, region, dt FROM ow2 ORDER BY id") == [(3, "us", "d1"), (4, "eu", "d3")]
+    # a static partition the query writes nothing into is emptied in the same replacecommit
+    db.sql("INSERT OVERWRITE ow2 PARTITION (region = 'us', dt = 'd1') SELECT id FROM ow2 WHERE id < 0")
+    assert rows(db, "SELECT id FROM ow2 ORDER BY id") == [(4,)]
+    assert operations(db, "ow2")[commits:] == ["INSERT_OVERWRITE", "INSERT_OVERWRITE"]
+    # hoodie.datasource.overwrite.mode = DYNAMIC: only the partitions written are replaced
+    db.sql("INSERT INTO ow2 VALUES (5, 'eu', 'd1')")
+    db.sql("SET hoodie.datasource.overwrite.mode = DYNAMIC")
+    try:
+        db.sql("INSERT OVERWRITE ow2 PARTITION (region = 'eu', dt) SELECT 6, 'd3'")
+    finally:
+        db.sql("SET hoodie.datasource.overwrite.mode = STATIC")
+    assert rows(db, "SELECT id, region, dt FROM ow2 ORDER BY id") == [(5, "eu", "d1"), (6, "eu", "d3")]
+
+
 def test_update_and_delete_with_any_predicate(db: Any) -> None:
     db.sql(
         "CREATE TABLE emp (id INT, name STRING, salary INT, dept STRING) USING hudi PARTITIONED BY (dept) "

@@ -25,7 +25,7 @@ from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext
-from hudi_sql.sql.operations.insert import aligned_frame
+from hudi_sql.sql.operations.insert import aligned_frame, spark_overwrite_mode, static_partitions
 from hudi_sql.sql.operations.merge_into import build_merge
 from hudi_sql.sql.operations.partitions import live_partitions
 from hudi_sql.sql.operations.update_delete import delete_frame, update_frames
@@ -243,8 +243,7 @@ def _explain_write(ctx: OperationContext, inner: st.Statement) -> str:
 
     if isinstance(inner, st.InsertInto):
         _, facts = ctx.hudi_table(inner.table, "EXPLAIN INSERT")
-        mode = str(ctx.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
-        plan = plan_insert(inner, facts, ctx.options, dynamic_overwrite=mode == "dynamic")
+        plan = plan_insert(inner, facts, ctx.options, spark_overwrite_mode=spark_overwrite_mode(ctx))
         with bound(ctx, inner.query.table_refs) as views:
             frame = aligned_frame(ctx.spark.sql(inner.query.bind(views)), facts, inner)
             use_index = plan.operation in (WriteOperationType.UPSERT,) or plan.dup_policy != "none"
@@ -253,7 +252,8 @@ def _explain_write(ctx: OperationContext, inner: st.Statement) -> str:
             if plan.operation is WriteOperationType.INSERT_OVERWRITE_TABLE:
                 replaced = live_partitions(facts)
             elif plan.operation is WriteOperationType.INSERT_OVERWRITE:
-                replaced = sorted({p for p, _, _, _ in tagged})
+                replaced = sorted({p for p, _, _, _ in tagged}.union(
+                    static_partitions(facts, plan.static_partition or {}) if plan.static_partition else ()))
             return _describe_write(ctx, facts, plan.operation.value.lower(), tagged, replaced=replaced)
     upserts, deletes, facts, cleanup, pruned = _change_frames(ctx, inner)
     try:

@@ -8,7 +8,7 @@ existing keys are looked for before anything is written.
 
 from __future__ import annotations
 
-__all__ = ["aligned_frame", "insert_into"]
+__all__ = ["aligned_frame", "insert_into", "spark_overwrite_mode", "static_partitions"]
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -18,7 +18,7 @@ from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext, Resolved
-from hudi_sql.sql.operations.partitions import decoded_partition, delete_partitions, live_partitions
+from hudi_sql.sql.operations.partitions import decoded_partition, live_partitions
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import drop_meta_columns, write_frame
 from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_insert, spec_matches
@@ -26,7 +26,6 @@ from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_i
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from hudi_sql.write.client import WriteResult
 
 
 def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.InsertInto) -> DataFrame:
@@ -110,34 +109,29 @@ def _require_new_keys(
 def insert_into(ctx: OperationContext, statement: st.InsertInto, resolved: Resolved) -> DataFrame:
     refs = statement.query.table_refs
     facts = ctx.facts(resolved)
-    mode = str(ctx.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
-    plan = plan_insert(statement, facts, ctx.options, dynamic_overwrite=mode == "dynamic")
+    plan = plan_insert(statement, facts, ctx.options, spark_overwrite_mode=spark_overwrite_mode(ctx))
+    options = dict(plan.options)
+    if plan.static_partition is not None:
+        options[HudiWriteConfig.STATIC_OVERWRITE_PARTITIONS.key] = ",".join(
+            static_partitions(facts, plan.static_partition))
     with bound(ctx, refs) as views:
         source = ctx.spark.sql(statement.query.bind(views))
         frame = aligned_frame(source, facts, statement)
         if plan.dup_policy == DupPolicy.FAIL:
-            _require_new_keys(ctx, facts, frame, plan.options)
-        result = write_frame(ctx, facts, frame, plan.options)
-    if plan.static_partition is not None:
-        _empty_static_partition(ctx, facts, plan.static_partition, result)
+            _require_new_keys(ctx, facts, frame, options)
+        result = write_frame(ctx, facts, frame, options)
     if plan.operation.is_overwrite:
         return ctx.metrics(result, affected=result.num_inserted)
     return ctx.metrics(result)
 
 
-def _empty_static_partition(
-    ctx: OperationContext, facts: HudiTableFacts, static: Mapping[str, str], result: WriteResult
-) -> None:
-    """``INSERT OVERWRITE t PARTITION (p = v) <no rows>`` empties partition p = v, as in Spark."""
+def spark_overwrite_mode(ctx: OperationContext) -> str:
+    """Spark's ``spark.sql.sources.partitionOverwriteMode`` (``static`` unless set)."""
+    return str(ctx.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static"))
+
+
+def static_partitions(facts: HudiTableFacts, static: Mapping[str, str]) -> list[str]:
+    """The existing partitions a static ``PARTITION (a = 'x'[, b])`` overwrite replaces: every
+    one whose values match the static ones (``a=x/*``), as Apache Hudi's static overwrite does."""
     spec = [st.PartitionValue(k, v, v) for k, v in static.items()]
-
-    doomed = [
-        p
-        for p in live_partitions(facts)
-        if spec_matches(decoded_partition(facts, p), spec)
-        and p not in result.replaced_file_ids
-        and not any(s.partition_path == p for s in result.write_stats)
-    ]
-    if doomed:
-        delete_partitions(ctx, facts, doomed)
-
+    return [p for p in live_partitions(facts) if spec_matches(decoded_partition(facts, p), spec)]
