@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.config import HudiConfigs, QueryType
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.schema import COMMIT_TIME_FIELD
+from hudi_sql.read.glob import has_glob, resolve_glob
 from hudi_sql.read.plan import ReadPlan, plan_read
 from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
 from hudi_sql.table.meta_client import TableMetaClient
@@ -38,7 +39,7 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
 
     Args:
         spark: the session to build the DataFrame in.
-        path: the table's base path.
+        path: the table's base path, or a glob below it (``base/*/*``: the partitions it reaches).
         options: ``hoodie.datasource.query.type`` (snapshot, read_optimized, incremental),
             ``hoodie.datasource.read.begin.instanttime`` / ``.end.instanttime``, ``as.of.instant``.
         partition_filter: keeps a partition path when it returns True (partition pruning).
@@ -46,6 +47,11 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
     if not path:
         raise HudiConfigError("A Hudi read needs the table's base path: spark.read.format('hudi').load(path).")
     configs = HudiConfigs.of({k: v for k, v in (options or {}).items() if k != "path"})
+    if has_glob(path):  # older guides' load(base_path + "/*/*"): the partitions the glob reaches
+        glob = resolve_glob(path)
+        path, reached = glob.base_path, glob.partition_filter
+        wanted = partition_filter
+        partition_filter = reached if wanted is None else (lambda p: reached(p) and wanted(p))
     meta = TableMetaClient.load(path)
     return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter))
 
