@@ -6,8 +6,12 @@
              [--warehouse DIR] [--state-dir DIR] [--database DB]
              [--output table|tsv|csv|json] [-S] [--verbose]
 
-With neither ``-e`` nor ``-f`` it reads statements interactively (``readline`` history, a
-statement may span lines and ends with ``;``; ``quit;`` or Ctrl-D leaves). A script is parsed
+With neither ``-e`` nor ``-f`` it reads statements interactively, as ``spark-sql`` does: a
+statement may span lines and ends with ``;``; Tab completes keywords, tables and columns, and
+history (a multi-line statement is one entry) is kept in ``~/.hudi_sql_history`` or
+``$HUDI_SQL_HISTFILE`` (:mod:`.shell_complete`); Spark's progress bar shows on a terminal unless
+``-S``. Ctrl-C cancels the running statement's Spark jobs and returns to the prompt
+(:mod:`.shell_jobs`), or drops the statement being typed; ``quit;`` or Ctrl-D leaves. A script is parsed
 whole before anything runs; then statements run in order and the first failure stops the run:
 the error goes to stderr and the exit status is 1.
 
@@ -29,27 +33,23 @@ from __future__ import annotations
 __all__ = ["format_rows", "main", "split_statements"]
 
 import argparse
-import csv
-import datetime
-import decimal
-import io
-import json
-import logging
 import os
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
+from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
+from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, quiet_loggers
+from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
 from hudi_sql.sql.session import HudiSession
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
-OUTPUT_FORMATS = ("table", "tsv", "csv", "json")
 PROMPT = "hudi-sql> "
 CONTINUATION = "       > "
 
@@ -127,100 +127,7 @@ def split_statements(text: str) -> tuple[list[str], str]:
     return statements, text[start:]
 
 
-# Output ---------------------------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-friendly form of a Spark value."""
-    from pyspark.sql import Row
-
-    if isinstance(value, Row):
-        return {k: _plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, dict):
-        return {str(_plain(k)): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        return "X'" + bytes(value).hex().upper() + "'"
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    return value
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    plain = _plain(value)
-    if isinstance(plain, (dict, list)):
-        return json.dumps(plain, default=str, ensure_ascii=False)
-    if isinstance(plain, bool):
-        return "true" if plain else "false"
-    return str(plain)
-
-
-def format_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], output: str) -> str:
-    """Rows in one of :data:`OUTPUT_FORMATS` (no trailing newline for empty output)."""
-    rows = list(rows)
-    if output == "json":
-        return "".join(
-            json.dumps(
-                {c: _plain(v) for c, v in zip(columns, row, strict=True)}, default=str, ensure_ascii=False
-            )
-            + "\n"
-            for row in rows
-        )
-    cells = [[_text(v) for v in row] for row in rows]
-    if output in ("csv", "tsv"):
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, delimiter="," if output == "csv" else "\t", lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(cells)
-        return buffer.getvalue()
-    widths = [
-        max([len(c)] + [len(line) for r in cells for line in r[i].split("\n")]) for i, c in enumerate(columns)
-    ]
-    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+\n"
-
-    def line(values: Sequence[str]) -> str:
-        return "|" + "|".join(f" {v:<{w}} " for v, w in zip(values, widths, strict=True)) + "|\n"
-
-    out = [border, line(columns), border]
-    for row in cells:
-        parts = [v.split("\n") for v in row]
-        for k in range(max(len(p) for p in parts) if parts else 1):
-            out.append(line([p[k] if k < len(p) else "" for p in parts]))
-    out.append(border)
-    return "".join(out)
-
-
-def _print_result(df: DataFrame, output: str, stdout: IO[str]) -> int:
-    columns = list(df.columns)
-    if not columns:
-        return 0
-    rows = df.collect()
-    stdout.write(format_rows(columns, [tuple(r) for r in rows], output))
-    stdout.flush()
-    return len(rows)
-
-
-def _error_text(error: BaseException) -> str:
-    from hudi_sql.errors import HudiError
-
-    if isinstance(error, HudiError):
-        return str(error)
-    try:
-        from pyspark.errors import PySparkException
-
-        if isinstance(error, PySparkException):
-            return str(error).split("\n\tat ")[0].strip()
-    except ImportError:  # pragma: no cover
-        pass
-    text = f"{type(error).__name__}: {error}"
-    return "\n".join(text.split("\n")[:20])
+# Running statements ----------------------------------------------------------------------------------
 
 
 class _Shell:
@@ -231,15 +138,17 @@ class _Shell:
         self.args = args
         self.stdout = stdout
         self.stderr = stderr
+        self.runner = StatementRunner(session.spark)
+        self.completer = Completer(self._table_names, self._column_names)
 
     def report(self, error: BaseException) -> None:
-        self.stderr.write(f"Error: {_error_text(error)}\n")
+        self.stderr.write(f"Error: {error_text(error)}\n")
         if self.args.verbose:
             traceback.print_exception(error, file=self.stderr)
         self.stderr.flush()
 
     def run_text(self, text: str) -> bool:
-        """Run a script; False (after reporting) at the first failure."""
+        """Run a script; False (after reporting) at the first failure or cancellation."""
         try:
             statements = self.session.statements(text)
         except Exception as e:  # noqa: BLE001 - the shell reports every failure and stops
@@ -248,57 +157,84 @@ class _Shell:
         for statement in statements:
             started = time.time()
             try:
-                count = _print_result(self.session.execute(statement), self.args.output, self.stdout)
+                columns, rows = self.runner.run(
+                    lambda s=statement: self._fetch(s), getattr(statement, "sql", "") or text
+                )
+            except (StatementCancelled, KeyboardInterrupt):
+                self.stderr.write("Statement cancelled\n")
+                self.stderr.flush()
+                return False
             except Exception as e:  # noqa: BLE001 - the shell reports every failure and stops
                 self.report(e)
                 return False
+            finally:
+                self.completer.invalidate()
+            if columns:
+                self.stdout.write(format_rows(columns, rows, self.args.output))
+                self.stdout.flush()
             if not self.args.silent:
                 self.stderr.write(
-                    f"Time taken: {time.time() - started:.3f} seconds, Fetched {count} row(s)\n"
+                    f"Time taken: {time.time() - started:.3f} seconds, Fetched {len(rows)} row(s)\n"
                 )
                 self.stderr.flush()
         return True
 
+    def _fetch(self, statement: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Runs on the statement worker: all of the statement's Spark work, rows collected."""
+        df = self.session.execute(statement)
+        columns = list(df.columns)
+        return columns, [tuple(r) for r in df.collect()] if columns else []
+
+    def _table_names(self) -> list[str]:
+        catalog = self.session.catalog
+        return [t.name for t in catalog.list_tables(catalog.current_database())]
+
+    def _column_names(self, table: str) -> list[str]:
+        from catalog.base import TableIdent
+
+        catalog = self.session.catalog
+        info = catalog.load_table(TableIdent(catalog.current_database(), table.lower()))
+        if info is None or info.schema is None:
+            return []
+        return [f.name for f in info.schema.fields]
+
     def interactive(self, stdin: IO[str], history: Path | None) -> int:
-        readline = _readline(history)
         buffer = ""
+        lines = HistoryLines()
+        readline = None
+        if stdin is sys.stdin and stdin.isatty():
+            readline = install(self.completer, history, lambda: buffer)
         try:
             while True:
                 try:
                     line = _read_line(PROMPT if not buffer.strip() else CONTINUATION, stdin, self.stdout)
-                except EOFError:
+                except EOFError:  # Ctrl-D
                     self.stdout.write("\n")
                     break
-                except KeyboardInterrupt:
+                except KeyboardInterrupt:  # Ctrl-C at the prompt: the statement typed so far is dropped
                     self.stdout.write("\n")
                     buffer = ""
+                    lines.clear()
                     continue
                 buffer += line + "\n"
                 complete, buffer = split_statements(buffer)
+                entry = lines.add(line, incomplete=bool(buffer.strip()))
+                if entry is not None and readline is not None:
+                    readline.add_history(entry)
                 for statement in complete:
                     if statement.strip().lower() in ("quit", "exit"):
                         return 0
-                    self.run_text(statement)
+                    try:
+                        self.run_text(statement)
+                    except KeyboardInterrupt:  # between statements: back to the prompt
+                        self.stderr.write("Statement cancelled\n")
+                        break
         finally:
-            if readline is not None and history is not None:
-                try:
-                    readline.write_history_file(str(history))
-                except OSError:
-                    pass
+            save(readline, history)
         return 0
 
-
-def _readline(history: Path | None) -> Any:
-    try:
-        import readline
-    except ImportError:  # pragma: no cover - platforms without readline
-        return None
-    if history is not None and history.exists():
-        try:
-            readline.read_history_file(str(history))
-        except OSError:
-            pass
-    return readline
+    def close(self) -> None:
+        self.runner.close()
 
 
 def _read_line(prompt: str, stdin: IO[str], stdout: IO[str]) -> str:
@@ -313,8 +249,22 @@ def _read_line(prompt: str, stdin: IO[str], stdout: IO[str]) -> str:
     return line.rstrip("\n")
 
 
+def show_progress(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> bool:
+    """Whether Spark's console progress bar is on: in an interactive session on a terminal,
+    unless ``--silent`` (a ``--conf spark.ui.showConsoleProgress=...`` still decides)."""
+    interactive = args.execute is None and args.file is None
+    return interactive and not args.silent and _isatty(stdin) and _isatty(stdout)
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _session(
-    args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None
+    args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None, progress: bool
 ) -> SparkSession:
     from hudi_sql.spark.session import default_state_dir, spark_session
 
@@ -325,7 +275,7 @@ def _session(
     state_dir = args.state_dir
     if state_dir is None and args.warehouse:
         state_dir = os.path.join(args.warehouse, ".hudi-sql")
-    conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
+    conf = {"spark.ui.showConsoleProgress": "true" if progress else "false", **spark_conf}
     return spark_session(
         master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse, conf=conf
     )
@@ -350,19 +300,21 @@ def main(
     arguments = list(argv) if argv is not None else sys.argv[1:]
     parser = _parser()
     args = parser.parse_args(arguments)
-    # PySpark logs every failed analysis as JSON on stderr; the shell reports errors itself.
-    logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL)
+    stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     spark_conf, options = split_conf(args.conf, parser)
     own_session = spark is None
     previous_conf = {} if own_session else {k: spark.conf.get(k, None) for k in spark_conf}  # type: ignore[union-attr]
     try:
-        session = _session(args, spark_conf, spark)
+        session = _session(args, spark_conf, spark, show_progress(args, stdin, stdout))
     except Exception as e:  # noqa: BLE001 - any failure to start Spark ends the shell with a message
-        stderr.write(f"Error: could not start Spark: {_error_text(e)}\n")
+        stderr.write(f"Error: could not start Spark: {error_text(e)}\n")
         return 1
+    # PySpark and Spark log every failed statement with its stack trace; the shell reports it once.
+    quiet_loggers(session if own_session else None, args.verbose)
     original_database = None if own_session else session.catalog.currentDatabase()
+    shell: _Shell | None = None
     try:
         shell = _Shell(HudiSession(session, options=options), args, stdout, stderr)
         if args.database:
@@ -382,17 +334,10 @@ def main(
                 stderr.write(f"Error: cannot read '{args.file}': {e.strerror}\n")
                 return 1
             return 0 if shell.run_text(text) else 1
-        state = Path(
-            args.state_dir
-            or (
-                os.path.join(args.warehouse, ".hudi-sql")
-                if args.warehouse
-                else os.environ.get("HUDI_SQL_HOME", Path.home() / ".hudi-sql")
-            )
-        )
-        history = state.expanduser() / "history" if state.expanduser().exists() else None
-        return shell.interactive(stdin or sys.stdin, history)
+        return shell.interactive(stdin, history_path())
     finally:
+        if shell is not None:
+            shell.close()
         if own_session:
             session.stop()
         else:

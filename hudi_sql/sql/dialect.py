@@ -9,7 +9,7 @@ This is the only module that subclasses sqlglot's tokenizer, parser and generato
 * ``EXPLAIN [mode] <statement>`` -> :class:`~.nodes.ExplainStatement` with the statement parsed;
 * ``SET k=v`` / ``SET k`` / ``SET`` / ``SET -v`` / ``RESET [k]`` with Spark's raw-text rules
   -> :class:`~.nodes.SetConfig`, :class:`~.nodes.ShowConfig`, :class:`~.nodes.ResetConfig`;
-* ``SHOW PARTITIONS`` / ``SHOW CREATE TABLE`` -> nodes (other ``SHOW ...`` stay Commands);
+* ``SHOW PARTITIONS`` / ``SHOW CREATE TABLE`` / ``SHOW TBLPROPERTIES`` -> nodes (other ``SHOW ...`` stay Commands);
 * ``ALTER TABLE t DROP PARTITION (..) PURGE`` -> :class:`~.nodes.DropPartitionPurge`;
 * the read hints ``SNAPSHOT``, ``READ_OPTIMIZED``, ``INCREMENTAL``, ``AS_OF`` inside
   ``/*+ ... */`` -> :class:`~.nodes.TableReadHint` (Spark's own hints are untouched).
@@ -55,6 +55,7 @@ from hudi_sql.sql.nodes import (
     ShowConfig,
     ShowCreateTable,
     ShowPartitions,
+    ShowTblProperties,
     TableReadHint,
 )
 
@@ -119,6 +120,7 @@ class HudiSpark(Spark):
             **SparkParser.SHOW_PARSERS,
             "PARTITIONS": lambda self: self._parse_show_partitions(),
             "CREATE TABLE": lambda self: self._parse_show_create_table(),
+            "TBLPROPERTIES": lambda self: self._parse_show_tblproperties(),
         }
         SHOW_TRIE = new_trie(key.split(" ") for key in SHOW_PARSERS)
 
@@ -257,6 +259,30 @@ class HudiSpark(Spark):
             as_serde = self._match_text_seq("AS", "SERDE")
             return self.expression(ShowCreateTable(this=table, as_serde=as_serde or None))
 
+        def _parse_show_tblproperties(self) -> exp.Expr:
+            # Names only: sqlglot's table parser would read `t ('key')` as a function call.
+            names = [self._parse_id_var(any_token=False)]
+            while self._match(TokenType.DOT):
+                names.append(self._parse_id_var(any_token=True))
+            if any(n is None for n in names) or len(names) > 3:
+                self.raise_error("expected a table name after SHOW TBLPROPERTIES")
+            parts = [None] * (3 - len(names)) + names
+            table = exp.Table(this=parts[2], db=parts[1], catalog=parts[0])
+            key = None
+            if self._match(TokenType.L_PAREN):
+                if self._curr and self._curr.token_type == TokenType.STRING:
+                    key = self._curr.text
+                    self._advance()
+                else:  # a dotted name: hoodie.table.name
+                    parts = [self._parse_id_var(any_token=True)]
+                    while self._match(TokenType.DOT):
+                        parts.append(self._parse_id_var(any_token=True))
+                    key = ".".join(p.name for p in parts if p is not None)
+                self._match_r_paren()
+            return self.expression(
+                ShowTblProperties(this=table, key=exp.Literal.string(key) if key is not None else None)
+            )
+
         # ALTER TABLE ... DROP PARTITION ... PURGE ----------------------------------------------
 
         def _parse_alter_table_drop(self) -> list[exp.Expr]:
@@ -324,6 +350,10 @@ class HudiSpark(Spark):
             ),
             ShowCreateTable: lambda self, e: (
                 f"SHOW CREATE TABLE {self.sql(e, 'this')}{' AS SERDE' if e.args.get('as_serde') else ''}"
+            ),
+            ShowTblProperties: lambda self, e: (
+                f"SHOW TBLPROPERTIES {self.sql(e, 'this')}"
+                + (f" ({self.sql(e, 'key')})" if e.args.get("key") else "")
             ),
             DropPartitionPurge: lambda self, e: f"{self.droppartition_sql(e)} PURGE",
         }

@@ -21,6 +21,7 @@ __all__ = [
     "ShowConfig",
     "ShowCreateTable",
     "ShowPartitions",
+    "ShowTblProperties",
     "TableReadHint",
 ]
 
@@ -94,6 +95,12 @@ class ShowCreateTable(exp.Expression):
     """``SHOW CREATE TABLE t [AS SERDE]``."""
 
     arg_types: ClassVar[dict[str, bool]] = {"this": True, "as_serde": False}
+
+
+class ShowTblProperties(exp.Expression):
+    """``SHOW TBLPROPERTIES t [('key')]`` (the key a string or a dotted name)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "key": False}
 
 
 class DropPartitionPurge(exp.DropPartition):

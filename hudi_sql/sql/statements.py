@@ -50,6 +50,7 @@ __all__ = [
     "ShowCreateTable",
     "ShowOption",
     "ShowPartitions",
+    "ShowTableProperties",
     "Star",
     "Statement",
     "TableName",
@@ -338,6 +339,15 @@ class TruncateTable(Statement):
 @dataclass(frozen=True)
 class ShowCreateTable(Statement):
     table: TableName
+    sql: str = field(default="", kw_only=True)
+
+
+@dataclass(frozen=True)
+class ShowTableProperties(Statement):
+    """``SHOW TBLPROPERTIES t [('key')]``."""
+
+    table: TableName
+    key: str | None = None
     sql: str = field(default="", kw_only=True)
 
 

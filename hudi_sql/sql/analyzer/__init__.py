@@ -36,6 +36,7 @@ from hudi_sql.sql.analyzer.ddl import (
     analyze_drop,
     analyze_show_create_table,
     analyze_show_partitions,
+    analyze_show_tblproperties,
     analyze_truncate,
 )
 from hudi_sql.sql.analyzer.dml import analyze_delete, analyze_insert, analyze_merge, analyze_update
@@ -206,6 +207,7 @@ _HANDLERS: dict[type[exp.Expr], _Handler] = {
     exp.Describe: analyze_describe,
     nodes.ShowPartitions: analyze_show_partitions,
     nodes.ShowCreateTable: analyze_show_create_table,
+    nodes.ShowTblProperties: analyze_show_tblproperties,
     exp.Insert: analyze_insert,
     exp.Merge: analyze_merge,
     exp.Update: analyze_update,

@@ -10,6 +10,7 @@ __all__ = [
     "analyze_drop",
     "analyze_show_create_table",
     "analyze_show_partitions",
+    "analyze_show_tblproperties",
     "analyze_truncate",
 ]
 
@@ -233,3 +234,9 @@ def analyze_show_create_table(ctx: Context, tree: exp.Expr) -> st.Statement:
         return passthrough(ctx, tree, "SHOW CREATE TABLE ... AS SERDE", (table_name(tree.this),))
     return st.ShowCreateTable(table_name(tree.this), sql=statement_sql(ctx, tree))
 
+
+def analyze_show_tblproperties(ctx: Context, tree: exp.Expr) -> st.Statement:
+    key = tree.args.get("key")
+    return st.ShowTableProperties(
+        table_name(tree.this), key.name if key is not None else None, sql=statement_sql(ctx, tree)
+    )

@@ -1,8 +1,9 @@
-"""SHOW CREATE TABLE and DESCRIBE [EXTENDED] of a Hudi table (Spark describes the others)."""
+"""SHOW CREATE TABLE, SHOW TBLPROPERTIES and DESCRIBE [EXTENDED] of a Hudi table (Spark
+describes the others)."""
 
 from __future__ import annotations
 
-__all__ = ["describe_table", "show_create_table"]
+__all__ = ["describe_table", "show_create_table", "show_table_properties"]
 
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,30 @@ def show_create_table(ctx: OperationContext, statement: st.ShowCreateTable, reso
         )
         text.append(f"TBLPROPERTIES (\n{props})")
     return ctx.rows("createtab_stmt string", [("\n".join(text) + "\n",)])
+
+
+@on_hudi_table(lambda statement: statement.table)
+def show_table_properties(
+    ctx: OperationContext, statement: st.ShowTableProperties, resolved: Resolved
+) -> DataFrame:
+    """The catalog table's properties as Apache Hudi's Spark SQL lists them: the
+    ``TBLPROPERTIES`` given at create (and by ALTER TABLE), with the short name ``type``, which
+    Apache Hudi's catalog always records (``cow`` unless the table says otherwise). The
+    ``hoodie.properties`` of the table are not listed (Apache Hudi 0.15 does not either); a
+    key the table lacks gives Spark's "does not have property" row."""
+    info = resolved.info
+    assert info is not None
+    properties = dict(info.properties)
+    if not any(k.lower() == "type" for k in properties):
+        properties["type"] = "mor" if ctx.facts(resolved).table_type.value == "MERGE_ON_READ" else "cow"
+    if statement.key is None:
+        rows = sorted(properties.items())
+    elif statement.key in properties:
+        rows = [(statement.key, properties[statement.key])]
+    else:
+        qualified = f"spark_catalog.{info.ident.database}.{info.ident.name}"
+        rows = [(statement.key, f"Table {qualified} does not have property: {statement.key}")]
+    return ctx.rows("key string, value string", rows)
 
 
 @on_hudi_table(lambda statement: statement.table)

@@ -51,6 +51,7 @@ HANDLERS: dict[type[st.Statement], Handler] = {
     st.TruncateTable: partitions.truncate_table,
     st.ShowCreateTable: describe.show_create_table,
     st.DescribeTable: describe.describe_table,
+    st.ShowTableProperties: describe.show_table_properties,
     st.InsertInto: insert.insert_into,
     st.Update: update_delete.update,
     st.Delete: update_delete.delete,
