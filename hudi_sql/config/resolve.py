@@ -41,6 +41,7 @@ from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
 from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 from hudi_sql.errors import HudiConfigError
+from hudi_sql.model.payload import Payload
 
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
 OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
@@ -124,7 +125,7 @@ class WriteConfig:
     record_key_fields: tuple[str, ...]
     partition_path_fields: tuple[str, ...]
     precombine_field: str | None
-    payload_class: str | None
+    payload_class: Payload | None  # the write's payload, parsed (an unknown class failed here)
     populate_meta_fields: bool
     hive_style_partitioning: bool
     url_encode_partitioning: bool

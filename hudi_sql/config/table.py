@@ -16,6 +16,10 @@ from hudi_sql.config.registry import (
     parse_str,
 )
 
+#: Prefix of the older (DeltaStreamer) names of the key generator options, still accepted by
+#: Apache Hudi 0.15 as alternatives (``hoodie.deltastreamer.keygen.timebased.*``).
+_DELTASTREAMER = "hoodie.deltastreamer."
+
 
 class TableType(str, Enum):
     COPY_ON_WRITE = "COPY_ON_WRITE"
@@ -74,36 +78,45 @@ class HudiTableConfig(ConfigScope):
         "hoodie.keygen.timebased.timestamp.type", parse_str, None,
         "TimestampBasedKeyGenerator input type.",
         ("UNIX_TIMESTAMP", "DATE_STRING", "MIXED", "EPOCHMILLISECONDS", "EPOCHMICROSECONDS", "SCALAR"),
+        aliases=(_DELTASTREAMER + "keygen.timebased.timestamp.type",),
     )
     TIMESTAMP_INPUT_FORMAT = ConfigOption(
-        "hoodie.keygen.timebased.input.dateformat", parse_str, "", "Input format for DATE_STRING timestamps."
+        "hoodie.keygen.timebased.input.dateformat", parse_str, "", "Input format for DATE_STRING timestamps.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.input.dateformat",),
     )
     TIMESTAMP_OUTPUT_FORMAT = ConfigOption(
-        "hoodie.keygen.timebased.output.dateformat", parse_str, "", "Partition path format of timestamps."
+        "hoodie.keygen.timebased.output.dateformat", parse_str, "", "Partition path format of timestamps.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.output.dateformat",),
     )
     TIMESTAMP_TIMEZONE = ConfigOption(
-        "hoodie.keygen.timebased.timezone", parse_str, "UTC", "Time zone of timestamp-based partition paths."
+        "hoodie.keygen.timebased.timezone", parse_str, "UTC", "Time zone of timestamp-based partition paths.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.timezone",),
     )
     TIMESTAMP_SCALAR_UNIT = ConfigOption(
-        "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR timestamps."
+        "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR timestamps.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.timestamp.scalar.time.unit",),
     )
     TIMESTAMP_INPUT_TIMEZONE = ConfigOption(
         "hoodie.keygen.timebased.input.timezone", parse_str, None,
         "Time zone of DATE_STRING input values without an offset (unset: the Spark session time zone); "
         "hoodie.keygen.timebased.timezone, when set, wins.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.input.timezone",),
     )
     TIMESTAMP_OUTPUT_TIMEZONE = ConfigOption(
         "hoodie.keygen.timebased.output.timezone", parse_str, None,
         "Time zone the partition path is formatted in (unset: the Spark session time zone); "
         "hoodie.keygen.timebased.timezone, when set, wins.",
+        aliases=(_DELTASTREAMER + "keygen.timebased.output.timezone",),
     )
     TIMESTAMP_INPUT_FORMAT_DELIMITER = ConfigOption(
         "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex", parse_str, ",",
         "Regex separating several input date formats (the first that parses wins).",
+        aliases=(_DELTASTREAMER + "keygen.timebased.input.dateformat.list.delimiter.regex",),
     )
     DATETIME_PARSER_CLASS = ConfigOption(
         "hoodie.keygen.datetime.parser.class", parse_str, "org.apache.hudi.keygen.parser.HoodieDateTimeParser",
         "Date-time parser of the timestamp key generator; only Hudi's default parser is supported.",
+        aliases=(_DELTASTREAMER + "keygen.datetime.parser.class",),
     )
     METADATA_PARTITIONS = ConfigOption(
         "hoodie.table.metadata.partitions", parse_str, "",

@@ -19,6 +19,7 @@ from hudi_sql.config.registry import (
     parse_str,
 )
 from hudi_sql.config.table import TableType
+from hudi_sql.model.payload import parse_payload_class
 
 
 class IndexType(str, Enum):
@@ -73,8 +74,11 @@ class HudiWriteConfig(ConfigScope):
                                "Escape partition values the Hive way.")
     POPULATE_META_FIELDS = ConfigOption("hoodie.populate.meta.fields", parse_bool, True,
                             "Fill _hoodie_commit_time, _hoodie_record_key, ... in every row.")
-    PAYLOAD_CLASS = ConfigOption("hoodie.datasource.write.payload.class", parse_str, None,
-                     "Payload class: OverwriteWithLatestAvroPayload or DefaultHoodieRecordPayload.")
+    PAYLOAD_CLASS = ConfigOption(
+        "hoodie.datasource.write.payload.class", parse_payload_class, None,
+        "Payload class (merge semantics) by Java class name: org.apache.hudi.common.model. followed by "
+        "OverwriteWithLatestAvroPayload, OverwriteNonDefaultsWithLatestAvroPayload, DefaultHoodieRecordPayload, "
+        "EventTimeAvroPayload, PartialUpdateAvroPayload or AWSDmsAvroPayload.")
     DATABASE_NAME = ConfigOption("hoodie.database.name", parse_str, "default", "Database of a new table.")
     COMBINE_BEFORE_INSERT = ConfigOption("hoodie.combine.before.insert", parse_bool, False,
                              "Deduplicate a batch by key on insert / bulk_insert too.")

@@ -81,6 +81,9 @@ class KeyGenSettings:
             default, and what Hudi 0.14.0 did): a ComplexKeyGenerator with one record key field
             still writes ``field:value``. True: only ``value`` (Hudi 0.14.1 - 1.0.2 did this).
         timestamp: the timestamp key generator options, for TIMESTAMP and CUSTOM.
+        auto_record_keys: neither the write nor the table names record key fields: record keys
+            are generated (:mod:`hudi_sql.keygen.auto_key`); only the partition path comes from
+            the key generator.
     """
 
     hive_style_partitioning: bool = False
@@ -88,6 +91,7 @@ class KeyGenSettings:
     sql_timestamp_partitions: bool = False
     complex_keygen_new_encoding: bool = False
     timestamp: TimestampOptions | None = None
+    auto_record_keys: bool = False
 
 
 K = TypeVar("K", bound="KeyGenerator")
@@ -158,6 +162,8 @@ class KeyGenerator(ABC):
 
     def _validate(self) -> None:
         """Check the field counts this key generator accepts; subclasses extend it."""
+        if self.auto_record_keys:
+            return
         if not self.record_key_fields:
             raise HudiConfigError(
                 f"{type(self).__name__} needs record key fields; none are configured.",
@@ -196,8 +202,21 @@ class KeyGenerator(ABC):
         :func:`~hudi_sql.keygen.arrow_key.arrow_record_keys` for stored rows without meta fields.
         """
 
+    @property
+    def auto_record_keys(self) -> bool:
+        """Record keys are generated, not read from fields (a table without a record key)."""
+        return self.settings.auto_record_keys
+
     def record_key(self) -> Column:
-        """``_hoodie_record_key``; NULL when Hudi would reject the key."""
+        """``_hoodie_record_key``; NULL when Hudi would reject the key.
+
+        With :attr:`auto_record_keys` it is ``<partitionId>_<rowId>``, which the write task
+        completes with the instant time (:mod:`hudi_sql.keygen.auto_key`).
+        """
+        if self.auto_record_keys:
+            from hudi_sql.keygen.auto_key import auto_key_suffix
+
+            return auto_key_suffix()
         spec = self.record_key_spec()
         if spec.composite:
             return self._complex_record_key(spec.fields)
@@ -222,10 +241,11 @@ class KeyGenerator(ABC):
         """
         props = {
             HudiTableConfig.KEY_GENERATOR_CLASS.key: self.class_name,
-            HudiTableConfig.RECORD_KEY_FIELDS.key: ",".join(self.record_key_fields),
             HudiTableConfig.HIVE_STYLE_PARTITIONING.key: _bool(self.settings.hive_style_partitioning),
             HudiTableConfig.URL_ENCODE_PARTITIONING.key: _bool(self.settings.url_encode_partitioning),
         }
+        if self.record_key_fields:  # none with auto-generated keys, as Hudi writes it
+            props[HudiTableConfig.RECORD_KEY_FIELDS.key] = ",".join(self.record_key_fields)
         if self.partition_path_fields:
             props[HudiTableConfig.PARTITION_FIELDS.key] = ",".join(self.partition_path_fields)
         return props

@@ -42,7 +42,7 @@ import hudi_sql.keygen.simple
 import hudi_sql.keygen.timestamp_based  # noqa: F401
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
-from hudi_sql.config.write import HudiWriteConfig
+from hudi_sql.config.write import HudiWriteConfig, IndexType
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.keygen.base import (
     KeyGenerator,
@@ -135,6 +135,9 @@ def key_generator_for(
 
     _check_table_fields(table, record_key_fields, partition_specs)
     _check_unsupported(configs)
+    auto_record_keys = not record_key_fields
+    if auto_record_keys:
+        _check_auto_record_keys(configs, table)
     settings = KeyGenSettings(
         hive_style_partitioning=_flag(
             configs, table, HudiWriteConfig.HIVE_STYLE_PARTITIONING, HudiTableConfig.HIVE_STYLE_PARTITIONING
@@ -145,6 +148,7 @@ def key_generator_for(
         sql_timestamp_partitions=sql,
         complex_keygen_new_encoding=configs.get(HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING),
         timestamp=_timestamp_options(implementation, partition_specs, configs, table),
+        auto_record_keys=auto_record_keys,
     )
     key_generator = implementation.from_config(record_key_fields, partition_specs, settings)
     return key_generator.with_schema(schema) if schema is not None else key_generator
@@ -209,6 +213,38 @@ def _check_unsupported(configs: HudiConfigs) -> None:
         raise UnsupportedFeatureError(
             f"'{key.key}=true' (keys from java.sql.Timestamp strings) is not supported.",
             help="leave it false, Hudi's default: timestamp key values are micros since the epoch",
+        )
+
+
+def _check_auto_record_keys(configs: HudiConfigs, table: HudiConfigs | None) -> None:
+    """Hudi 0.15's ``AutoRecordKeyGenerationUtils`` checks for a write that generates its keys,
+    plus the bucket index, which hashes record keys that do not exist before the write task."""
+    refused = [
+        option.key
+        for option in (HudiWriteConfig.COMBINE_BEFORE_INSERT, HudiWriteConfig.INSERT_DROP_DUPS)
+        if configs.get(option)
+    ]
+    if refused:
+        raise HudiConfigError(
+            f"Enabling {refused[0]} is not supported with auto generation of record keys.",
+            help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey), or leave {refused[0]} false",
+        )
+    populate = (
+        table.get(HudiTableConfig.POPULATE_META_FIELDS)
+        if table is not None and table.is_set(HudiTableConfig.POPULATE_META_FIELDS)
+        else configs.get(HudiWriteConfig.POPULATE_META_FIELDS)
+    )
+    if not populate:
+        raise HudiConfigError(
+            f"Disabling {HudiWriteConfig.POPULATE_META_FIELDS.key} is not supported with auto generation "
+            "of record keys.",
+            help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey): generated keys live only in "
+            "the meta columns",
+        )
+    if configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+        raise UnsupportedFeatureError(
+            "The bucket index needs record key fields; this write generates its record keys.",
+            help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey), or use another index type",
         )
 
 

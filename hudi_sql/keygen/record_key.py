@@ -36,15 +36,22 @@ class RecordKeySpec:
     """The record key fields and the form they are joined in; picklable, shipped to tasks.
 
     Attributes:
-        fields: the record key field paths as configured (``a.b`` is field ``b`` of struct ``a``).
+        fields: the record key field paths as configured (``a.b`` is field ``b`` of struct ``a``);
+            none for a table whose keys are generated (:mod:`hudi_sql.keygen.auto_key`): its keys
+            exist only in ``_hoodie_record_key`` and are never recomputed.
         composite: ``f1:v1,...`` (True) or the bare value of the single field (False).
     """
 
     fields: tuple[str, ...]
     composite: bool
 
+    @property
+    def generated(self) -> bool:
+        """Keys are generated, not rendered from fields."""
+        return not self.fields
+
     def __post_init__(self) -> None:
-        if not self.fields:
-            raise ValueError("a record key needs at least one field")
+        if self.generated:
+            return
         if not self.composite and len(self.fields) != 1:
             raise ValueError(f"a simple record key has one field, not {len(self.fields)}: {self.fields}")

@@ -32,7 +32,7 @@ class SimpleKeyGenerator(KeyGenerator):
 
     def _validate(self) -> None:
         super()._validate()
-        if len(self.record_key_fields) != 1:
+        if len(self.record_key_fields) != 1 and not self.auto_record_keys:
             raise HudiConfigError(
                 f"SimpleKeyGenerator takes one record key field; got {', '.join(self.record_key_fields)}.",
                 help=f"use ComplexKeyGenerator ({HudiWriteConfig.KEY_GENERATOR_TYPE.key}=COMPLEX) "

@@ -72,7 +72,7 @@ class TimestampBasedKeyGenerator(KeyGenerator):
 
     def _validate(self) -> None:
         super()._validate()
-        if len(self.record_key_fields) != 1:
+        if len(self.record_key_fields) != 1 and not self.auto_record_keys:
             raise HudiConfigError(
                 "TimestampBasedKeyGenerator takes one record key field; "
                 f"got {', '.join(self.record_key_fields)}.",

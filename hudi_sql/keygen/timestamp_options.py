@@ -88,9 +88,10 @@ _TYPE_UNIT = {
 }
 
 # The keys Hudi copies into hoodie.properties for a timestamp key generator
-# (HoodieTableConfig.PERSISTED_CONFIG_LIST), in that order.
+# (HoodieTableConfig.PERSISTED_CONFIG_LIST of 0.15), in that order. The timestamp type is not
+# among them: Apache Hudi keeps it in the catalog's TBLPROPERTIES (or the write's options), and so
+# does hudi-sql; a later SQL write reads it from there.
 PERSISTED_KEYS: tuple[HudiTableConfig, ...] = (
-    HudiTableConfig.TIMESTAMP_TYPE,
     HudiTableConfig.TIMESTAMP_SCALAR_UNIT,
     HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER,
     HudiTableConfig.TIMESTAMP_INPUT_FORMAT,

@@ -47,6 +47,7 @@ from hudi_sql.log.block import (
     RawBlock,
 )
 from hudi_sql.log.reader import LogSource, decode_block, read_raw_blocks
+from hudi_sql.model.payload import merge_columns
 
 RecordBlock = DataBlock | DeleteBlock
 """The blocks a scan keeps and a merge folds: data and delete blocks."""
@@ -206,6 +207,7 @@ class _Entry:
     block_index: int = -1
     row_index: int = -1
     delete: DeleteRecord | None = None
+    fillers: list[tuple[int, int]] = field(default_factory=list)  # (block, row) filling nulls, best first
 
 
 def merge_log_records(
@@ -214,6 +216,7 @@ def merge_log_records(
     record_key_field: str = "_hoodie_record_key",
     ordering_field: str | None = None,
     delete_ordering: DeleteOrdering = DeleteOrdering.EVENT_TIME,
+    fill_nulls: bool = False,
 ) -> MergedLogRecords:
     """Folds data and delete blocks, in scan order, into the final entry per record key.
 
@@ -234,6 +237,9 @@ def merge_log_records(
         record_key_field: the key column of data blocks.
         ordering_field: the pre-combine field, or ``None`` for commit-time ordering.
         delete_ordering: how deletes compete with earlier entries.
+        fill_nulls: record after record also fills the winner's null fields from the loser
+            (``PartialUpdateAvroPayload``'s ``preCombine``): the loser's row joins the winner's
+            chain of fillers, after it when it lost, before the old chain when it won.
 
     Returns:
         The final entries; see :class:`MergedLogRecords` for the representation.
@@ -257,12 +263,40 @@ def merge_log_records(
         orderings = _orderings(block, ordering_field, len(keys))
         for row_index, (key, ordering) in enumerate(zip(keys, orderings)):
             current = entries.get(key)
-            if current is None or current.delete is not None or _record_wins(ordering, current.ordering):
+            if current is None or current.delete is not None:
                 entries[key] = _Entry(ordering, block_index, row_index)
-    return MergedLogRecords(
-        _winning_rows(data_blocks, [e for e in entries.values() if e.delete is None]),
-        tuple(e.delete for e in entries.values() if e.delete is not None),
-    )
+            elif _record_wins(ordering, current.ordering):
+                fillers = [(current.block_index, current.row_index), *current.fillers] if fill_nulls else []
+                entries[key] = _Entry(ordering, block_index, row_index, fillers=fillers)
+            elif fill_nulls:
+                current.fillers.append((block_index, row_index))
+    winners = [e for e in entries.values() if e.delete is None]
+    records = _winning_rows(data_blocks, winners)
+    if fill_nulls:
+        records = _fill_nulls(data_blocks, winners, records)
+    return MergedLogRecords(records, tuple(e.delete for e in entries.values() if e.delete is not None))
+
+
+def _fill_nulls(data_blocks: list[DataBlock], winners: list[_Entry], records: pa.Table) -> pa.Table:
+    """Null fields of the winning rows filled from their fillers, best first."""
+    depth = 0
+    while True:
+        at_depth = [i for i, e in enumerate(winners) if len(e.fillers) > depth]
+        if not at_depth:
+            return records
+        rows = _winning_rows(data_blocks, [_Entry(None, *winners[i].fillers[depth]) for i in at_depth])
+        slot = dict(zip(at_depth, range(len(at_depth))))
+        index = pa.array([slot.get(i) for i in range(len(winners))], pa.int64())
+        for name in merge_columns(records.column_names):
+            if name not in rows.column_names:
+                continue
+            current = records.column(name).combine_chunks()
+            other = pc.take(rows.column(name).combine_chunks(), index)
+            if other.type != current.type:
+                other = other.cast(current.type)
+            merged = pc.if_else(pc.is_valid(current), current, other)
+            records = records.set_column(records.schema.get_field_index(name), records.schema.field(name), merged)
+        depth += 1
 
 
 def _column(block: DataBlock, name: str) -> pa.ChunkedArray:

@@ -5,11 +5,14 @@ Runs inside Spark tasks (pyarrow + the log package, no Spark). The rules follow 
 * only blocks of completed instants at or before the query instant count, and blocks of
   rolled-back instants are dropped (:func:`~hudi_sql.log.scanner.scan_file_slice_logs`);
 * log records fold by key, the greater ordering value winning (ties: the later write);
-* against the base row, ``OverwriteWithLatestAvroPayload`` lets the log record win
-  unconditionally, ``DefaultHoodieRecordPayload`` keeps the base row when its ordering value
-  is greater (event time);
-* a delete removes the row, except an event-time delete whose ordering value is lower than
-  the base row's (same type), as Java's delete rule says.
+* against the base row, the payload decides (:mod:`hudi_sql.model.payload`):
+  ``OverwriteWithLatestAvroPayload`` lets the log record win unconditionally,
+  ``DefaultHoodieRecordPayload`` keeps the base row when its ordering value is greater (event
+  time), the partial-update payloads fill null fields from the other record;
+* a delete removes the base row; only version 8's ``EVENT_TIME_ORDERING`` keeps a base row
+  whose ordering value is greater than the delete's (same type). Apache Hudi 0.15 applies a
+  log delete to the base row whatever the payload (checked against it in
+  ``tests/oracle/test_payload_differential.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pyarrow.parquet as pq
 
 from hudi_sql.log.block import OrderingValue
 from hudi_sql.log.scanner import DeleteOrdering, merge_log_records, scan_file_slice_logs
+from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.write.handles import conform
 
@@ -48,9 +52,9 @@ def read_file_slice(
     max_instant: str | None,
     timeline_start: str | None,
     ordering_field: str | None,
-    event_time_ordering: bool,
+    payload: Payload,
 ) -> pa.Table:
-    """The merged rows of one slice, with exactly *target*'s columns."""
+    """The merged rows of one slice, with exactly *target*'s columns, by *payload*'s rules."""
     base = conform(pq.read_table(spec.base_file_path), target) if spec.base_file_path else target.empty_table()
     if not spec.log_file_paths:
         return base
@@ -60,30 +64,34 @@ def read_file_slice(
     )
     if not scan.blocks:
         return base
+    rules = payload.rules
     merged = merge_log_records(
         scan.blocks, ordering_field=ordering_field,
-        delete_ordering=DeleteOrdering.EVENT_TIME if event_time_ordering else DeleteOrdering.COMMIT_TIME,
+        delete_ordering=DeleteOrdering.EVENT_TIME if rules.ordered_merge else DeleteOrdering.COMMIT_TIME,
+        fill_nulls=rules.precombine_fills,
     )
     log_rows = conform(merged.records, target) if merged.records.num_rows else target.empty_table()
     base_keys = base.column(RECORD_KEY_FIELD).combine_chunks()
     log_keys = log_rows.column(RECORD_KEY_FIELD).combine_chunks()
 
-    # Base rows replaced by a log record (unless the base row is newer, event time).
+    # Base rows met by a log record: merged by the payload (replaced, or kept when newer).
     position = pc.index_in(base_keys, value_set=log_keys)
-    replaced = pc.is_valid(position)
-    log_loses = pa.array([False] * len(log_keys), pa.bool_())
-    if event_time_ordering and ordering_field and ordering_field in target.names and len(log_keys):
-        base_ord = base.column(ordering_field).combine_chunks()
-        log_ord = pc.take(log_rows.column(ordering_field).combine_chunks(), position.fill_null(0))
-        base_newer = pc.and_(replaced, pc.greater(base_ord, log_ord).fill_null(False))
-        replaced = pc.and_(replaced, pc.invert(base_newer))
-        losing_keys = base_keys.filter(base_newer)
-        log_loses = pc.is_in(log_keys, value_set=losing_keys)
+    matched = pc.is_valid(position)
+    parts = []
+    if len(log_keys) and base.num_rows:
+        aligned = log_rows.take(position.fill_null(0))
+        no_deletes = pa.array([False] * base.num_rows, pa.bool_())
+        outcome = merge_with_stored(payload, base, aligned, no_deletes, ordering_field, merge_columns(target.names))
+        replaced = pc.and_(matched, outcome.replaced)
+        parts.append(conform(outcome.rows.filter(replaced), target))
+    else:
+        replaced = pa.array([False] * base.num_rows, pa.bool_())
 
     # Base rows deleted by the logs.
-    deleted = _deleted_mask(base, base_keys, merged.deletes, ordering_field, event_time_ordering)
+    deleted = _deleted_mask(base, base_keys, merged.deletes, ordering_field, rules.ordered_log_deletes)
     keep_base = pc.invert(pc.or_(replaced, deleted))
-    return pa.concat_tables([base.filter(keep_base), log_rows.filter(pc.invert(log_loses))])
+    log_unmatched = pc.invert(pc.is_in(log_keys, value_set=base_keys))
+    return pa.concat_tables([base.filter(keep_base), *parts, log_rows.filter(log_unmatched)])
 
 
 def _deleted_mask(base: pa.Table, base_keys: pa.Array, deletes: Sequence[object], ordering_field: str | None,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_sql.model.payload import Payload
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def slice_specs(plan: ReadPlan) -> list[FileSliceSpec]:
 
 
 def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | None, timeline_start: str | None,
-            ordering_field: str | None, event_time: bool) -> Callable[[Iterator[pa.RecordBatch]],
+            ordering_field: str | None, payload: Payload) -> Callable[[Iterator[pa.RecordBatch]],
                                                                          Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -42,7 +43,7 @@ def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | No
                                      tuple(json.loads(row["log_file_paths"])))
                 table = read_file_slice(spec, target, completed_instants=completed, max_instant=max_instant,
                                         timeline_start=timeline_start, ordering_field=ordering_field,
-                                        event_time_ordering=event_time)
+                                        payload=payload)
                 yield from table.to_batches()
 
     return run
@@ -57,8 +58,8 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
         rows, "partition_path string, file_id string, base_file_path string, log_file_paths string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     target = to_arrow_schema(struct)
-    ordering_field, event_time = meta.record_merge_ordering()  # payload class (v6) or merge mode (v8)
+    ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
     first = meta.timeline.write_timeline().first
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
-                     ordering_field, event_time)
+                     ordering_field, payload)
     return frame.mapInArrow(merger, struct)

@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiTableConfig, HudiWriteConfig, IndexType
+from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
@@ -512,13 +512,13 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     frame = spark.createDataFrame(
         rows, "group_index int, partition_path string, slices string, file_ids string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
-    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
+    ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     options = handle_options(meta, configs, instant_time, schema_json or "", struct.json())
     clusterer = clusterer_task(
         meta.base_path, json.dumps(options), struct.json(), plan.sort_columns, plan.preserve_hoodie_metadata,
         tuple(meta.timeline.completed_writes().times()), first.instant_time if first else None,
-        meta.precombine_field, payload.endswith("DefaultHoodieRecordPayload"))
+        ordering_field, payload)
     statuses = frame.mapInArrow(clusterer, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):

@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiTableConfig, TableType
+from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
@@ -183,11 +183,10 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
         rows, "partition_path string, file_id string, base_instant string, base_path string, log_paths string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     completed = tuple(meta.timeline.completed_writes().times())
-    payload = meta.properties.get(HudiTableConfig.PAYLOAD_CLASS.key, "")
+    ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     compactor = compactor_task(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
-                               first.instant_time if first else None, meta.precombine_field,
-                               payload.endswith("DefaultHoodieRecordPayload"),
+                               first.instant_time if first else None, ordering_field, payload,
                                FileWriteSettings.from_config(WriteConfig.of(configs)))
     statuses = frame.mapInArrow(compactor, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}

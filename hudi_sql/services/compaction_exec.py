@@ -21,6 +21,7 @@ from pyspark.sql.types import StructType
 from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
 from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.file_names import BaseFileName, make_write_token
+from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
 from hudi_sql.spark.schema import to_arrow_schema
@@ -36,7 +37,7 @@ STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit s
 
 
 def compactor_task(base_path: str, instant_time: str, schema_json: str, table_name: str,
-                   completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, event_time: bool,
+                   completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, payload: Payload,
                    file_settings: FileWriteSettings
                    ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The task function: one input row per file slice (its base file and log paths), one output
@@ -64,7 +65,7 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
                 spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
                 merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
                                          timeline_start=timeline_start, ordering_field=ordering_field,
-                                         event_time_ordering=event_time)
+                                         payload=payload)
                 scan = scan_file_slice_logs([(os.path.basename(p), p) for p in logs], completed_instants=completed,
                                             max_instant=instant_time, timeline_start=timeline_start)
                 name = BaseFileName(row["file_id"], token, instant_time).name

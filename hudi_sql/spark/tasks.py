@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_sql.keygen.auto_key import complete_auto_keys
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.write.combine import latest_per_key
 from hudi_sql.write.handles import (
@@ -22,6 +23,7 @@ from hudi_sql.write.handles import (
     TaskIdentity,
     WriteStatus,
     create_handle,
+    handle_payload,
     merge_handle,
 )
 from hudi_sql.write.plan import BucketType, WritePlan
@@ -72,12 +74,13 @@ def statuses_to_arrow(statuses: list[WriteStatus]) -> pa.Table:
 def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     """Write one bucket (all its records arrive in one group) and report the file written."""
     bucket = plan.bucket(int(records.column(BUCKET_COLUMN)[0].as_py()))
+    records = complete_auto_keys(records, plan.handle_options.instant_time)  # tables without a record key
     task = _task_identity()
     target = _target_schema(plan)
     options = plan.handle_options
     natural_deletes = plan.operation in ("DELETE", "DELETE_PREPPED")
     if plan.combine_in_task:
-        records = latest_per_key(records, options.ordering_field)
+        records = latest_per_key(records, options.ordering_field, handle_payload(options))
     if plan.sort_mode in ("GLOBAL_SORT", "PARTITION_SORT"):
         records = records.sort_by(RECORD_KEY_FIELD)
     if bucket.bucket_type is BucketType.INSERT:

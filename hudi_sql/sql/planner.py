@@ -424,13 +424,25 @@ def order_columns(schema: StructType, partition_columns: Sequence[str]) -> Struc
     return StructType(rest + parts)
 
 
-def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: StructType) -> CreatePlan:
-    """``hoodie.properties`` for a table created by SQL, as Hudi 0.14's ``CreateHoodieTableCommand``
+def plan_create(
+    statement: st.CreateTable,
+    *,
+    name: str,
+    database: str,
+    schema: StructType,
+    session: Mapping[str, str] | None = None,
+) -> CreatePlan:
+    """``hoodie.properties`` for a table created by SQL, as Hudi 0.15's ``CreateHoodieTableCommand``
     writes them: hive-style partitioning unless the properties say otherwise, the key generator
-    inferred from the fields, the SQL payload for MERGE_ON_READ.
+    named by ``hoodie.table.keygenerator.class`` / ``hoodie.datasource.write.keygenerator.class``
+    / ``...keygenerator.type`` or inferred from the fields, with its options (a timestamp key
+    generator's ``hoodie.keygen.timebased.*``, from ``TBLPROPERTIES`` over ``SET``), the SQL
+    payload for MERGE_ON_READ. Without a primary key, record keys are generated
+    (:mod:`hudi_sql.keygen.auto_key`) and no record key fields are recorded.
 
     Args:
         schema: the declared columns, or the CTAS query's output, in declared order.
+        session: the session's options (``SET hoodie.x=...``).
     """
     from pyspark.sql.types import StructField, StructType
 
@@ -456,14 +468,10 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
     partitions = tuple(known(c, "partition column") for c in statement.partitioned_by)
     record_keys = tuple(known(c, "primaryKey field") for c in statement.primary_key)
     precombine = known(statement.precombine_field, "preCombineField") if statement.precombine_field else None
-    if not record_keys:
-        raise UnsupportedFeatureError(
-            f"not supported: {where} without a primary key (Hudi's auto-generated record keys)",
-            help="declare one: TBLPROPERTIES (primaryKey = 'id')",
-        )
     options = statement.hoodie_options()
     validate_options(options, where)
     configs = HudiConfigs.of(options)
+    keygen_session = {k: v for k, v in (session or {}).items() if k in _KEYGEN_SESSION_KEYS}
     table_type = statement.table_type or TableType.COPY_ON_WRITE
     hive_style = (
         configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING)
@@ -478,10 +486,13 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
             bool(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
         ).lower(),
     }
-    for key in (HudiWriteConfig.KEY_GENERATOR_CLASS.key, HudiWriteConfig.KEY_GENERATOR_TYPE.key):
-        if key in options and options[key] != SQL_KEY_GENERATOR:
-            keygen_options[key] = options[key]
-    keygen = key_generator_for(HudiConfigs.of({**options, **keygen_options}), sql=True)
+    declared_class = _declared_key_generator(options)
+    if declared_class is not None:
+        keygen_options[HudiWriteConfig.KEY_GENERATOR_CLASS.key] = declared_class
+    elif HudiWriteConfig.KEY_GENERATOR_TYPE.key in options:
+        keygen_options[HudiWriteConfig.KEY_GENERATOR_TYPE.key] = options[HudiWriteConfig.KEY_GENERATOR_TYPE.key]
+    keygen_configs = HudiConfigs.layered(keygen_session, options, keygen_options)
+    keygen = key_generator_for(keygen_configs, sql=True)
     ordered = order_columns(
         StructType([StructField(f.name, f.dataType, True, f.metadata) for f in schema.fields]), partitions
     )
@@ -502,10 +513,40 @@ def plan_create(statement: st.CreateTable, *, name: str, database: str, schema: 
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
     catalog = dict(statement.properties)
     catalog.setdefault(TYPE.name, table_type_short_name(table_type))
-    catalog.setdefault(PRIMARY_KEY.name, ",".join(record_keys))
+    if record_keys:
+        catalog.setdefault(PRIMARY_KEY.name, ",".join(record_keys))
     if precombine:
         catalog.setdefault(PRECOMBINE_FIELD.name, precombine)
     return CreatePlan(props, catalog, ordered, partitions, precombine)
+
+
+#: Session options (``SET``) a CREATE TABLE takes for its key generator: the timestamp options,
+#: under their current and their older (``hoodie.deltastreamer.``) names.
+_KEYGEN_SESSION_KEYS = frozenset(
+    key
+    for option in (
+        HudiTableConfig.TIMESTAMP_TYPE,
+        HudiTableConfig.TIMESTAMP_SCALAR_UNIT,
+        HudiTableConfig.TIMESTAMP_INPUT_FORMAT,
+        HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER,
+        HudiTableConfig.TIMESTAMP_INPUT_TIMEZONE,
+        HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT,
+        HudiTableConfig.TIMESTAMP_OUTPUT_TIMEZONE,
+        HudiTableConfig.TIMESTAMP_TIMEZONE,
+        HudiTableConfig.DATETIME_PARSER_CLASS,
+    )
+    for key in (option.key, *option.spec.aliases)
+)
+
+
+def _declared_key_generator(options: Mapping[str, str]) -> str | None:
+    """The key generator class ``TBLPROPERTIES`` name: the write option, else the table property
+    (Hudi's SQL wrapper ``SqlKeyGenerator`` names none)."""
+    for key in (HudiWriteConfig.KEY_GENERATOR_CLASS.key, HudiTableConfig.KEY_GENERATOR_CLASS.key):
+        value = (options.get(key) or "").strip()
+        if value and value not in (SQL_KEY_GENERATOR, SQL_KEY_GENERATOR.rsplit(".", 1)[-1]):
+            return value
+    return None
 
 
 def registration_properties(

@@ -46,6 +46,7 @@ from hudi_sql.model.instant_payloads import (
     SavepointMetadata,
     decode_record,
 )
+from hudi_sql.model.payload import Payload
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
@@ -186,6 +187,22 @@ class TableMetaClient:
             "cannot run (a custom merger is Java code).",
             help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
         )
+
+    def record_payload(self) -> tuple[str | None, Payload]:
+        """(ordering field, payload) merging records of one key in reads and table services: the
+        payload class (version 6), or the rules a version 8 merge mode names
+        (``COMMIT_TIME_ORDERING``: overwrite with latest; ``EVENT_TIME_ORDERING``: its own).
+
+        Raises:
+            HudiConfigError: a payload class hudi-sql does not run.
+            UnsupportedFeatureError: a CUSTOM merge mode.
+        """
+        ordering_field, event_time = self.record_merge_ordering()
+        mode = (self.properties.get(HudiTableConfig.RECORD_MERGE_MODE.key) or "").strip()
+        if self.table_version < 8 or not mode:
+            named = self.properties.get(HudiTableConfig.PAYLOAD_CLASS.key)
+            return ordering_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
+        return ordering_field, Payload.EVENT_TIME_ORDERING if event_time else Payload.OVERWRITE_WITH_LATEST
 
     @property
     def populate_meta_fields(self) -> bool:

@@ -34,8 +34,6 @@ from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
 from hudi_sql.config import HudiConfigs, HudiTableConfig, IndexType, TableType
 from hudi_sql.config.concurrency import ConcurrencyConfig
 from hudi_sql.config.resolve import (
-    DEFAULT_PAYLOAD,
-    OVERWRITE_PAYLOAD,
     ArchiveConfig,
     CleanConfig,
     ClusteringConfig,
@@ -53,6 +51,7 @@ from hudi_sql.errors import (
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
+from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.storage.parquet import FileWriteSettings
@@ -80,6 +79,13 @@ if TYPE_CHECKING:
     from hudi_sql.keygen.base import KeyGenerator
 
 _log = logging.getLogger(__name__)
+
+
+def _operation_given(configs: HudiConfigs) -> bool:
+    from hudi_sql.config import HudiWriteConfig
+
+    return configs.is_set(HudiWriteConfig.OPERATION)
+
 
 class WriteClient:
     """Writes DataFrames into the Hudi table at *base_path*."""
@@ -117,8 +123,8 @@ class WriteClient:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
         if not config.populate_meta_fields:
             props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-        payload = config.payload_class or (DEFAULT_PAYLOAD if ordering else OVERWRITE_PAYLOAD)
-        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload
+        payload = config.payload_class or (Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST)
+        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
         return init_table(self.base_path, props)
 
     def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
@@ -177,6 +183,8 @@ class WriteClient:
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
+        if keygen.auto_record_keys and not _operation_given(self.configs) and RECORD_KEY_FIELD not in df.columns:
+            operation = WriteOperationType.BULK_INSERT  # Hudi 0.15 (deduceOperation): generated keys, no operation
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
         if operation.is_overwrite:
             from hudi_sql.write.overwrite import prepare_overwrite
@@ -197,6 +205,7 @@ class WriteClient:
         prepared = prepare_records(
             df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
             delete_operation=operation.is_delete, dedup=config.dedup, global_index=index_type.is_global,
+            delete_marker=self._payload(meta, ordering).rules.delete_marker,
         )
         uses_index = meta is not None and (operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
             operation is WriteOperationType.INSERT and config.insert_drop_duplicates)
@@ -362,17 +371,27 @@ class WriteClient:
 
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
                        ordering: str | None) -> HandleOptions:
-        config, table = self.config, TableConfig.of(meta.properties)
+        config = self.config
+        payload = self._payload(meta, ordering)
         return HandleOptions(
             instant_time=instant_time, table_name=meta.table_name, avro_schema=schema_json,
             spark_schema_json=from_avro_schema(schema_json).json(), populate_meta_fields=meta.populate_meta_fields,
             record_key_fields=tuple(meta.record_key_fields),
             complex_keys=self._key_generator(meta).record_key_spec().composite,  # as the keygen decides
-            ordering_field=ordering, event_time_ordering=table.event_time_ordering,
+            ordering_field=ordering, event_time_ordering=payload.rules.ordered_merge,
+            payload_class=payload.java_class,
             file=FileWriteSettings.from_config(config),
             marker_type=config.markers_type, base_path=meta.base_path,
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
         )
+
+    def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:
+        """The write's payload class merges its records (as Apache Hudi's writer does); else the table's."""
+        if self.config.payload_class:
+            return self.config.payload_class
+        if meta is not None:
+            return Payload.of(TableConfig.of(meta.properties).payload_class)
+        return Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
         config = self.config

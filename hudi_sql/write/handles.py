@@ -23,6 +23,7 @@ __all__ = [
     "conform",
     "create_handle",
     "ensure_partition_metadata",
+    "handle_payload",
     "merge_handle",
     "write_base_file",
     "write_marker",
@@ -41,6 +42,7 @@ import pyarrow.parquet as pq
 
 from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, make_write_token
+from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import (
     COMMIT_SEQNO_FIELD,
     COMMIT_TIME_FIELD,
@@ -266,6 +268,12 @@ def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     ) for f in files]
 
 
+def handle_payload(options: HandleOptions) -> Payload:
+    """The write's payload: the class the plan names, else the one its ordering flag stands for."""
+    fallback = Payload.DEFAULT if options.event_time_ordering else Payload.OVERWRITE_WITH_LATEST
+    return Payload.of(options.payload_class, default=fallback)
+
+
 def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
                  task: TaskIdentity, *, match_keys: bool = True, natural_deletes: bool = False
                  ) -> list[WriteStatus]:
@@ -292,16 +300,17 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
         position = pa.nulls(len(old_keys), pa.int32())
     matched = pc.is_valid(position)
     pos_filled = position.fill_null(0)
-    take_incoming = matched
-    if options.ordering_field and options.event_time_ordering and options.ordering_field in records.column_names:
-        inc_ord = pc.take(records.column(options.ordering_field).combine_chunks(), pos_filled)
-        old_ord = old.column(options.ordering_field).combine_chunks()
-        if inc_ord.type != old_ord.type:
-            inc_ord = inc_ord.cast(old_ord.type)
-        newer = pc.or_kleene(pc.greater_equal(inc_ord, old_ord), pc.is_null(old_ord)).fill_null(False)
-        take_incoming = pc.and_(matched, newer)
-    deleted_old = pc.and_(matched if natural_deletes else take_incoming, pc.take(is_delete, pos_filled))
-    updated_old = pc.and_(take_incoming, pc.invert(pc.take(is_delete, pos_filled)))
+    aligned = records.take(pos_filled) if len(incoming_keys) else records.slice(0, 0)
+    if aligned.num_rows == old.num_rows and old.num_rows:
+        incoming_delete = pc.take(is_delete, pos_filled)
+        outcome = merge_with_stored(handle_payload(options), old, aligned, incoming_delete, options.ordering_field,
+                                    merge_columns(records.column_names))
+        deleted_old = pc.and_(matched, incoming_delete if natural_deletes else outcome.deleted)
+        updated_old = pc.and_(pc.and_(matched, outcome.replaced), pc.invert(deleted_old))
+        replacements = outcome.rows
+    else:  # nothing to match (no incoming records, or an empty base file)
+        deleted_old = updated_old = pa.array([False] * old.num_rows, pa.bool_())
+        replacements = records.slice(0, 0)
 
     incoming_matched = pc.is_in(incoming_keys, value_set=old_keys) if match_keys else pa.array(
         [False] * len(incoming_keys), pa.bool_())
@@ -311,11 +320,10 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     keep_rows = pc.invert(deleted_old)
     old_kept = old.filter(keep_rows)
     update_mask = updated_old.filter(keep_rows)
-    update_positions = pos_filled.filter(keep_rows)
     n_updates = pc.sum(update_mask).as_py() or 0
     n_inserts = pc.sum(new_inserts).as_py() or 0
     # Build the replaced rows, then interleave: for each kept old row, pick old or incoming.
-    updated = records.take(update_positions.filter(update_mask))
+    updated = replacements.filter(updated_old) if replacements.num_rows else replacements
     inserted = records.filter(new_inserts)
     seq_updates = _meta_columns(options, updated.column(RECORD_KEY_FIELD).combine_chunks(), bucket.partition_path,
                                 "", task.partition_id)

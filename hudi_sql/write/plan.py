@@ -98,6 +98,7 @@ class HandleOptions:
     complex_keys: bool = False  # "field:value" keys (ComplexKeyGenerator) when recomputing keys
     ordering_field: str | None = None
     event_time_ordering: bool = True  # DefaultHoodieRecordPayload: stored record kept if its ordering is higher
+    payload_class: str = ""  # the table's payload class (model.payload.Payload); empty: by event_time_ordering
     file: FileWriteSettings = field(default_factory=FileWriteSettings)  # codec, sizes, bloom filter
     marker_type: str = "DIRECT"
     marker_server_url: str | None = None  # TIMELINE_SERVER_BASED: the driver's marker service

@@ -11,18 +11,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hudi_sql.errors import HudiKeyError, HudiSchemaError, did_you_mean
+from hudi_sql.keygen.auto_key import AUTO_KEY_COLUMN
 from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema_compat import require_compatible
 from hudi_sql.write.combine import ARRIVAL_COLUMN
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
     from hudi_sql.keygen.base import KeyGenerator
 
 HOODIE_IS_DELETED = "_hoodie_is_deleted"
+_STORED_KEY = "_hoodie_stored_record_key"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,20 @@ def _require_columns(df: DataFrame, columns: tuple[str, ...], what: str) -> None
             )
 
 
+def _key_columns(keygen: KeyGenerator, stored_key: bool) -> list[Column]:
+    """``_hoodie_record_key`` and ``_hoodie_partition_path``; with auto-generated keys also the
+    marker of keys the write task completes (:mod:`hudi_sql.keygen.auto_key`), and a record
+    that has a stored key keeps it."""
+    from pyspark.sql import functions as F
+
+    key = keygen.record_key()
+    columns = [keygen.partition_path().alias(PARTITION_PATH_FIELD)]
+    if not keygen.auto_record_keys:
+        return [key.alias(RECORD_KEY_FIELD), *columns]
+    stored = F.col(_STORED_KEY) if stored_key else F.lit(None).cast("string")
+    return [F.coalesce(stored, key).alias(RECORD_KEY_FIELD), *columns, stored.isNull().alias(AUTO_KEY_COLUMN)]
+
+
 def prepare_records(
     df: DataFrame,
     *,
@@ -71,11 +87,21 @@ def prepare_records(
     delete_operation: bool,
     dedup: bool,
     global_index: bool,
+    delete_marker: tuple[str, str] | None = None,
 ) -> PreparedInput:
     """Keyed, flagged and (optionally) deduplicated records, cast to the table schema."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    stored_key = keygen.auto_record_keys and RECORD_KEY_FIELD in df.columns
+    if stored_key:  # generated keys are not computable from the data: a stored record keeps its key
+        df = df.withColumnRenamed(RECORD_KEY_FIELD, _STORED_KEY)
+    elif keygen.auto_record_keys and delete_operation:
+        raise HudiKeyError(
+            "A delete from a table with auto-generated record keys needs the records' "
+            f"'{RECORD_KEY_FIELD}' column (its keys cannot be computed from the data).",
+            help="select the rows to delete from the table itself, meta columns included",
+        )
     df = df.drop(*[c for c in META_FIELDS if c in df.columns])  # key and partition columns: checked by the keygen
     if delete_operation:
         data_schema = table_schema
@@ -84,10 +110,12 @@ def prepare_records(
         flagged = df.withColumn(IS_DELETE_COLUMN, F.lit(True))
         ordering_present = ordering_field is not None and ordering_field in df.columns
         columns = [F.col(c) for c in df.columns if c in {f.name for f in data_schema.fields}]
+        if stored_key:
+            columns.append(F.col(_STORED_KEY))
     else:
         if ordering_field:
             _require_columns(df, (ordering_field,), "precombine (ordering)")
-        data_schema = resolve_table_schema(df.schema, table_schema)
+        data_schema = resolve_table_schema(df.drop(_STORED_KEY).schema, table_schema)
         casts = []
         types = {f.name: f.dataType for f in df.schema.fields}
         for field in data_schema.fields:
@@ -95,22 +123,20 @@ def prepare_records(
                 column = F.col(field.name)
                 casts.append((column if types[field.name] == field.dataType else column.cast(field.dataType))
                              .alias(field.name))
+        if stored_key:
+            casts.append(F.col(_STORED_KEY))
         flagged = df.select(*casts)
         deleted = F.coalesce(F.col(HOODIE_IS_DELETED).cast("boolean"), F.lit(False)) \
             if HOODIE_IS_DELETED in df.columns else F.lit(False)
+        if delete_marker and delete_marker[0] in df.columns:  # the payload's own delete marker (AWS DMS Op = 'D')
+            column, value = delete_marker
+            deleted = deleted | F.coalesce(F.upper(F.col(column).cast("string")) == value.upper(), F.lit(False))
         flagged = flagged.withColumn(IS_DELETE_COLUMN, deleted)
         ordering_present = ordering_field is not None
         columns = [F.col(f.name) for f in data_schema.fields if f.name in types]
-    keyed = flagged.select(
-        *columns,
-        F.col(IS_DELETE_COLUMN),
-        keygen.record_key().alias(RECORD_KEY_FIELD),
-        keygen.partition_path().alias(PARTITION_PATH_FIELD),
-    ) if delete_operation else flagged.select(
-        *[F.col(c) for c in flagged.columns],
-        keygen.record_key().alias(RECORD_KEY_FIELD),
-        keygen.partition_path().alias(PARTITION_PATH_FIELD),
-    )
+    keys = _key_columns(keygen, stored_key)
+    keyed = flagged.select(*columns, F.col(IS_DELETE_COLUMN), *keys) if delete_operation else flagged.select(
+        *[F.col(c) for c in flagged.columns if c != _STORED_KEY], *keys)
     if dedup and not global_index:
         # Every record of a (key, partition) reaches the same write task, which combines them
         # (hudi_sql.write.combine); numbering the arrivals keeps "the later one wins" for ties.

@@ -23,6 +23,7 @@ from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.log import BlockType, CommandBlock, read_log_blocks, read_raw_blocks
 from hudi_sql.model.file_names import LogFileName
+from hudi_sql.model.payload import Payload
 from hudi_sql.read.api import table_struct
 from hudi_sql.read.file_group_reader import read_file_slice
 from hudi_sql.read.merge_exec import slice_specs
@@ -193,7 +194,7 @@ def _read_slice_in_process(path: str) -> pa.Table:
     return read_file_slice(spec, to_arrow_schema(table_struct(plan.schema_json)),
                            completed_instants=plan.completed_instants, max_instant=plan.as_of,
                            timeline_start=first.instant_time if first else None, ordering_field="ts",
-                           event_time_ordering=True)
+                           payload=Payload.DEFAULT)
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))

@@ -324,7 +324,7 @@ def test_plan_create_hive_style_by_default_partitions_last_and_keygen_inferred()
     assert plan.catalog_properties["type"] == "mor"
 
 
-def test_plan_create_respects_non_hive_style_and_refuses_keyless_tables() -> None:
+def test_plan_create_respects_non_hive_style_and_generates_keys_of_keyless_tables() -> None:
     statement = create(
         "CREATE TABLE t (id INT, p STRING) USING hudi PARTITIONED BY (p) TBLPROPERTIES "
         "(primaryKey = 'id', 'hoodie.datasource.write.hive_style_partitioning' = 'false')"
@@ -335,8 +335,25 @@ def test_plan_create_respects_non_hive_style_and_refuses_keyless_tables() -> Non
         plan.table_properties["hoodie.table.keygenerator.class"]
         == "org.apache.hudi.keygen.SimpleKeyGenerator"
     )
-    with pytest.raises(UnsupportedFeatureError, match="without a primary key"):
-        plan_create(create("CREATE TABLE t (id INT) USING hudi"), name="t", database="default", schema=SCHEMA)
+    keyless = plan_create(create("CREATE TABLE t (id INT) USING hudi"), name="t", database="default", schema=SCHEMA)
+    assert "hoodie.table.recordkey.fields" not in keyless.table_properties
+    assert "primaryKey" not in keyless.catalog_properties
+
+
+def test_plan_create_table_keygenerator_class_in_tblproperties_is_used_and_options_persisted() -> None:
+    statement = create(
+        "CREATE TABLE t (id INT, p BIGINT) USING hudi PARTITIONED BY (p) TBLPROPERTIES (primaryKey = 'id', "
+        "'hoodie.table.keygenerator.class' = 'org.apache.hudi.keygen.TimestampBasedKeyGenerator', "
+        "'hoodie.keygen.timebased.output.dateformat' = 'yyyy/MM/dd')"
+    )
+    plan = plan_create(statement, name="t", database="default", schema=TS_SCHEMA,
+                       session={"hoodie.keygen.timebased.timestamp.type": "UNIX_TIMESTAMP"})
+    props = plan.table_properties
+    assert props["hoodie.table.keygenerator.class"] == "org.apache.hudi.keygen.TimestampBasedKeyGenerator"
+    assert props["hoodie.keygen.timebased.output.dateformat"] == "yyyy/MM/dd"
+
+
+TS_SCHEMA = StructType([StructField("id", IntegerType()), StructField("p", LongType())])
 
 
 def test_plan_create_rejects_unknown_options_with_a_suggestion() -> None:

@@ -88,7 +88,7 @@ def create_table(ctx: OperationContext, statement: st.CreateTable) -> DataFrame:
     else:
         source = None
         schema = declared_schema(statement.columns)
-    plan = plan_create(statement, name=ident.name, database=ident.database, schema=schema)
+    plan = plan_create(statement, name=ident.name, database=ident.database, schema=schema, session=ctx.options)
     _create_new(ctx, statement, ident, plan, location, source)
     return ctx.empty()
 

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import HudiSqlError, did_you_mean
+from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.columns import column
@@ -277,13 +278,15 @@ def build_merge(
     changes = joined.persist(StorageLevel.MEMORY_AND_DISK)
 
     table_columns = [F.col(_value(i)).alias(f.name) for i, f in enumerate(fields)]
-    upserts = changes.where(~F.col(_DELETE)).select(*table_columns)
-    key_names = [fields[i].name for i in key_indexes]
+    # Generated keys (no record key fields) are kept: the target row's stored key, NULL for an insert.
+    stored = [] if facts.record_key_fields else [F.col(identity[0]).alias(RECORD_KEY_FIELD)]
+    upserts = changes.where(~F.col(_DELETE)).select(*table_columns, *stored)
+    key_names = [fields[i].name for i in key_indexes] + [RECORD_KEY_FIELD] * len(stored)
     deleted = changes.where(F.col(_DELETE)).select(
-        *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes]
+        *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes], *stored
     )
     moved = changes.where(F.col(_UPDATE) & F.col(_MOVED)).select(
-        *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes]
+        *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes], *stored
     )
     deletes = deleted.unionByName(moved).select(*key_names)
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
@@ -366,8 +369,8 @@ def upsert_source(
     fields = facts.target_schema().fields
     names = {f.name.lower() for f in fields}
     ordering = facts.precombine_field
-    if ordering is None or ordering.lower() not in names:
-        return None
+    if ordering is None or ordering.lower() not in names or not facts.record_key_fields:
+        return None  # generated keys: matches come from the join, which keeps the stored keys
     keys = [k.lower() for k in facts.record_key_fields]
     if facts.partition_fields:
         index = HudiConfigs.of(write_options(facts, ctx.options)).get(HudiWriteConfig.INDEX_TYPE)

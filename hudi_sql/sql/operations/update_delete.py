@@ -25,7 +25,7 @@ from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.columns import column
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
-from hudi_sql.sql.operations.writes import key_columns, write_changes
+from hudi_sql.sql.operations.writes import key_columns, stored_key_columns, write_changes
 from hudi_sql.sql.planner import HudiTableFacts
 
 if TYPE_CHECKING:
@@ -75,7 +75,8 @@ def update_frames(
     chosen = target.where(condition) if condition is not None else target
     _check_assignable(chosen, {f.name: value(f.name) for f in fields if f.name.lower() in assigned},
                       {f.name: f.dataType for f in fields}, where_)
-    upserts = chosen.select(*[value(f.name).cast(f.dataType).alias(f.name) for f in fields])
+    stored = stored_key_columns(facts, alias)
+    upserts = chosen.select(*[value(f.name).cast(f.dataType).alias(f.name) for f in fields], *stored)
     moved = [f for f in fields if f.name.lower() in partitions and f.name.lower() in assigned]
     if not moved:
         return upserts, None
@@ -84,7 +85,7 @@ def update_frames(
         [~value(f.name).cast(f.dataType).eqNullSafe(column(f.name, alias)) for f in moved],
     )
     both = condition & changed if condition is not None else changed
-    old = [column(c, alias).alias(c) for c in key_columns(facts)]
+    old = [column(c, alias).alias(c) for c in key_columns(facts)] + stored
     return upserts, target.where(both).select(*old)
 
 
@@ -128,4 +129,5 @@ def delete_frame(
     target = ctx.snapshot(facts.location).alias(alias)
     if statement.where:
         target = target.where(_expr(statement.where, statement, views))
-    return target.select(*[column(f.name, alias) for f in facts.target_schema().fields])
+    return target.select(*[column(f.name, alias) for f in facts.target_schema().fields],
+                         *stored_key_columns(facts, alias))

@@ -7,7 +7,7 @@ rolled back at once; and when a statement needs a second commit (deletes next to
 
 from __future__ import annotations
 
-__all__ = ["drop_meta_columns", "key_columns", "write_changes", "write_frame"]
+__all__ = ["drop_meta_columns", "key_columns", "stored_key_columns", "write_changes", "write_frame"]
 
 import logging
 from collections.abc import Mapping
@@ -19,7 +19,7 @@ from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
     from hudi_sql.write.client import WriteResult
 
@@ -65,6 +65,15 @@ def key_columns(facts: HudiTableFacts) -> list[str]:
         if name is not None and name not in out:
             out.append(name)
     return out
+
+
+def stored_key_columns(facts: HudiTableFacts, alias: str) -> list[Column]:
+    """The stored ``_hoodie_record_key`` of a table whose keys were generated (no record key
+    fields): rows an UPDATE, DELETE or MERGE rewrites keep their key (empty for other tables)."""
+    from hudi_sql.model.schema import RECORD_KEY_FIELD
+    from hudi_sql.sql.operations.columns import column
+
+    return [] if facts.record_key_fields else [column(RECORD_KEY_FIELD, alias).alias(RECORD_KEY_FIELD)]
 
 
 def write_changes(

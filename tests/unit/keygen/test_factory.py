@@ -213,9 +213,31 @@ def test_key_generator_for_sql_flag_sets_sql_mode_default_off() -> None:
 # -- field validation ----------------------------------------------------------------------------------
 
 
-def test_key_generator_for_no_record_key_raises_config_error() -> None:
-    with pytest.raises(HudiConfigError, match="needs record key fields"):
-        _for({PP: "city"})
+def test_key_generator_for_no_record_key_generates_keys() -> None:
+    keygen = _for({PP: "city"})
+    assert isinstance(keygen, SimpleKeyGenerator)
+    assert keygen.auto_record_keys
+    assert "hoodie.table.recordkey.fields" not in keygen.table_properties()
+
+
+def test_key_generator_for_no_record_key_with_combine_before_insert_raises_config_error() -> None:
+    with pytest.raises(HudiConfigError, match="not supported with auto generation of record keys"):
+        _for({PP: "city", "hoodie.combine.before.insert": "true"})
+
+
+def test_timestamp_options_deltastreamer_names_read_and_persisted_under_current_names() -> None:
+    keygen = _for({
+        RK: "id", PP: "ts", TYPE: "TIMESTAMP",
+        "hoodie.deltastreamer.keygen.timebased.timestamp.type": "SCALAR",
+        "hoodie.deltastreamer.keygen.timebased.timestamp.scalar.time.unit": "DAYS",
+        "hoodie.deltastreamer.keygen.timebased.output.dateformat": "yyyy-MM-dd",
+    })
+    assert isinstance(keygen, TimestampBasedKeyGenerator)
+    assert keygen.timestamp_options.scalar_unit.value == "DAYS"
+    assert {k: v for k, v in keygen.table_properties().items() if "timebased" in k} == {
+        "hoodie.keygen.timebased.timestamp.scalar.time.unit": "DAYS",
+        "hoodie.keygen.timebased.output.dateformat": "yyyy-MM-dd",
+    }
 
 
 def test_simple_key_generator_two_record_keys_raises_config_error() -> None:
@@ -363,8 +385,8 @@ def test_table_properties_timestamp_persists_configured_timestamp_options() -> N
     assert isinstance(keygen, TimestampBasedKeyGenerator)
     props = keygen.table_properties()
     assert props["hoodie.table.keygenerator.class"] == "org.apache.hudi.keygen.TimestampBasedKeyGenerator"
+    # Apache Hudi 0.15 does not persist the timestamp type (HoodieTableConfig.PERSISTED_CONFIG_LIST).
     assert {k: v for k, v in props.items() if k.startswith("hoodie.keygen.")} == {
-        "hoodie.keygen.timebased.timestamp.type": "DATE_STRING",
         "hoodie.keygen.timebased.input.dateformat": "yyyy-MM-dd",
         "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd",
         "hoodie.keygen.timebased.timezone": "UTC",
