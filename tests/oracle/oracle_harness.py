@@ -94,6 +94,10 @@ class Oracle:
     def sql(self, text: str) -> dict[str, Any]:
         return self.run([{"sql": text}])[0]
 
+    def python(self, code: str, **variables: Any) -> dict[str, Any]:
+        """Run a PySpark snippet in Apache Hudi's session (``spark`` and *variables* in scope)."""
+        return self.run([{"python": code, "vars": variables}])[0]
+
     def read(self, path: str | Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.run([{"read": {"path": str(path), "options": dict(options or {})}}])[0]
 

@@ -11,7 +11,9 @@ Protocol (one JSON document per line, both ways):
   ``{"write": {"path", "options", "mode", "rows", "schema"}}`` -> ``{"ok": true}``
   (a DataFrame write with ``format("hudi")``; *schema* is a Spark DDL string, *rows* lists
   of JSON values, ISO strings for timestamps and dates, strings for decimals);
-  ``{"read": {"path", "options"}}`` -> rows as for ``sql``.
+  ``{"read": {"path", "options"}}`` -> rows as for ``sql``;
+  ``{"python": "code", "vars": {...}}`` runs *code* with ``spark`` and *vars* in scope (a
+  user's PySpark snippet, unchanged) -> the rows of the DataFrame it leaves in ``result``, if any.
 * response: ``{"results": [...]}`` with one result per step; a step that raises ends the
   request with ``{"error": "...", "step": i, "results": [...the steps before...]}`` and the
   process carries on with the next request.
@@ -154,7 +156,12 @@ def run_step(spark: Any, step: dict[str, Any]) -> dict[str, Any]:
         for key, value in spec.get("options", {}).items():
             reader = reader.option(key, str(value))
         return _frame_result(reader.load(spec["path"]))
-    raise ValueError(f"unknown step {sorted(step)}: expected one of sql, write, read")
+    if "python" in step:
+        scope: dict[str, Any] = {"spark": spark, **step.get("vars", {})}
+        exec(step["python"], scope)  # noqa: S102 - a test's own snippet, run as a user would paste it
+        result = scope.get("result")
+        return _frame_result(result) if result is not None else {"ok": True}
+    raise ValueError(f"unknown step {sorted(step)}: expected one of sql, write, read, python")
 
 
 def handle(spark: Any, request: Any) -> dict[str, Any]:
