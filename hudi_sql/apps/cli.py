@@ -5,6 +5,7 @@
     hudi-sql [shell options]            the SQL shell (:mod:`hudi_sql.apps.shell`)
     hudi-sql thriftserver [options]     a HiveServer2 endpoint (:mod:`hudi_sql.apps.hiveserver2.cli`)
     hudi-sql sync --base-path ...       Hive metastore sync (:mod:`catalog.hive.cli`)
+    hudi-sql report <path or table>     a table health report (:mod:`hudi_sql.report.cli`)
 
 Each subcommand's module is imported only when it runs: the server needs Thrift, which the
 shell does not.
@@ -42,6 +43,10 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         return sync(
             arguments[1:], spark=spark, stdout=streams.get("stdout"), stderr=streams.get("stderr")
         )
+    if arguments and arguments[0] == "report":  # hudi-sql report <path or table> [--out FILE]
+        from hudi_sql.report.cli import main as report
+
+        return report(arguments[1:], spark=spark, stdout=streams.get("stdout"), stderr=streams.get("stderr"))
     from hudi_sql.apps.shell import main as shell
 
     return shell(arguments, spark=spark, **streams)

@@ -16,6 +16,7 @@ __all__ = ["Timeline"]
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from hudi_sql.model.instant import COMPLETES_AS, WRITE_ACTIONS, Action, Instant, State
 
@@ -40,6 +41,12 @@ class Timeline:
 
     def latest_states(self) -> Timeline:
         """One instant per (time, action): its furthest state (completed beats inflight beats requested)."""
+        return self._latest_states
+
+    # A timeline is immutable, so derived timelines are computed once: file views ask for them
+    # once per file, which on a table with thousands of instants made listing quadratic.
+    @cached_property
+    def _latest_states(self) -> Timeline:
         best: dict[tuple[str, Action], Instant] = {}
         for instant in self.instants:
             action = instant.action
@@ -69,6 +76,10 @@ class Timeline:
 
     def write_timeline(self) -> Timeline:
         """commit, deltacommit, replacecommit and compaction instants (what file views use)."""
+        return self._write_timeline
+
+    @cached_property
+    def _write_timeline(self) -> Timeline:
         return self.with_actions(*WRITE_ACTIONS, Action.COMPACTION, Action.LOG_COMPACTION)
 
     def completed_writes(self) -> Timeline:

@@ -55,6 +55,8 @@ LAYERS: dict[str, int] = {
     "hudi_sql.spark.format_hook": 6,
     "hudi_sql.spark.session": 6,
     "hudi_sql": 6,
+    # the table health report: figures from the timeline, listings and the clean planner
+    "hudi_sql.report": 6,
     # catalog and Hive sync: above the engine, loaded by it only as plugins
     "catalog": 7,
     # the SQL layer
@@ -62,6 +64,7 @@ LAYERS: dict[str, int] = {
     # command-line apps and servers
     "hudi_sql.apps": 9,
     "hudi_sql.quickstart": 9,
+    "hudi_sql.report.cli": 9,
 }
 
 #: Where ``hoodie.*`` literals may live: the option registry and the catalog's option scopes.

@@ -39,6 +39,7 @@ MODULES = [
     "hudi_sql.sql.procedures.compaction",
     "hudi_sql.sql.procedures.clean",
     "hudi_sql.sql.procedures.services",
+    "hudi_sql.sql.procedures.report",
 ]
 
 _TYPES: dict[str, Callable[[Any], Any]] = {
