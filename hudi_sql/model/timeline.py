@@ -31,6 +31,10 @@ class Timeline:
     def of(cls, instants: Iterable[Instant]) -> Timeline:
         return cls(tuple(sorted(set(instants), key=Instant.sort_key)))
 
+    def _subset(self, instants: Iterable[Instant]) -> Timeline:
+        """A filter of this timeline: already sorted and unique, so not sorted again."""
+        return Timeline(tuple(instants))
+
     def __iter__(self) -> Iterator[Instant]:
         return iter(self.instants)
 
@@ -63,16 +67,22 @@ class Timeline:
         return Timeline.of(best.values())
 
     def completed(self) -> Timeline:
-        return Timeline.of(i for i in self.latest_states() if i.is_completed)
+        return self._completed
+
+    @cached_property
+    def _completed(self) -> Timeline:
+        states = self.latest_states()
+        return states._subset(i for i in states if i.is_completed)
 
     def pending(self) -> Timeline:
-        return Timeline.of(i for i in self.latest_states() if not i.is_completed)
+        states = self.latest_states()
+        return states._subset(i for i in states if not i.is_completed)
 
     # -- actions ------------------------------------------------------------------------
 
     def with_actions(self, *actions: Action) -> Timeline:
         wanted = set(actions)
-        return Timeline.of(i for i in self.instants if i.action in wanted)
+        return self._subset(i for i in self.instants if i.action in wanted)
 
     def write_timeline(self) -> Timeline:
         """commit, deltacommit, replacecommit and compaction instants (what file views use)."""
@@ -143,10 +153,10 @@ class Timeline:
 
     def up_to(self, instant_time: str) -> Timeline:
         """Instants at or before *instant_time* (inclusive)."""
-        return Timeline.of(i for i in self.instants if i.instant_time <= instant_time)
+        return self._subset(i for i in self.instants if i.instant_time <= instant_time)
 
     def between(self, begin_exclusive: str | None, end_inclusive: str | None) -> Timeline:
-        return Timeline.of(
+        return self._subset(
             i for i in self.instants
             if (begin_exclusive is None or i.instant_time > begin_exclusive)
             and (end_inclusive is None or i.instant_time <= end_inclusive)
