@@ -13,6 +13,21 @@ them MANAGED: dropping such a table deletes its files, as in Spark and Hudi. Spa
 managed table whose folder already exists, so the SQL runner registers a managed table first
 and writes ``.hoodie/`` after; an external table (``LOCATION``) is registered after its Hudi
 table exists.
+
+Which tables are Hudi tables (:meth:`SparkSessionCatalog.load_table`): every form hive sync
+writes, always confirmed by the ``.hoodie/hoodie.properties`` of the table's base path (never
+by listing data files):
+
+* the datasource form: provider ``hudi`` (``USING hudi``, or ``spark.sql.sources.provider``);
+* the Hive serde form: input format ``HoodieParquetInputFormat`` (read-optimized for a
+  Merge-On-Read table) or ``HoodieParquetRealtimeInputFormat`` (snapshot), base path = location;
+* the manifest form: input format ``SymlinkTextInputFormat`` with the base path in the table
+  property :data:`~catalog.hive.config.MANIFEST_BASE_PATH_PROPERTY` (its location is the
+  manifest folder), read-optimized like the manifests.
+
+Hive serde tables found to be Hudi are reported with provider ``hudi`` and the base path as
+their location, so queries through hudi-sql bind them to a snapshot instead of letting Spark
+list every file version.
 """
 
 from __future__ import annotations
@@ -27,6 +42,10 @@ from typing import TYPE_CHECKING, Any
 from py4j.protocol import Py4JError
 
 from catalog.base import TableIdent, TableInfo, quote_identifier
+from catalog.hive.config import MANIFEST_BASE_PATH_PROPERTY
+from catalog.hive.ddl import INPUT_FORMAT, REALTIME_INPUT_FORMAT
+from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
+from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
 
 if TYPE_CHECKING:
@@ -39,6 +58,29 @@ _log = logging.getLogger(__name__)
 _RESERVED_PROPERTIES = frozenset(
     {"location", "provider", "owner", "comment", "external", "is_managed_location"}
 )
+
+#: Hudi's Hive input formats (Apache and pre-Apache names) -> whether the table reads read-optimized.
+_HUDI_INPUT_FORMATS = {
+    INPUT_FORMAT: True,
+    "com.uber.hoodie.hadoop.HoodieInputFormat": True,
+    REALTIME_INPUT_FORMAT: False,
+    "com.uber.hoodie.hadoop.realtime.HoodieRealtimeInputFormat": False,
+}
+
+
+def _hudi_base_path(input_format: str | None, location: str | None,
+                    properties: Mapping[str, str]) -> tuple[str, bool] | None:
+    """The base path and read-optimized flag of a Hive serde table that is a synced Hudi table."""
+    from hudi_sql.storage.fs import Storage
+    from hudi_sql.storage.layout import TableLayout
+
+    if input_format == SYMLINK_INPUT_FORMAT and properties.get(MANIFEST_BASE_PATH_PROPERTY):
+        base, read_optimized = properties[MANIFEST_BASE_PATH_PROPERTY], True
+    elif input_format in _HUDI_INPUT_FORMATS and location:
+        base, read_optimized = location, _HUDI_INPUT_FORMATS[input_format]
+    else:
+        return None
+    return (base, read_optimized) if Storage().exists(TableLayout.of(base).properties_path) else None
 
 
 def quote_string(value: str) -> str:
@@ -146,6 +188,12 @@ class SparkSessionCatalog:
             for k, v in dict(self._java(table.properties())).items()
             if str(k).lower() not in _RESERVED_PROPERTIES
         }
+        input_format = table.storage().inputFormat()
+        if (provider or "").lower() == "hive" and input_format.isDefined():
+            synced = _hudi_base_path(str(input_format.get()), location, properties)
+            if synced is not None:
+                provider, location = "hudi", synced[0]
+                properties.setdefault(QUERY_AS_RO_TABLE, "true" if synced[1] else "false")
         schema = StructType.fromJson(json.loads(str(table.schema().json())))
         comment = str(table.comment().get()) if table.comment().isDefined() else None
         table_type = str(table.tableType().name())

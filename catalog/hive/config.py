@@ -21,7 +21,14 @@ Several keys have no fixed default in Hudi but are *inferred* from the table:
 
 from __future__ import annotations
 
-__all__ = ["HiveSyncConfig", "HiveSyncMode", "HiveSyncSettings", "parse_key_values", "resolve_sync_settings"]
+__all__ = [
+    "MANIFEST_BASE_PATH_PROPERTY",
+    "HiveSyncConfig",
+    "HiveSyncMode",
+    "HiveSyncSettings",
+    "parse_key_values",
+    "resolve_sync_settings",
+]
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +40,10 @@ from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 
 _EXTRACTOR_PREFIX = "org.apache.hudi.hive."
+
+#: Table property of a manifest-form Hive table: the Hudi table's base path (its ``LOCATION`` is
+#: the manifest folder), which is how hudi-sql finds the table behind it.
+MANIFEST_BASE_PATH_PROPERTY = "hoodie.base.path"
 
 
 class HiveSyncMode(str, Enum):
@@ -98,6 +109,14 @@ class HiveSyncConfig(ConfigScope):
     SYNC_AS_DATASOURCE = ConfigOption(
         "hoodie.datasource.hive_sync.sync_as_datasource", parse_bool, True,
         "Add the spark.sql.sources.* table properties so Spark reads it as a hudi table."
+    )
+    SYNC_AS_MANIFEST = ConfigOption(
+        "hoodie.datasource.hive_sync.sync_as_manifest", parse_bool, False,
+        "hudi-sql's own key: sync Copy-On-Write tables and the _ro table of Merge-On-Read tables as "
+        "symlink-manifest tables (SymlinkTextInputFormat over manifests listing the latest base files, "
+        "rewritten after every commit), which Trino/Presto/Athena-style readers read without duplicates "
+        "(Spark's own Hive reader cannot); the _rt table is not synced (its merge needs a Hudi reader). "
+        "Overrides sync_as_datasource. See docs/engines.md."
     )
     SCHEMA_STRING_LENGTH_THRESHOLD = ConfigOption(
         "hoodie.datasource.hive_sync.schema_string_length_thresh", parse_int, 4000,
@@ -170,6 +189,7 @@ class HiveSyncSettings:
     skip_ro_suffix: bool = False
     support_timestamp: bool = False
     sync_as_datasource: bool = True
+    sync_as_manifest: bool = False
     schema_string_length_threshold: int = 4000
     create_managed_table: bool = False
     omit_metadata_fields: bool = False
@@ -258,7 +278,9 @@ def resolve_sync_settings(
         ignore_exceptions=bool(configs.get(HiveSyncConfig.IGNORE_EXCEPTIONS)),
         skip_ro_suffix=bool(configs.get(HiveSyncConfig.SKIP_RO_SUFFIX)),
         support_timestamp=bool(configs.get(HiveSyncConfig.SUPPORT_TIMESTAMP)),
-        sync_as_datasource=bool(configs.get(HiveSyncConfig.SYNC_AS_DATASOURCE)),
+        sync_as_datasource=bool(configs.get(HiveSyncConfig.SYNC_AS_DATASOURCE))
+        and not configs.get(HiveSyncConfig.SYNC_AS_MANIFEST),
+        sync_as_manifest=bool(configs.get(HiveSyncConfig.SYNC_AS_MANIFEST)),
         schema_string_length_threshold=int(configs.get(HiveSyncConfig.SCHEMA_STRING_LENGTH_THRESHOLD)),
         create_managed_table=bool(configs.get(HiveSyncConfig.CREATE_MANAGED_TABLE)),
         omit_metadata_fields=bool(configs.get(HiveSyncConfig.OMIT_METADATA_FIELDS)),

@@ -67,9 +67,14 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.types import StructType
 
-from catalog.hive import ddl
+from catalog.hive import ddl, manifest
 from catalog.hive.client import SPARK_PROPERTY_PREFIX, HiveTable, MetastoreClient, client_for
-from catalog.hive.config import HiveSyncConfig, HiveSyncSettings, resolve_sync_settings
+from catalog.hive.config import (
+    MANIFEST_BASE_PATH_PROPERTY,
+    HiveSyncConfig,
+    HiveSyncSettings,
+    resolve_sync_settings,
+)
 from catalog.hive.partition_values import extractor_for, unescape_path_name
 from catalog.hive.schema import (
     HiveColumn,
@@ -225,6 +230,14 @@ def target_tables(settings: HiveSyncSettings, table_type: TableType) -> tuple[Hi
     if table_type is TableType.COPY_ON_WRITE:
         return (HiveTarget(name, realtime=False, read_optimized=False),)
     strategy = settings.table_strategy
+    if settings.sync_as_manifest:  # manifests list base files: the merged _rt view needs a Hudi reader
+        if strategy == "RT":
+            raise HudiConfigError(
+                f"{HiveSyncConfig.SYNC_AS_MANIFEST.key} syncs the read-optimized table only, and "
+                f"{HiveSyncConfig.TABLE_STRATEGY.key} is RT.", help="use table strategy RO or ALL")
+        if strategy == "ALL":  # the read-optimized table of ALL, under the name it has there
+            return (HiveTarget(name if settings.skip_ro_suffix else f"{name}_ro", realtime=False,
+                               read_optimized=True),)
     if strategy == "RO":
         return (HiveTarget(name, realtime=False, read_optimized=True),)
     if strategy == "RT":
@@ -283,6 +296,11 @@ def partition_location(base_path: str, partition_path: str) -> str:
     return f"{base}/{partition_path}" if partition_path else base
 
 
+def data_root(settings: HiveSyncSettings, base_path: str) -> str:
+    """Where the Hive table and its partitions point: the base path, or the manifest folder."""
+    return manifest.manifest_root(base_path) if settings.sync_as_manifest else base_path
+
+
 def partition_values(settings: HiveSyncSettings, partition_path: str) -> tuple[str, ...]:
     """The Hive values of one partition path (URL-decoded with ``decode_partition``); checked for arity."""
     values = extractor_for(settings.partition_extractor_class).extract(partition_path)
@@ -325,7 +343,7 @@ def _plan_partitions(
             if not values:
                 continue
             on_storage.add(values)
-            location = partition_location(table.base_path, path)
+            location = partition_location(data_root(settings, table.base_path), path)
             if values not in existing:
                 events.append(PartitionEvent(PartitionEventType.ADD, path, values, location))
             elif existing[values] is not None and not same_location(str(existing[values]), location):
@@ -340,7 +358,7 @@ def _plan_partitions(
         values = partition_values(settings, path)
         if not values:
             continue
-        location = partition_location(table.base_path, path)
+        location = partition_location(data_root(settings, table.base_path), path)
         if path in gone:
             if values in existing:
                 events.append(PartitionEvent(PartitionEventType.DROP, path, values, location))
@@ -349,6 +367,18 @@ def _plan_partitions(
         elif existing[values] is not None and not same_location(str(existing[values]), location):
             events.append(PartitionEvent(PartitionEventType.UPDATE, path, values, location))
     return tuple(events), False
+
+
+def _check_same_form(settings: HiveSyncSettings, existing: HiveTable) -> None:
+    """A Hive table keeps the form it was created in: switching to or from manifests needs a new table."""
+    if existing.input_format is None:
+        return
+    is_manifest = existing.input_format == manifest.SYMLINK_INPUT_FORMAT
+    if is_manifest != settings.sync_as_manifest:
+        raise HudiConfigError(
+            f"Hive table {existing.database}.{existing.table} is {'' if is_manifest else 'not '}a manifest table, "
+            f"and {HiveSyncConfig.SYNC_AS_MANIFEST.key} is {str(settings.sync_as_manifest).lower()}.",
+            help="drop the Hive table to sync it in the other form")
 
 
 def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: MetastoreState) -> SyncPlan:
@@ -378,6 +408,8 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
                             "them), so the tables are not synced as Spark datasource tables; use hms mode.")
     table_props = {k: v for k, v in table_props.items()
                    if metastore.supports_spark_properties or not k.startswith(SPARK_PROPERTY_PREFIX)}
+    if settings.sync_as_manifest:
+        table_props[MANIFEST_BASE_PATH_PROPERTY] = table.base_path
     plans: list[TablePlan] = []
     for target in target_tables(settings, table.table_type):
         serde_props = dict(settings.serde_properties)
@@ -389,9 +421,11 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
         if existing is None:
             create = ddl.TableDefinition(
                 database=settings.database, table=target.name, columns=schema.columns,
-                partition_columns=schema.partition_columns, location=table.base_path,
-                input_format=ddl.input_format_class(settings.base_file_format, realtime=target.realtime,
-                                                    pre_apache=settings.use_pre_apache_input_format),
+                partition_columns=schema.partition_columns, location=data_root(settings, table.base_path),
+                input_format=manifest.SYMLINK_INPUT_FORMAT if settings.sync_as_manifest else ddl.input_format_class(
+                    settings.base_file_format, realtime=target.realtime,
+                    pre_apache=settings.use_pre_apache_input_format),
+                output_format=manifest.SYMLINK_OUTPUT_FORMAT if settings.sync_as_manifest else ddl.OUTPUT_FORMAT,
                 serde_properties=serde_props, table_properties=table_props,
                 external=not settings.create_managed_table,
             )
@@ -400,6 +434,7 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
                                    partition_events=events, last_commit_time_sync=table.latest_instant,
                                    full_listing=full))
             continue
+        _check_same_form(settings, existing)
         difference = schema_difference(schema, existing.column_types(), keys)
         props_to_set = {k: v for k, v in table_props.items() if existing.properties.get(k) != v}
         serde_to_set = ({k: v for k, v in serde_props.items() if existing.serde_properties.get(k) != v}
@@ -559,6 +594,8 @@ class HiveSyncTool:
     def sync(self) -> SyncResult:
         """Plan and apply; with ``ignore_exceptions`` a failure is logged and returned, not raised."""
         try:
+            if self.settings.sync_as_manifest:  # before the plan adds partitions pointing at them
+                manifest.write_manifests(self.meta_client)
             plan = self.plan()
             for warning in plan.warnings:
                 _log.warning("hive sync of %s: %s", self.settings.table, warning)

@@ -1,72 +1,246 @@
-"""A Python data source named ``hudi``: what lets Spark's catalog hold ``USING hudi`` tables.
+"""The ``hudi`` Python data source: path reads in any Spark 4 session, and the provider name of
+``USING hudi`` catalog tables.
 
-Spark refuses ``CREATE TABLE ... USING hudi`` unless a data source of that name exists, so
-hudi-sql registers this one in every session it sets up. It is deliberately not a reader:
+Spark 4 registers a Python data source by itself from every installed top-level module named
+``pyspark_*`` that defines ``DefaultSource`` (``pyspark/sql/worker/lookup_data_sources.py``);
+:mod:`pyspark_hudi` is that module, and this class is its ``DefaultSource``. So in a session
+hudi-sql did not set up (plain ``pyspark``, ``spark-submit``, Spark's own Thrift server),
+``spark.read.format("hudi").load(path)`` works with Apache Hudi's read options: snapshot,
+read_optimized, incremental and time travel (``as.of.instant``).
 
-* a catalog table ``USING hudi`` hands a Python data source no options at all when it is read
-  (not its path, not its properties; checked on Spark 4.3), so the source cannot know which
-  table it stands for;
-* base files must go to Spark's native Parquet reader and writes must control their own
-  shuffle and commit, which the data source API does not allow.
+How a read runs. Spark calls :meth:`HudiDataSource.schema` and :meth:`HudiDataSource.reader`
+in Python workers started by the driver, so the plan (:func:`~hudi_sql.read.plan.plan_read`)
+is made there, over the table's timeline and listings. Spark pickles the reader (for the read
+tasks) *before* it asks for :meth:`HudiDataSourceReader.partitions`, so the reader keeps only
+what every task needs (:class:`SliceReadContext`) and the planned slices stay behind
+(``__getstate__``); each input partition then carries one file slice, read by
+:func:`~hudi_sql.read.file_group_reader.read_file_slice` as Arrow record batches. Unlike
+:mod:`hudi_sql.spark.format_hook` (the sessions hudi-sql sets up), base files are read in
+Python here too: the data source API has no way to hand them to Spark's Parquet reader.
 
-Queries on catalog Hudi tables therefore go through :func:`hudi_sql.connect` (whose runner
-binds each table reference to a fresh snapshot), and path reads through
-``spark.read.format("hudi").load(path)`` (see :mod:`hudi_sql.spark.format_hook`). If Spark
-ever does call this source, it fails with a :class:`~hudi_sql.errors.HudiError` saying so.
+What it refuses, with a :class:`~hudi_sql.errors.HudiError` naming the alternative:
+
+* writes (``df.write.format("hudi")`` outside hudi-sql's sessions): a Hudi write controls its
+  own shuffle and commit, which the data source API does not allow;
+* reads of a catalog table ``USING hudi``: Spark 4 hands a Python data source no options at
+  all for such a table (not its location, not its properties; checked on Spark 4.3), so the
+  source cannot know which table it stands for.
+
+Workers need pyarrow and hudi-sql: ``PYSPARK_PYTHON`` must be the Python hudi-sql is installed
+in (see ``docs/engines.md``).
 """
 
 from __future__ import annotations
 
-__all__ = ["USE_INSTEAD", "HudiDataSource", "register_datasource"]
+__all__ = [
+    "USE_INSTEAD",
+    "WRITE_INSTEAD",
+    "HudiDataSource",
+    "HudiDataSourceReader",
+    "SliceInputPartition",
+    "SliceReadContext",
+    "register_datasource",
+]
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
 
-from hudi_sql.errors import HudiError
+from hudi_sql.errors import HudiConfigError, HudiError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
+    from hudi_sql.model.payload import Payload
+    from hudi_sql.read.file_group_reader import FileSliceSpec
+    from hudi_sql.read.plan import ReadPlan
+    from hudi_sql.table.meta_client import TableMetaClient
+
 USE_INSTEAD = (
-    "query Hudi tables through hudi-sql: hudi_sql.connect(spark).sql('SELECT ... FROM t'), the hudi-sql "
-    "shell, or spark.read.format('hudi').load('/table/path')"
+    "read it by path: spark.read.format('hudi').load('/table/path') (the table's LOCATION); or query it "
+    "through hudi-sql: hudi_sql.connect(spark).sql('SELECT ... FROM t') or the hudi-sql shell "
+    "(docs/engines.md lists what each engine reads)"
+)
+WRITE_INSTEAD = (
+    "write with hudi_sql.write(df, path, options), df.write.format('hudi') in a session made by "
+    "hudi_sql.spark_session(), or SQL in the hudi-sql shell"
 )
 
+#: Options Spark itself puts into a path read's options; not Hudi read options.
+_SPARK_OPTIONS = frozenset({"path", "paths"})
 
-def _refuse(what: str) -> HudiError:
+
+def _refuse_write() -> HudiError:
     return HudiError(
-        f"Spark tried to {what} a Hudi table through its data source API, which hudi-sql does not serve "
-        "(Spark passes catalog tables no path or options).",
-        help=USE_INSTEAD,
-    )
+        "Spark's data source API cannot write Hudi tables: a Hudi write runs its own index join, shuffle "
+        "and commit.", help=WRITE_INSTEAD)
+
+
+def _no_path_error() -> HudiError:
+    return HudiError(
+        "Spark read a Hudi table through its data source API without a path: either load() was called "
+        "without one, or a catalog table (CREATE TABLE ... USING hudi) was queried, and Spark 4 passes a "
+        "Python data source no options for a catalog table, not even its LOCATION, so the table cannot be "
+        "found.", help=USE_INSTEAD)
+
+
+@dataclass(frozen=True)
+class SliceReadContext:
+    """What every read task needs besides its slice (picklable; made from one :class:`ReadPlan`).
+
+    Attributes:
+        target_schema_json: the Spark schema of the rows, as JSON (Arrow schemas are built from it).
+        completed_instants: instants whose log blocks count (the plan's).
+        max_instant: the query instant (log blocks after it are ignored).
+        timeline_start: the first write instant of the active timeline.
+        ordering_field, payload: how log records merge with base rows.
+        begin, end: incremental queries keep rows with ``_hoodie_commit_time`` in (begin, end].
+    """
+
+    target_schema_json: str
+    completed_instants: tuple[str, ...]
+    max_instant: str | None
+    timeline_start: str | None
+    ordering_field: str | None
+    payload: Payload
+    begin: str | None = None
+    end: str | None = None
+
+
+class SliceInputPartition(InputPartition):
+    """One input partition of a read: one file slice (base file and/or log files)."""
+
+    def __init__(self, spec: FileSliceSpec) -> None:
+        super().__init__(spec)
+        self.spec = spec
+
+
+def _table_path(options: Mapping[str, str]) -> str:
+    path = options.get("path")
+    if not path:
+        if options.get("paths"):
+            raise HudiConfigError("A Hudi read takes one table path; load() was given several.",
+                                  help="read each table with its own load(path), then union the frames")
+        raise _no_path_error()
+    return str(path)
+
+
+def _read_options(options: Mapping[str, str]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in options.items() if str(k).lower() not in _SPARK_OPTIONS}
+
+
+def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadPlan]:
+    from hudi_sql.config import HudiConfigs
+    from hudi_sql.read.glob import has_glob, resolve_glob
+    from hudi_sql.read.plan import plan_read
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    configs = HudiConfigs.of(_read_options(options))
+    partition_filter = None
+    if has_glob(path):  # older guides' load(base + "/*/*"): the partitions the glob reaches
+        glob = resolve_glob(path)
+        path, partition_filter = glob.base_path, glob.partition_filter
+    meta = TableMetaClient.load(path)
+    return meta, plan_read(meta, configs, partition_filter=partition_filter)
 
 
 class HudiDataSource(DataSource):
-    """The ``hudi`` provider name for Spark's catalog; reading or writing through it fails."""
+    """``format("hudi")``: reads a Hudi table by path; refuses writes and path-less catalog reads."""
 
     @classmethod
     def name(cls) -> str:
         return "hudi"
 
     def schema(self) -> StructType | str:
-        # Spark asks only when no schema was declared, e.g. spark.read.format("hudi") without
-        # hudi-sql's format hook installed.
-        raise _refuse("read the schema of")
+        from hudi_sql.read.api import table_struct
+
+        _, plan = _plan(_table_path(self.options), self.options)
+        return table_struct(plan.schema_json)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        raise _refuse("read")
+        meta, plan = _plan(_table_path(self.options), self.options)
+        return HudiDataSourceReader(meta, plan, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
-        raise _refuse("write")
+        raise _refuse_write()
+
+
+class HudiDataSourceReader(DataSourceReader):
+    """Reads the slices of one :class:`ReadPlan`, one input partition per slice."""
+
+    def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType) -> None:
+        from hudi_sql.config import QueryType
+        from hudi_sql.read.file_group_reader import FileSliceSpec
+        from hudi_sql.read.merge_exec import slice_specs
+
+        ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
+        first = meta.timeline.write_timeline().first
+        incremental = plan.query_type is QueryType.INCREMENTAL
+        self.context = SliceReadContext(
+            schema.json(), plan.completed_instants, plan.as_of, first.instant_time if first else None,
+            ordering_field, payload, plan.begin if incremental else None, plan.end if incremental else None)
+        base_only = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
+        self._specs: list[FileSliceSpec] | None = base_only + slice_specs(plan)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Spark ships the reader to every read task; the slices travel one per input partition.
+        return {"context": self.context}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.context = state["context"]
+        self._specs = None
+
+    def partitions(self) -> list[InputPartition]:
+        if self._specs is None:  # pragma: no cover - Spark plans with the reader it made
+            raise HudiError("A Hudi reader shipped to a task cannot plan partitions.")
+        return [SliceInputPartition(spec) for spec in self._specs]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if not isinstance(partition, SliceInputPartition):  # an empty table: Spark's single empty partition
+            return iter(())
+        return iter(read_slice(self.context, partition.spec).to_batches())
+
+
+def read_slice(context: SliceReadContext, spec: FileSliceSpec) -> pa.Table:
+    """The rows of one slice in a read task: merged, then filtered to the incremental range."""
+    import pyarrow.compute as pc
+    from pyspark.sql.types import StructType
+
+    from hudi_sql.model.schema import COMMIT_TIME_FIELD
+    from hudi_sql.read.file_group_reader import read_file_slice
+    from hudi_sql.spark.schema import to_arrow_schema
+
+    target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
+    table = read_file_slice(spec, target, completed_instants=context.completed_instants,
+                            max_instant=context.max_instant, timeline_start=context.timeline_start,
+                            ordering_field=context.ordering_field, payload=context.payload)
+    if context.begin is not None and context.end is not None:
+        times = table.column(COMMIT_TIME_FIELD)
+        table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))
+    return table
+
+
+def _json(text: str) -> dict[str, Any]:
+    import json
+
+    value: dict[str, Any] = json.loads(text)
+    return value
 
 
 _registered: set[int] = set()
 
 
 def register_datasource(spark: SparkSession) -> None:
-    """Register :class:`HudiDataSource` on *spark* (once per session)."""
+    """Register :class:`HudiDataSource` on *spark* (once per session).
+
+    Sessions where :mod:`pyspark_hudi` is importable by the workers have it already; hudi-sql's
+    own sessions register it explicitly so ``CREATE TABLE ... USING hudi`` works whatever the
+    workers' ``sys.path``.
+    """
     key = id(spark._jsparkSession)
     if key in _registered:
         return
