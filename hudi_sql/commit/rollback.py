@@ -12,8 +12,11 @@ Protocol for rolling back instant F with a new instant R (Java's order, table ve
 5. ``R.rollback`` holds ``HoodieRollbackMetadata``;
 6. F's requested / inflight files and ``.hoodie/.temp/F/`` are removed.
 
-Each step is safe to repeat, so a rollback that itself dies is finished by the next one.
-The instant files (R's, and F's removal in steps 3 and 6) are written and deleted by
+Each step is safe to repeat, so a rollback that itself dies is finished by the next one: as
+Apache Hudi's ``rollbackFailedWrites`` does, a pending ``R.rollback.requested`` / ``.inflight``
+is re-executed *as R*, with the plan it recorded (:func:`pending_rollbacks`), never replaced by
+a new rollback of F; this also holds when F's own files are already gone (the rollback died
+after step 6). The instant files (R's, and F's removal in steps 3 and 6) are written and deleted by
 :class:`~hudi_sql.commit.timeline_writer.TimelineWriter`, inside one of its transactions; this
 module plans and deletes the data files.
 """
@@ -21,8 +24,10 @@ module plans and deletes the data files.
 from __future__ import annotations
 
 __all__ = [
+    "PendingRollback",
     "RollbackPlan",
     "RollbackResult",
+    "pending_rollbacks",
     "plan_rollback",
     "rollback_failed_writes",
     "rollback_instant",
@@ -42,11 +47,11 @@ from hudi_sql.commit.locks import current_concurrency
 from hudi_sql.commit.markers import IOType, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
-from hudi_sql.errors import HudiError, HudiTimelineError
+from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
-from hudi_sql.storage.fs import to_uri
+from hudi_sql.storage.fs import to_local_path, to_uri
 from hudi_sql.storage.guard import inside_base
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -124,6 +129,58 @@ def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,
     return sorted(out)
 
 
+@dataclass(frozen=True)
+class PendingRollback:
+    """A rollback instant left requested or inflight, and the plan its requested file holds."""
+
+    rollback: Instant
+    plan: RollbackPlan
+
+
+def pending_rollbacks(meta_client: TableMetaClient, writer: TimelineWriter | None = None) -> dict[str, PendingRollback]:
+    """The pending rollbacks of the (loaded) timeline, by the instant time they roll back.
+
+    Apache Hudi's ``getPendingRollbackInfos``: a requested file whose plan does not parse (the
+    writer died writing it) is deleted, when a *writer* is given; an inflight one is skipped
+    with a warning. Of two pending rollbacks of one instant the oldest is kept.
+    """
+    found: dict[str, PendingRollback] = {}
+    for rollback in meta_client.timeline.pending().with_actions(Action.ROLLBACK):
+        requested = rollback.to(State.REQUESTED)
+        try:
+            plan = _read_plan(meta_client, requested)
+        except (OSError, EOFError, HudiFileFormatError, ValueError, KeyError, TypeError) as exc:
+            if rollback.state is State.REQUESTED and writer is not None:
+                _log.warning("Rollback plan %s does not read (%s); deleting it, it was never executed.",
+                             requested.file_name, exc)
+                writer.delete(requested)
+            else:
+                _log.warning("Rollback plan %s does not read (%s); skipped.", requested.file_name, exc)
+            continue
+        found.setdefault(plan.instant.instant_time, PendingRollback(rollback, plan))
+    return found
+
+
+def _read_plan(meta_client: TableMetaClient, requested: Instant) -> RollbackPlan:
+    """A ``HoodieRollbackPlan`` read back; the rolled-back instant in its current state (inflight
+    when its files are gone: Java rebuilds it the same way)."""
+    record = meta_client.instant_record(requested)
+    if not record:
+        raise HudiFileFormatError(f"{requested.file_name} holds no rollback plan")
+    target = record["instantToRollback"]
+    time_, action = target["commitTime"], Action(target["action"])
+    instant = (meta_client.timeline.latest_states().find(time_, action)
+               or Instant(time_, action, State.INFLIGHT))
+    requests = tuple(
+        RollbackRequest(
+            r.get("partitionPath") or "", r.get("fileId"), r.get("latestBaseInstant"),
+            tuple(to_local_path(p) for p in r.get("filesToBeDeleted") or ()),
+            tuple((to_local_path(p), int(size)) for p, size in (r.get("logBlocksToBeDeleted") or {}).items()),
+        )
+        for r in record.get("RollbackRequests") or ())
+    return RollbackPlan(instant, requests)
+
+
 def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
                      rollback_time: str | None = None) -> RollbackResult:
     """Roll back one write instant (pending or completed), recording a rollback instant."""
@@ -145,20 +202,29 @@ def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: 
                                 "and compactions can be rolled back.")
     started = time.time()
     with TimelineWriter(meta_client).transaction(f"rollback {instant.instant_time}") as writer:
-        if only_if_pending:
-            current = meta_client.timeline.find(instant.instant_time, instant.action)
-            latest = meta_client.timeline.latest_states().find(instant.instant_time, instant.action)
-            if current is None or latest is None or latest.is_completed:
-                _log.info("Not rolling back %s: it %s meanwhile.", instant,
-                          "completed" if latest is not None and latest.is_completed else "was rolled back")
-                return None
-            instant = latest
-        plan = plan_rollback(meta_client, instant)
-        failed = instant.instant_time if only_if_pending else None
-        rollback_time = rollback_time or writer.next_instant_time(ignoring=failed)
+        pending = pending_rollbacks(meta_client, writer).get(instant.instant_time)
+        if pending is not None:
+            # an earlier rollback of this instant died: finish it, as itself, with its plan
+            _log.warning("Resuming rollback %s of %s (left %s).", pending.rollback.instant_time, instant,
+                         pending.rollback.state.value)
+            plan, rollback_time = pending.plan, pending.rollback.instant_time
+            instant = plan.instant
+        else:
+            if only_if_pending:
+                current = meta_client.timeline.find(instant.instant_time, instant.action)
+                latest = meta_client.timeline.latest_states().find(instant.instant_time, instant.action)
+                if current is None or latest is None or latest.is_completed:
+                    _log.info("Not rolling back %s: it %s meanwhile.", instant,
+                              "completed" if latest is not None and latest.is_completed else "was rolled back")
+                    return None
+                instant = latest
+            plan = plan_rollback(meta_client, instant)
+            failed = instant.instant_time if only_if_pending else None
+            rollback_time = rollback_time or writer.next_instant_time(ignoring=failed)
+            writer.request(Instant(rollback_time, Action.ROLLBACK, State.REQUESTED), plan, overwrite=True)
         rollback = Instant(rollback_time, Action.ROLLBACK, State.COMPLETED)
-        writer.request(rollback.to(State.REQUESTED), plan, overwrite=True)
-        writer.start(rollback.to(State.INFLIGHT), None, overwrite=True)
+        if not writer.exists(rollback.to(State.INFLIGHT)):
+            writer.start(rollback.to(State.INFLIGHT), None, overwrite=True)
         metadata = undo_instant(meta_client, plan, rollback_time, started=started, writer=writer)
         writer.complete(rollback, metadata, overwrite=True)
     meta_client.reload_timeline()
@@ -259,10 +325,20 @@ def rollback_failed_writes(meta_client: TableMetaClient,
     if config.failed_writes is FailedWritesPolicy.NEVER:
         return []
     results = []
-    with TimelineWriter(meta_client).transaction("roll back failed writes"):
+    with TimelineWriter(meta_client).transaction("roll back failed writes") as writer:
         # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
         scheduled = {i.instant_time for i in meta_client.pending_clustering_instants()}
+        # Rollbacks that died are finished first, newest target first (Java's order), whatever
+        # their target's heartbeat: a rollback had started, so its writer had given it up.
+        resumable = {t: p for t, p in pending_rollbacks(meta_client, writer).items()
+                     if p.plan.instant.action is not Action.COMPACTION and t not in scheduled}
+        for target in sorted(resumable, reverse=True):
+            result = _rollback(meta_client, resumable[target].plan.instant, rollback_time=None, only_if_pending=True)
+            if result is not None:
+                results.append(result)
         for instant in meta_client.timeline.pending_writes():
+            if instant.instant_time in resumable:
+                continue
             if instant.instant_time in scheduled:
                 continue
             if not is_heartbeat_expired(meta_client.storage, meta_client.layout, instant.instant_time,

@@ -25,6 +25,7 @@ __all__ = [
     "scan_file_slice_logs",
 ]
 
+import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -33,7 +34,7 @@ from typing import Any, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_sql.errors import HudiSchemaError, UnsupportedFeatureError
+from hudi_sql.errors import HudiFileFormatError, HudiSchemaError, UnsupportedFeatureError
 from hudi_sql.log.block import (
     BlockType,
     CommandBlock,
@@ -127,19 +128,20 @@ def scan_file_slice_logs(
     targets: set[str] = set()
     total = corrupt = rollbacks = 0
     for name, source in log_files:
-        for block in read_raw_blocks(source, name=name):
+        where = _where(name, source)
+        for block in read_raw_blocks(source, name=where):
             total += 1
             if isinstance(block, CorruptBlock):
                 corrupt += 1
             elif block.block_type is BlockType.COMMAND:
                 # decoding validates the command type and the target header
-                command = cast(CommandBlock, decode_block(block))
+                command = cast(CommandBlock, _decode(block, where))
                 if in_range(command.instant_time):
                     rollbacks += 1
                     targets.add(command.target_instant_time)
             else:
                 raw_blocks.append(block)
-                name_of[id(block)] = name
+                name_of[id(block)] = where
 
     kept: list[RecordBlock] = []
     skipped = 0
@@ -149,8 +151,31 @@ def scan_file_slice_logs(
             skipped += 1
             continue
         _require_full_records(raw, name_of.get(id(raw), "log file"))
-        kept.append(cast(RecordBlock, decode_block(raw)))  # command blocks were set aside
+        kept.append(cast(RecordBlock, _decode(raw, name_of.get(id(raw), "log file"))))  # commands set aside
     return LogScanResult(tuple(kept), total, corrupt, rollbacks, skipped, frozenset(targets))
+
+
+def _where(name: str, source: LogSource) -> str:
+    """How messages name a log file: its path when read from one, else the name given."""
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else name
+
+
+def _decode(raw: RawBlock, where: str) -> DataBlock | DeleteBlock | CommandBlock:
+    """:func:`decode_block`, its error naming the file, the block's offset and its instant.
+
+    A block whose framing is intact but whose content does not decode is not a torn write
+    (those are skipped as corrupt blocks, with a warning): Apache Hudi's reader and the Rust
+    reader fail on it too, so the read fails, saying where.
+    """
+    try:
+        return decode_block(raw)
+    except HudiFileFormatError as exc:
+        raise HudiFileFormatError(
+            f"log file {where}, {raw.block_type.name} block at offset {raw.offset} of instant "
+            f"{raw.header.get(HeaderKey.INSTANT_TIME) or '(none)'} does not decode: {exc}",
+            help="the block is well framed, so it is damaged content, not a torn write; restore the file "
+                 "from a copy (or roll back that instant if it is the latest commit)",
+        ) from exc
 
 
 def _require_full_records(raw: RawBlock, name: str) -> None:

@@ -188,7 +188,10 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     compactor = compactor_task(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
                                first.instant_time if first else None, ordering_field, payload,
                                FileWriteSettings.from_config(WriteConfig.of(configs)))
-    statuses = frame.mapInArrow(compactor, STATUS_DDL).collect()
+    from hudi_sql.spark.task_errors import translated_task_errors
+
+    with translated_task_errors():  # a damaged log or base file: named, the compaction stays inflight to resume
+        statuses = frame.mapInArrow(compactor, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):
         stats.setdefault(r["partition_path"], []).append(WriteStat(

@@ -8,10 +8,11 @@ and every write of metadata is whole-file, so a reader never sees half a commit.
 
 from __future__ import annotations
 
-__all__ = ["FileStatus", "Storage", "to_local_path", "to_uri"]
+__all__ = ["TEMP_SUFFIX", "FileStatus", "Storage", "temp_path", "to_local_path", "to_uri"]
 
 import os
 import shutil
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,22 @@ def to_local_path(path: str | os.PathLike[str]) -> str:
 
 def to_uri(path: str) -> str:
     return "file://" + to_local_path(path)
+
+
+#: How every temporary file of :meth:`Storage.write_bytes` ends.
+TEMP_SUFFIX = ".hudi-sql.tmp"
+
+
+def temp_path(target: str) -> str:
+    """Where :meth:`Storage.write_bytes` stages *target* before renaming it into place.
+
+    Beside the target (a rename inside one folder is atomic on POSIX), under a name no Hudi
+    reader parses: ``.hudi-sql-<pid>-<random>.hudi-sql.tmp`` holds neither ``_`` nor ``.log.``
+    nor a base-file extension, so Apache Hudi's log-file pattern and the Rust reader's skip it.
+    Naming it after the target (``.<log file name>.<pid>.tmp``) made other readers list a
+    half-written file as a log file while a MOR write ran (issue 15, item 5).
+    """
+    return os.path.join(os.path.dirname(target), f".hudi-sql-{os.getpid()}-{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
 
 
 @dataclass(frozen=True)
@@ -84,18 +101,22 @@ class Storage:
             return fh.read()
 
     def write_bytes(self, path: str, data: bytes, *, overwrite: bool = True) -> None:
-        """Write a whole file atomically: to a hidden temporary name, then rename into place.
+        """Write a whole file atomically: to a temporary name (:func:`temp_path`), then rename into place.
 
         With ``overwrite=False`` the final step is a hard link, which fails if the target
         exists: two writers racing for one completed instant cannot both win.
         """
         target = to_local_path(path)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        tmp = temp_path(target)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            _unlink_quietly(tmp)
+            raise
         if overwrite:
             os.replace(tmp, target)
             _drop_checksum(target)
@@ -160,6 +181,13 @@ class Storage:
 
     def join(self, base: str, *parts: str) -> str:
         return str(Path(to_local_path(base)).joinpath(*[p for p in parts if p]))
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _drop_checksum(target: str) -> None:

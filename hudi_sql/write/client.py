@@ -54,6 +54,7 @@ from hudi_sql.model.instant import Action
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
+from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
@@ -146,7 +147,7 @@ class WriteClient:
         retries = concurrency.retries_on_conflict if (mode or "append").lower() == "append" else 0
         for attempt in range(retries + 1):
             try:
-                with write_scope(concurrency):
+                with write_scope(concurrency), translated_task_errors():  # a task's error names its file
                     return self._write_once(df, mode=mode)
             except ConcurrentWriterError:
                 raise
