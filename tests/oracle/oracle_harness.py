@@ -139,6 +139,22 @@ def ours(df: Any) -> dict[str, Any]:
     return {"columns": list(df.columns), "rows": [[render(v) for v in row] for row in df.collect()]}
 
 
+def ours_or_error(db: Any, statement: str) -> dict[str, Any] | str:
+    """Our result of one SQL statement, or the refusal as text (a refusal is compared, not raised)."""
+    try:
+        return ours(db.sql(statement))
+    except Exception as exc:  # noqa: BLE001 - a refusal is a result to compare, not a crash
+        return f"{type(exc).__name__}: {exc}"
+
+
+def theirs_or_error(oracle: Oracle, statement: str) -> dict[str, Any] | str:
+    """Apache Hudi's result of one SQL statement, or its refusal as text."""
+    try:
+        return oracle.sql(statement)
+    except OracleError as exc:
+        return str(exc.response.get("error"))
+
+
 def as_records(result: dict[str, Any], columns: list[str] | None = None) -> list[str]:
     """Rows as sorted JSON objects (order-free comparison, one diffable line per row)."""
     cols = columns or result["columns"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, OracleError, assert_same_rows, ours
+from oracle_harness import TALLY, Oracle, assert_same_rows, ours_or_error, theirs_or_error
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -56,20 +56,6 @@ def db(spark: Any) -> Iterator[Any]:
         yield session
 
 
-def _ours(db: Any, statement: str) -> dict[str, Any] | str:
-    try:
-        return ours(db.sql(statement))
-    except Exception as exc:  # noqa: BLE001 - a refusal is a result to compare, not a crash
-        return f"{type(exc).__name__}: {exc}"
-
-
-def _theirs(oracle: Oracle, statement: str) -> dict[str, Any] | str:
-    try:
-        return oracle.sql(statement)
-    except OracleError as exc:
-        return str(exc.response.get("error"))
-
-
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_duplicate_keys_script_same_rows_in_both_engines(oracle: Oracle, db: Any, script: str,
                                                          tmp_path: Path) -> None:
@@ -77,7 +63,7 @@ def test_duplicate_keys_script_same_rows_in_both_engines(oracle: Oracle, db: Any
     failures = []
     for index, template in enumerate(SCRIPTS[script]):
         statement = template.format(t=table)
-        mine, theirs = _ours(db, statement), _theirs(oracle, statement)
+        mine, theirs = ours_or_error(db, statement), theirs_or_error(oracle, statement)
         what = f"{script}#{index} {statement[:60]}"
         if isinstance(mine, str) or isinstance(theirs, str):
             if not (isinstance(mine, str) and isinstance(theirs, str)) or template.startswith("SELECT"):

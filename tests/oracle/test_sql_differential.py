@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, OracleError, assert_same_rows, ours
+from oracle_harness import TALLY, Oracle, assert_same_rows, ours_or_error, theirs_or_error
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -147,20 +147,6 @@ def db(spark: Any) -> Iterator[Any]:
         yield session
 
 
-def _ours(db: Any, statement: str) -> dict[str, Any] | str:
-    try:
-        return ours(db.sql(statement))
-    except Exception as exc:  # noqa: BLE001 - a refusal is a result to compare, not a crash
-        return f"{type(exc).__name__}: {exc}"
-
-
-def _theirs(oracle: Oracle, statement: str) -> dict[str, Any] | str:
-    try:
-        return oracle.sql(statement)
-    except OracleError as exc:
-        return str(exc.response.get("error"))
-
-
 @pytest.mark.parametrize("script", [
     pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]))
     if name in KNOWN_DIFFERENCES else name for name in sorted(SCRIPTS)])
@@ -170,8 +156,8 @@ def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, script: s
     for index, template in enumerate(SCRIPTS[script]):
         # ``{loc}``: an external table, each engine's in a folder of its own
         statement = template.format(t=table, loc=tmp_path / "ours" / table)
-        mine = _ours(db, statement)
-        theirs = _theirs(oracle, template.format(t=table, loc=tmp_path / "apache" / table))
+        mine = ours_or_error(db, statement)
+        theirs = theirs_or_error(oracle, template.format(t=table, loc=tmp_path / "apache" / table))
         what = f"{script}#{index} {statement[:60]}"
         if isinstance(mine, str) or isinstance(theirs, str):
             if not (isinstance(mine, str) and isinstance(theirs, str)):
