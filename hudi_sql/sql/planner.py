@@ -320,8 +320,8 @@ def _plan_overwrite(
     configs = HudiConfigs.of(probe, validate=False)
     explicit = probe.get(HudiWriteConfig.OPERATION.key)
     chosen = WriteOperationType.parse(explicit) if explicit else None
-    if chosen is not None and not chosen.is_overwrite:
-        chosen = None
+    if chosen not in (WriteOperationType.INSERT_OVERWRITE, WriteOperationType.INSERT_OVERWRITE_TABLE):
+        chosen = None  # only an overwrite operation option decides an INSERT OVERWRITE, as in Apache Hudi
     mode = str(configs.get(HudiWriteConfig.OVERWRITE_MODE) or spark_overwrite_mode or "static").upper()
     if mode not in ("STATIC", "DYNAMIC"):
         raise HudiConfigError(
