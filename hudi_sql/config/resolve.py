@@ -106,11 +106,6 @@ class TableConfig:
             base_file_format=configs.get(HudiTableConfig.BASE_FILE_FORMAT) or "PARQUET",
         )
 
-    @property
-    def event_time_ordering(self) -> bool:
-        """``DefaultHoodieRecordPayload``: a stored record with a higher ordering value survives."""
-        return self.payload_class.endswith("DefaultHoodieRecordPayload")
-
 
 @dataclass(frozen=True)
 class WriteConfig:

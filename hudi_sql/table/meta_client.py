@@ -161,48 +161,33 @@ class TableMetaClient:
         ordering = self.table_config.get(HudiTableConfig.ORDERING_FIELDS)
         return ordering[0] if ordering else None
 
-    def record_merge_ordering(self) -> tuple[str | None, bool]:
-        """(ordering field, event-time ordering) for merging records of one key across base and logs.
-
-        Version 6 decides by payload class: ``DefaultHoodieRecordPayload`` compares the ordering
-        field between base and log records (event time), ``OverwriteWithLatestAvroPayload`` lets the
-        log win. Version 8 says it in ``hoodie.record.merge.mode``: ``EVENT_TIME_ORDERING`` compares
-        the ordering field, ``COMMIT_TIME_ORDERING`` lets the latest write win whatever its ordering
-        value (so no ordering field is used at all). ``CUSTOM`` mergers run user Java code.
-
-        Raises:
-            UnsupportedFeatureError: a CUSTOM merge mode.
-        """
-        cfg = HudiTableConfig
-        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper()
-        if self.table_version < 8 or not mode:
-            payload = self.properties.get(cfg.PAYLOAD_CLASS.key, "")
-            return self.precombine_field, payload.endswith("DefaultHoodieRecordPayload")
-        if mode == "COMMIT_TIME_ORDERING":
-            return None, False
-        if mode == "EVENT_TIME_ORDERING":
-            return self.precombine_field, True
-        raise UnsupportedFeatureError(
-            f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
-            "cannot run (a custom merger is Java code).",
-            help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
-        )
-
     def record_payload(self) -> tuple[str | None, Payload]:
-        """(ordering field, payload) merging records of one key in reads and table services: the
-        payload class (version 6), or the rules a version 8 merge mode names
-        (``COMMIT_TIME_ORDERING``: overwrite with latest; ``EVENT_TIME_ORDERING``: its own).
+        """(ordering field, payload) merging records of one key across base and logs, in reads and
+        table services.
+
+        Version 6 names the payload class in ``hoodie.properties`` (its rules: :mod:`hudi_sql.model.payload`).
+        Version 8 says it in ``hoodie.record.merge.mode``: ``EVENT_TIME_ORDERING`` compares the
+        ordering field, ``COMMIT_TIME_ORDERING`` lets the latest write win whatever its ordering
+        value (so no ordering field is used at all). ``CUSTOM`` mergers run user Java code.
 
         Raises:
             HudiConfigError: a payload class hudi-sql does not run.
             UnsupportedFeatureError: a CUSTOM merge mode.
         """
-        ordering_field, event_time = self.record_merge_ordering()
-        mode = (self.properties.get(HudiTableConfig.RECORD_MERGE_MODE.key) or "").strip()
+        cfg = HudiTableConfig
+        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper()
         if self.table_version < 8 or not mode:
-            named = self.properties.get(HudiTableConfig.PAYLOAD_CLASS.key)
-            return ordering_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
-        return ordering_field, Payload.EVENT_TIME_ORDERING if event_time else Payload.OVERWRITE_WITH_LATEST
+            named = self.properties.get(cfg.PAYLOAD_CLASS.key)
+            return self.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
+        if mode == "COMMIT_TIME_ORDERING":
+            return None, Payload.OVERWRITE_WITH_LATEST
+        if mode == "EVENT_TIME_ORDERING":
+            return self.precombine_field, Payload.EVENT_TIME_ORDERING
+        raise UnsupportedFeatureError(
+            f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
+            "cannot run (a custom merger is Java code).",
+            help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
+        )
 
     @property
     def populate_meta_fields(self) -> bool:

@@ -16,6 +16,7 @@ import pytest
 from hudi_sql.config import HudiTableConfig as T
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.model.instant import Action, State
+from hudi_sql.model.payload import Payload
 from hudi_sql.storage.properties import format_properties, table_checksum
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -85,18 +86,18 @@ def test_meta_client_require_writable_version8_refuses(tmp_path: Path) -> None:
         meta.require_writable("write")
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("COMMIT_TIME_ORDERING", (None, False)),
-                                                ("EVENT_TIME_ORDERING", ("ts", True))])
-def test_meta_client_record_merge_ordering_version8_follows_merge_mode(tmp_path: Path, mode: str,
-                                                                       expected: tuple[str | None, bool]) -> None:
+@pytest.mark.parametrize(("mode", "expected"), [("COMMIT_TIME_ORDERING", (None, Payload.OVERWRITE_WITH_LATEST)),
+                                                ("EVENT_TIME_ORDERING", ("ts", Payload.EVENT_TIME_ORDERING))])
+def test_meta_client_record_payload_version8_follows_merge_mode(tmp_path: Path, mode: str,
+                                                                expected: tuple[str | None, Payload]) -> None:
     table = _table(tmp_path / "t", "8", layout="2", **{T.RECORD_MERGE_MODE.key: mode, T.PRECOMBINE_FIELD.key: "ts"})
-    assert TableMetaClient.load(str(table)).record_merge_ordering() == expected
+    assert TableMetaClient.load(str(table)).record_payload() == expected
 
 
-def test_meta_client_record_merge_ordering_custom_raises(tmp_path: Path) -> None:
+def test_meta_client_record_payload_custom_merge_mode_raises(tmp_path: Path) -> None:
     table = _table(tmp_path / "t", "8", layout="2", **{T.RECORD_MERGE_MODE.key: "CUSTOM"})
     with pytest.raises(UnsupportedFeatureError, match="CUSTOM"):
-        TableMetaClient.load(str(table)).record_merge_ordering()
+        TableMetaClient.load(str(table)).record_payload()
 
 
 def test_meta_client_partition_fields_version8_drops_key_generator_types(tmp_path: Path) -> None:
