@@ -367,7 +367,7 @@ class JdbcMetastoreClient(_SqlMetastoreClient):
             request = TGetInfoReq(sessionHandle=self._connection.sessionHandle,
                                   infoType=TGetInfoType.CLI_DBMS_NAME)
             name = self._connection.client.GetInfo(request).infoValue.stringValue or ""
-        except Exception:  # an unusual server: assume Apache Hive
+        except Exception:  # noqa: BLE001 - an unusual server: assume Apache Hive
             return SqlDialect.HIVE
         return SqlDialect.SPARK if "spark" in name.lower() else SqlDialect.HIVE
 
@@ -577,7 +577,7 @@ class HmsMetastoreClient:
     def close(self) -> None:
         try:
             self._client.close()
-        except Exception:  # closing a dead connection is not an error worth raising
+        except Exception:  # noqa: BLE001 - closing a dead connection is not an error worth raising
             _log.debug("closing the metastore client failed", exc_info=True)
 
 

@@ -43,7 +43,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
-from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, quiet_loggers
+from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c_to_main_thread, quiet_loggers
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
 from hudi_sql.sql.session import HudiSession
 
@@ -307,7 +307,8 @@ def main(
     own_session = spark is None
     previous_conf = {} if own_session else {k: spark.conf.get(k, None) for k in spark_conf}  # type: ignore[union-attr]
     try:
-        session = _session(args, spark_conf, spark, show_progress(args, stdin, stdout))
+        with ctrl_c_to_main_thread():
+            session = _session(args, spark_conf, spark, show_progress(args, stdin, stdout))
     except Exception as e:  # noqa: BLE001 - any failure to start Spark ends the shell with a message
         stderr.write(f"Error: could not start Spark: {error_text(e)}\n")
         return 1

@@ -9,13 +9,16 @@ never cut in the middle of a call, so the next statement works.
 
 from __future__ import annotations
 
-__all__ = ["StatementCancelled", "StatementRunner", "quiet_loggers"]
+__all__ = ["StatementCancelled", "StatementRunner", "ctrl_c_to_main_thread", "quiet_loggers"]
 
 import concurrent.futures
+import contextlib
 import itertools
 import logging
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -44,7 +47,9 @@ class StatementRunner:
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hudi-sql")
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="hudi-sql", initializer=_leave_ctrl_c_to_main_thread
+        )
         self._ids = itertools.count(1)
 
     def run(self, work: Callable[[], T], description: str) -> T:
@@ -83,6 +88,34 @@ class StatementRunner:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def ctrl_c_to_main_thread() -> Iterator[None]:
+    """Threads started inside this block (Spark's and Py4J's, at session start) leave SIGINT to
+    the main thread.
+
+    Ctrl-C on a terminal is a SIGINT to the whole process, and Linux hands it to any thread
+    that does not block it. Python's handler only flags it; the main thread notices when it
+    next wakes. At the prompt the main thread sleeps in readline's ``select()``, which only a
+    signal delivered to that very thread interrupts, so a SIGINT taken by another thread would
+    wait there until the next key is typed (and then drop that line). Threads inherit the
+    signal mask of the thread that starts them: SIGINT is blocked while they start and
+    unblocked again on the main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _leave_ctrl_c_to_main_thread() -> None:
+    """The statement worker (and the threads its statements start) never take SIGINT."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _result(future: concurrent.futures.Future[T]) -> T:

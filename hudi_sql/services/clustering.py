@@ -443,7 +443,7 @@ def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
     hits = _conflicts(meta, plan)
     if not hits:
         return
-    (partition, file_id), other = sorted(hits.items())[0]
+    (partition, file_id), other = min(hits.items())
     state = State.INFLIGHT if meta.timeline.find(plan.instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) \
         else State.REQUESTED
     rollback_instant(meta, Instant(plan.instant_time, Action.REPLACE_COMMIT, state))

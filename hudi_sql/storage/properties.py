@@ -73,7 +73,7 @@ def parse_properties(data: bytes, *, origin: str = "properties file") -> dict[st
     result: dict[str, str] = {}
     logical: list[str] = []
     for raw_line in text.splitlines():
-        line = raw_line.lstrip() if not logical else raw_line.lstrip()
+        line = raw_line.lstrip()
         if not logical and (not line or line[0] in "#!"):
             continue
         if _continues(line):

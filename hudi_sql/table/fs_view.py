@@ -133,9 +133,8 @@ def build_file_groups(
                 # pending compaction (kept, merged below), or log-only file groups (kept), or
                 # leftovers of a failed base write (skipped: no committed base instant).
                 known = _is_committed(instant_time, committed, timeline) or instant_time in pending_compactions
-                if not (known or include_uncommitted):
-                    if bases.get(file_id):
-                        continue
+                if not (known or include_uncommitted) and bases.get(file_id):
+                    continue
             slices.append(FileSlice(group_id, instant_time, base, slice_logs))
         slices = _merge_pending_compaction_slices(slices, pending_compactions)
         if slices:

@@ -6,6 +6,7 @@ incremental range between consecutive instants, and time travel to the first ins
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -54,7 +55,7 @@ def test_fixture_incremental_ranges_equal_rust_reader(spark: Any, table: SampleT
     writes = TableMetaClient.load(path).timeline.completed_writes().times()
     if len(writes) < 2:
         pytest.skip(f"{table.value} has fewer than two commits")
-    for begin, end in zip(writes, writes[1:]):
+    for begin, end in itertools.pairwise(writes):
         options = {"hoodie.datasource.query.type": "incremental",
                    "hoodie.datasource.read.begin.instanttime": begin,
                    "hoodie.datasource.read.end.instanttime": end}

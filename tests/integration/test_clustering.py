@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import json
 import random
 import shutil
@@ -194,7 +195,7 @@ def test_cluster_rewrites_small_files_sorted_and_keeps_the_snapshot(spark: Any, 
     snapshot = hudi_sql.read(spark, table.path).select("_hoodie_file_name").collect()
     assert {r["_hoodie_file_name"] for r in snapshot} == new_names
 
-    for partition, files in after.items():
+    for files in after.values():
         assert_sorted_by_col1_col2(files)
 
 
@@ -216,14 +217,14 @@ def assert_sorted_by_col1_col2(files: list[str]) -> None:
             bounds.append((stats.min, stats.max))
         # Row groups follow each other in col1 order: each starts at or after the previous one's end.
         assert all(lo <= hi for lo, hi in bounds)
-        assert all(prev[1] <= cur[0] for prev, cur in zip(bounds, bounds[1:])), bounds
+        assert all(prev[1] <= cur[0] for prev, cur in itertools.pairwise(bounds)), bounds
         rows = parquet.read(columns=["col1", "col2"]).to_pylist()
         keys = [sort_key(r) for r in rows]
         assert keys == sorted(keys)
         ranges.append((keys[0], keys[-1]))
     # The files of a partition hold consecutive ranges of the sort order.
     ranges.sort()
-    assert all(prev[1] <= cur[0] for prev, cur in zip(ranges, ranges[1:])), ranges
+    assert all(prev[1] <= cur[0] for prev, cur in itertools.pairwise(ranges)), ranges
 
 
 def test_time_travel_before_the_clustering_reads_the_old_files(spark: Any, table: SmallFiles):

@@ -108,7 +108,7 @@ def test_write_sequence_matches_rust_reader_and_model(spark: Any, tmp_path: Path
     model.delete(doomed)
     _check(spark, path, model, key_fields, meta_fields)
 
-    victim = dict(list(model.rows.values())[0])
+    victim = dict(next(iter(model.rows.values())))
     flagged = [dict(victim, ts=victim["ts"] + 1000, _hoodie_is_deleted=True),
                dict(_row(40, DAY + 40, p="b", q=1), _hoodie_is_deleted=False)]
     write(flagged, "upsert", SCHEMA + ", _hoodie_is_deleted boolean")

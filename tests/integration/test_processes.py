@@ -24,7 +24,7 @@ import hudi_sql
 from hudi_sql.model.instant import Action, State
 from hudi_sql.table.meta_client import TableMetaClient
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.processes]
 
 DRIVERS = Path(__file__).parent / "drivers"
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def test_write_on_standalone_cluster_files_written_by_executor_processes(
     table = tmp_path / "table"
     driver = subprocess.run(
         [sys.executable, str(DRIVERS / "cluster_write.py"), standalone_cluster, str(table), str(tmp_path / "state")],
-        env=_env(), capture_output=True, text=True, timeout=300, start_new_session=True)
+        env=_env(), capture_output=True, text=True, timeout=300, start_new_session=True, check=False)
     assert driver.returncode == 0, driver.stderr[-3000:]
     report = json.loads(driver.stdout.strip().splitlines()[-1])
     assert report["writer_pids"], "no data file was written"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.processes]
 
 PROJECT = Path(__file__).resolve().parents[2]
 PROMPT = "hudi-sql> "
@@ -97,6 +97,17 @@ class Terminal:
         os.close(self.fd)
 
 
+def threads_taking_sigint(pid: int) -> list[int]:
+    """The threads of process *pid* that do not block SIGINT (Linux ``/proc``)."""
+    takers = []
+    for task in sorted(Path(f"/proc/{pid}/task").iterdir(), key=lambda t: int(t.name)):
+        blocked = re.search(r"^SigBlk:\s*([0-9a-f]+)$", (task / "status").read_text(), re.MULTILINE)
+        assert blocked is not None
+        if not int(blocked.group(1), 16) & (1 << (signal.SIGINT - 1)):
+            takers.append(int(task.name))
+    return takers
+
+
 def start(tmp_path: Path, *extra: str) -> Terminal:
     env = {
         **os.environ,
@@ -134,7 +145,14 @@ def test_shell_ctrl_c_cancels_running_statement_and_next_statement_works(shell: 
 
 
 def test_shell_ctrl_c_at_prompt_drops_the_typed_statement(shell: Terminal) -> None:
+    # Ctrl-C must reach the main thread, asleep in readline: no other thread may take SIGINT.
+    assert threads_taking_sigint(shell.pid) == [shell.pid]
     shell.send("SELECT no_such_column_typed_then_dropped")
+    # As a person does: Ctrl-C a moment after the typed text shows. (CPython notices a SIGINT
+    # at the prompt only when it interrupts readline's select(); one that lands in the few
+    # microseconds between readline echoing keys and that select() waits for the next key.)
+    shell.expect("typed_then_dropped")
+    time.sleep(0.3)
     shell.send("\x03")
     shell.expect(re.escape(PROMPT))
     out = shell.run("SELECT 'fresh' AS s;")

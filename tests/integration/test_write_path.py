@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ def test_file_sizing_inserts_fill_small_files_then_roll_over_within_max(spark: A
                                     "hoodie.index.bloom.num_entries": "100", "hoodie.index.bloom.fpp": "0.01"})
     hudi_sql.write(spark.createDataFrame(_rows(range(40)), SCHEMA), str(tmp_path), options)
     first = _latest_sizes(tmp_path)
-    assert len(first) == 1 and list(first.values())[0] < 40_000, "the first commit makes one small file"
+    assert len(first) == 1 and next(iter(first.values())) < 40_000, "the first commit makes one small file"
 
     result = hudi_sql.write(spark.createDataFrame(_rows(range(40, 80)), SCHEMA), str(tmp_path), options)
     second = _latest_sizes(tmp_path)
@@ -84,7 +85,7 @@ def test_bulk_insert_global_sort_gives_files_disjoint_key_ranges(spark: Any, tmp
         assert keys == sorted(keys), "rows are sorted by key inside a file"
     ranges.sort()
     assert len(ranges) == 10
-    assert all(prev[1] < nxt[0] for prev, nxt in zip(ranges, ranges[1:])), ranges
+    assert all(prev[1] < nxt[0] for prev, nxt in itertools.pairwise(ranges)), ranges
 
 
 @pytest.mark.parametrize("operation", ["insert_overwrite", "insert_overwrite_table", "delete_partition"])

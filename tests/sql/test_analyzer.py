@@ -373,13 +373,13 @@ def test_merge_subqueries_in_conditions_get_placeholders() -> None:
             "MERGE clause order",
         ),
         (
-            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE "
-            "WHEN MATCHED AND s.a = 1 THEN UPDATE SET *",
+            ("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE "
+            "WHEN MATCHED AND s.a = 1 THEN UPDATE SET *"),
             "only the last MATCHED clause can omit the condition",
         ),
         (
-            "MERGE INTO t USING s ON t.id = s.id "
-            "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED THEN INSERT *",
+            ("MERGE INTO t USING s ON t.id = s.id "
+            "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED THEN INSERT *"),
             "only the last NOT MATCHED clause can omit the condition",
         ),
         ("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN INSERT *", "is not allowed"),
