@@ -45,6 +45,7 @@ from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
 from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c_to_main_thread, quiet_loggers
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
+from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.sql.session import HudiSession
 
 if TYPE_CHECKING:
@@ -183,7 +184,10 @@ class _Shell:
         """Runs on the statement worker: all of the statement's Spark work, rows collected."""
         df = self.session.execute(statement)
         columns = list(df.columns)
-        return columns, [tuple(r) for r in df.collect()] if columns else []
+        if not columns:
+            return columns, []
+        with translated_task_errors():  # a damaged file met by the query is named, not a Py4J trace
+            return columns, [tuple(r) for r in df.collect()]
 
     def _table_names(self) -> list[str]:
         catalog = self.session.catalog

@@ -25,6 +25,7 @@ __all__ = [
     "scan_file_slice_logs",
 ]
 
+import logging
 import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ from hudi_sql.log.block import (
 )
 from hudi_sql.log.reader import LogSource, decode_block, read_raw_blocks
 from hudi_sql.model.payload import merge_columns
+
+_log = logging.getLogger(__name__)
 
 RecordBlock = DataBlock | DeleteBlock
 """The blocks a scan keeps and a merge folds: data and delete blocks."""
@@ -94,6 +97,7 @@ def scan_file_slice_logs(
     completed_instants: Collection[str],
     max_instant: str | None = None,
     timeline_start: str | None = None,
+    skip_undecodable: bool = False,
 ) -> LogScanResult:
     """Reads the log files of one file slice and keeps the blocks a snapshot read applies.
 
@@ -108,12 +112,17 @@ def scan_file_slice_logs(
             ``continue``s rather than stopping the scan as 0.14 did).
         timeline_start: the first instant of the active timeline; older (archived) instants
             count as completed, as in Java's ``containsOrBeforeTimelineStarts``.
+        skip_undecodable: a data or delete block that counts but does not decode is skipped
+            with a warning naming the file, its offset and its instant, and counted as
+            corrupt, instead of failing the scan (a read with Spark's
+            ``spark.sql.files.ignoreCorruptFiles``; never a compaction, which would make the
+            loss permanent).
 
     Returns:
         The surviving data and delete blocks, decoded, with counts.
 
     Raises:
-        HudiFileFormatError: when a block that counts does not decode.
+        HudiFileFormatError: when a block that counts does not decode (unless *skip_undecodable*).
     """
     completed = frozenset(completed_instants)
 
@@ -150,8 +159,15 @@ def scan_file_slice_logs(
         if not in_range(instant) or not is_completed(instant) or instant in targets:
             skipped += 1
             continue
-        _require_full_records(raw, name_of.get(id(raw), "log file"))
-        kept.append(cast(RecordBlock, _decode(raw, name_of.get(id(raw), "log file"))))  # commands set aside
+        where = name_of.get(id(raw), "log file")
+        _require_full_records(raw, where)
+        try:
+            kept.append(cast(RecordBlock, _decode(raw, where)))  # commands set aside
+        except HudiFileFormatError as exc:
+            if not skip_undecodable:
+                raise
+            _log.warning("Skipping an undecodable log block (spark.sql.files.ignoreCorruptFiles): %s", exc)
+            corrupt += 1
     return LogScanResult(tuple(kept), total, corrupt, rollbacks, skipped, frozenset(targets))
 
 

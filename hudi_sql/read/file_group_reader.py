@@ -53,14 +53,17 @@ def read_file_slice(
     timeline_start: str | None,
     ordering_field: str | None,
     payload: Payload,
+    skip_undecodable_blocks: bool = False,
 ) -> pa.Table:
-    """The merged rows of one slice, with exactly *target*'s columns, by *payload*'s rules."""
+    """The merged rows of one slice, with exactly *target*'s columns, by *payload*'s rules
+    (*skip_undecodable_blocks*: see :func:`~hudi_sql.log.scanner.scan_file_slice_logs`)."""
     base = conform(pq.read_table(spec.base_file_path), target) if spec.base_file_path else target.empty_table()
     if not spec.log_file_paths:
         return base
     scan = scan_file_slice_logs(
         [(os.path.basename(p), p) for p in spec.log_file_paths],
         completed_instants=completed_instants, max_instant=max_instant, timeline_start=timeline_start,
+        skip_undecodable=skip_undecodable_blocks,
     )
     if not scan.blocks:
         return base

@@ -33,9 +33,13 @@ def slice_specs(plan: ReadPlan) -> list[FileSliceSpec]:
     ]
 
 
+#: Spark's switch for reading past damaged files; here it also skips log blocks that do not decode.
+IGNORE_CORRUPT_FILES = "spark.sql.files.ignoreCorruptFiles"
+
+
 def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | None, timeline_start: str | None,
-            ordering_field: str | None, payload: Payload) -> Callable[[Iterator[pa.RecordBatch]],
-                                                                         Iterator[pa.RecordBatch]]:
+            ordering_field: str | None, payload: Payload, skip_undecodable_blocks: bool,
+            ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for row in batch.to_pylist():
@@ -43,7 +47,7 @@ def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | No
                                      tuple(json.loads(row["log_file_paths"])))
                 table = read_file_slice(spec, target, completed_instants=completed, max_instant=max_instant,
                                         timeline_start=timeline_start, ordering_field=ordering_field,
-                                        payload=payload)
+                                        payload=payload, skip_undecodable_blocks=skip_undecodable_blocks)
                 yield from table.to_batches()
 
     return run
@@ -60,6 +64,9 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
     target = to_arrow_schema(struct)
     ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
     first = meta.timeline.write_timeline().first
+    # As Spark skips a damaged Parquet file under this setting, a log block that does not decode
+    # is skipped (with a warning naming it) instead of failing the query.
+    skip = (spark.conf.get(IGNORE_CORRUPT_FILES, "false") or "false").strip().lower() == "true"
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
-                     ordering_field, payload)
+                     ordering_field, payload, skip)
     return frame.mapInArrow(merger, struct)

@@ -47,7 +47,10 @@ class PartitionListing:
 def list_partition_paths(storage: Storage, base_path: str, *, partitioned: bool) -> list[str]:
     """Relative paths of every partition: folders holding ``.hoodie_partition_metadata``.
 
-    A non-partitioned table has the single partition ``""`` (the base path itself).
+    A non-partitioned table has the single partition ``""`` (the base path itself). As in
+    Apache Hudi's file-system listing, only the ``.hoodie`` folder is left out: a folder whose
+    name starts with ``.`` is a partition like any other (a URL-encoded value ``../x`` is the
+    folder ``..%2Fx``).
     """
     if not partitioned:
         return [""]
@@ -56,9 +59,8 @@ def list_partition_paths(storage: Storage, base_path: str, *, partitioned: bool)
     for current, dirs, files in os.walk(root):
         rel = os.path.relpath(current, root)
         if rel == ".":
-            dirs[:] = [d for d in dirs if d != METAFOLDER and not d.startswith(".")]
+            dirs[:] = [d for d in dirs if d != METAFOLDER]
             continue
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
         if any(name.startswith(PARTITION_METADATA_FILE) for name in files):
             found.append(rel.replace(os.sep, "/"))
     return sorted(found)

@@ -6,6 +6,7 @@
   (``test_mor_failures.py``).
 * A compaction over such a block fails with that error and stays pending; once the file is
   repaired the next compaction resumes it.
+* With Spark's ``spark.sql.files.ignoreCorruptFiles`` a read skips such a block knowingly.
 * A damaged base file met inside a Spark task reaches the caller as a ``HudiFileFormatError``
   naming the file, not as a Py4J error.
 """
@@ -157,3 +158,27 @@ def test_read_of_damaged_base_file_translates_to_file_format_error_naming_it(
         assert not isinstance(caught.value, HudiFileFormatError)
         translated = translate_task_error(caught.value)
         assert isinstance(translated, HudiFileFormatError) and base.name in str(translated), options
+
+
+def test_read_with_ignore_corrupt_files_skips_undecodable_log_block_knowingly(
+        spark: Any, mor_table: tuple[str, str], tmp_path: Path) -> None:
+    """Spark's ``spark.sql.files.ignoreCorruptFiles`` is how a user reads past damage on
+    purpose: the block that does not decode is left out (the update it held is not applied),
+    the rest of the slice is read; without it the read fails naming the file."""
+    path = str(tmp_path / "table")
+    shutil.copytree(mor_table[0], path)
+    log = _log_file(path)
+    _damage_record_count(log)
+    files = _files(path)
+
+    with pytest.raises(Exception) as caught:
+        hudi_sql.read(spark, path).collect()
+    assert str(log) in str(translate_task_error(caught.value))
+
+    spark.conf.set("spark.sql.files.ignoreCorruptFiles", "true")
+    try:
+        rows = hudi_sql.read(spark, path).select("id", "name").collect()
+    finally:
+        spark.conf.unset("spark.sql.files.ignoreCorruptFiles")
+    assert sorted(tuple(r) for r in rows) == [(1, "n1"), (2, "n2"), (3, "n3"), (4, "n4")]
+    assert _files(path) == files  # a read repairs nothing and removes nothing

@@ -116,9 +116,11 @@ def test_write_escaping_partition_value_url_encoded_stays_inside(spark: Any, tmp
     options = {**OPTIONS, "hoodie.datasource.write.partitionpath.urlencode": "true"}
     hudi_sql.write(spark.createDataFrame([(1, "a", 1, "../escaped")], SCHEMA), str(path), options)
     assert _outside(tmp_path, path) == set()
-    # Apache Hudi's escaping turns '/' into %2F: one folder inside the table. (Reading that
-    # folder back is a known gap: its name starts with '.', which listings skip as hidden.)
+    # Apache Hudi's escaping turns '/' into %2F: one folder inside the table, read back (a
+    # folder whose name starts with '.' is a partition like any other but .hoodie).
     assert list((path / "..%2Fescaped").glob("*.parquet"))
+    rows = hudi_sql.read(spark, str(path)).select("_hoodie_partition_path", "id").collect()
+    assert [tuple(r) for r in rows] == [("..%2Fescaped", 1)]
 
 
 # -- item 6: bad option values are refused before anything is written -----------------------------

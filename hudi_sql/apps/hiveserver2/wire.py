@@ -45,6 +45,7 @@ from hudi_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
+from hudi_sql.spark.task_errors import translated_task_errors
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -172,7 +173,9 @@ def result_set_from_dataframe(df: DataFrame) -> ResultSet:
         wire = project(json=False)
     binary = [i for i, s in enumerate(specs) if s.type_id == T.BINARY_TYPE]
     rows = []
-    for row in wire.collect():
+    with translated_task_errors():  # a damaged file met by the query is named, not a Py4J trace
+        collected = wire.collect()
+    for row in collected:
         values = tuple(row)
         if binary:
             values = tuple(bytes(v) if i in binary and v is not None else v for i, v in enumerate(values))
