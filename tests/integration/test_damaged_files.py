@@ -182,3 +182,21 @@ def test_read_with_ignore_corrupt_files_skips_undecodable_log_block_knowingly(
         spark.conf.unset("spark.sql.files.ignoreCorruptFiles")
     assert sorted(tuple(r) for r in rows) == [(1, "n1"), (2, "n2"), (3, "n3"), (4, "n4")]
     assert _files(path) == files  # a read repairs nothing and removes nothing
+
+
+def test_shell_query_over_damaged_base_file_prints_one_error_naming_it(
+        spark: Any, mor_table: tuple[str, str], tmp_path: Path) -> None:
+    """The shell collects a query's rows itself, so it names the damaged file (no Py4J trace)."""
+    import io
+
+    from hudi_sql.apps.shell import main as shell
+
+    path = str(tmp_path / "table")
+    shutil.copytree(mor_table[0], path)
+    base = _damage_base_file(path)
+    out, err = io.StringIO(), io.StringIO()
+    status = shell(["-e", f"SELECT id, name FROM hudi.`{path}`;"], spark=spark, stdout=out, stderr=err)
+    assert status == 1 and out.getvalue() == ""
+    message = err.getvalue()
+    assert message.startswith(f"Error: Data file {base} does not read"), message
+    assert "Traceback" not in message and "Py4J" not in message and "\tat " not in message
