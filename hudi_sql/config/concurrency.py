@@ -21,8 +21,10 @@ __all__ = [
     "FailedWritesPolicy",
     "HudiConcurrencyConfig",
     "WriteConcurrencyMode",
+    "shared_writer_defaults",
 ]
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -196,3 +198,20 @@ class ConcurrencyConfig:
     def heartbeat_expiry_seconds(self) -> float:
         """A heartbeat older than this is expired (Hudi: interval x tolerable misses)."""
         return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses / 1000.0
+
+
+def shared_writer_defaults(options: Mapping[str, str]) -> dict[str, str]:
+    """The options a front end whose sessions write side by side (the HiveServer2 endpoint)
+    starts each session with, unless *options* already choose.
+
+    Beeline, PyHive and dbt users open several sessions against one server and write one table
+    from them at once: the sessions run under optimistic concurrency control (failed writes
+    rolled back lazily, once their heartbeat expired), so statements touching different file
+    groups both commit, and of two touching the same file group the later fails (SQLSTATE
+    40001) and is rolled back. The in-process lock, shared by all sessions of one process,
+    orders the commits. Options naming a concurrency mode or failed-writes policy are kept.
+    """
+    mode, policy = HudiConcurrencyConfig.CONCURRENCY_MODE.key, HudiWriteConfig.FAILED_WRITES_CLEANER_POLICY.key
+    if mode in options or policy in options:
+        return {}
+    return {mode: WriteConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL.value}

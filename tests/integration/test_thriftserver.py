@@ -110,6 +110,15 @@ def _query(connection: Any, sql: str) -> list[tuple[Any, ...]]:
         cursor.close()
 
 
+def _run(connection: Any, sql: str) -> None:
+    """A statement whose result (if any) is not needed: DDL, DML."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute(sql)
+    finally:
+        cursor.close()
+
+
 def _names(connection: Any, table: str, hint: str = "") -> dict[int, str]:
     return dict(_query(connection, f"SELECT {hint} id, name FROM {table} ORDER BY id"))
 
@@ -226,6 +235,55 @@ def test_pyhive_session_configuration_sets_options(server: Any, tables: Tables) 
     finally:
         connection.close()
         other.close()
+
+
+def test_pyhive_sessions_write_one_table_side_by_side_and_lose_no_update(
+        server: Any, tmp_path: Path) -> None:
+    """Sessions of one server write one table at once (optimistic concurrency control is the
+    server's default): updates of different partitions all commit; of updates racing for one
+    row, each commits or fails with SQLSTATE 40001, and the row counts exactly the commits."""
+    from pyhive.exc import OperationalError
+
+    setup = _connect(server)
+    _run(setup, "DROP TABLE IF EXISTS hs2_counters")
+    _run(setup, "CREATE TABLE hs2_counters (id INT, n INT, p STRING) USING hudi PARTITIONED BY (p) "
+                  f"TBLPROPERTIES (primaryKey = 'id') LOCATION '{tmp_path / 'hs2_counters'}'")
+    _run(setup, "INSERT INTO hs2_counters VALUES (1, 0, 'p1'), (2, 0, 'p2'), (3, 0, 'p3')")
+
+    def increment(ids: list[int], outcomes: list[str], start: threading.Barrier) -> None:
+        connection = _connect(server)
+        try:
+            start.wait()
+            for row in ids:
+                try:
+                    _run(connection, f"UPDATE hs2_counters SET n = n + 1 WHERE id = {row}")
+                    outcomes.append("commit")
+                except OperationalError as exc:
+                    outcomes.append(exc.args[0].status.sqlState)
+        finally:
+            connection.close()
+
+    def run_at_once(work: list[list[int]]) -> list[list[str]]:
+        outcomes: list[list[str]] = [[] for _ in work]
+        start = threading.Barrier(len(work))
+        threads = [threading.Thread(target=increment, args=(ids, out, start)) for ids, out in zip(work, outcomes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=600)
+        return outcomes
+
+    try:
+        disjoint = run_at_once([[1, 1], [2, 2], [3, 3]])
+        assert disjoint == [["commit", "commit"]] * 3
+        assert _query(setup, "SELECT id, n FROM hs2_counters ORDER BY id") == [(1, 2), (2, 2), (3, 2)]
+
+        racing = [o for out in run_at_once([[1, 1], [1, 1]]) for o in out]
+        assert set(racing) <= {"commit", "40001"} and "commit" in racing, racing
+        assert _query(setup, "SELECT n FROM hs2_counters WHERE id = 1") == [(2 + racing.count("commit"),)]
+    finally:
+        _run(setup, "DROP TABLE IF EXISTS hs2_counters")
+        setup.close()
 
 
 def test_pyhive_nosasl_binary_transport(server: Any, tables: Tables) -> None:

@@ -92,6 +92,7 @@ from hudi_sql.apps.hiveserver2.wire import (
     table_schema,
     to_row_set,
 )
+from hudi_sql.config.concurrency import shared_writer_defaults
 from hudi_sql.errors import HudiError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
@@ -602,7 +603,9 @@ def start_thriftserver(spark: SparkSession, *, host: str = "127.0.0.1", port: in
         port: the port; 0 picks a free one (see :attr:`RunningServer.port`).
         executor: run every statement with ``executor(text) -> DataFrame`` on *spark* itself
             instead of a :class:`~hudi_sql.sql.session.HudiSession` per client session.
-        options: ``hoodie.*`` session options every client session starts with (as ``SET``).
+        options: ``hoodie.*`` session options every client session starts with (as ``SET``);
+            unless they say otherwise, sessions write under optimistic concurrency control
+            (:func:`~hudi_sql.config.concurrency.shared_writer_defaults`).
 
     Raises:
         HudiError: the address cannot be bound (port in use, unknown host).
@@ -613,7 +616,7 @@ def start_thriftserver(spark: SparkSession, *, host: str = "127.0.0.1", port: in
         def factory() -> SqlSession:
             return shared
     else:
-        initial = dict(options or {})
+        initial = {**shared_writer_defaults(options or {}), **dict(options or {})}
 
         def factory() -> SqlSession:
             from hudi_sql.sql.session import HudiSession
