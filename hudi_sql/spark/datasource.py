@@ -71,7 +71,7 @@ WRITE_INSTEAD = (
 )
 
 #: Options Spark itself puts into a path read's options; not Hudi read options.
-_SPARK_OPTIONS = frozenset({"path", "paths"})
+_SPARK_OPTIONS = frozenset({"path", "paths", "ignorecorruptfiles"})
 
 
 def _refuse_write() -> HudiError:
@@ -99,6 +99,8 @@ class SliceReadContext:
         timeline_start: the first write instant of the active timeline.
         ordering_field, payload: how log records merge with base rows.
         begin, end: incremental queries keep rows with ``_hoodie_commit_time`` in (begin, end].
+        skip_undecodable_blocks: the read option ``ignoreCorruptFiles`` (Spark's name): a log
+            block that does not decode is skipped with a warning instead of failing the read.
     """
 
     target_schema_json: str
@@ -109,6 +111,7 @@ class SliceReadContext:
     payload: Payload
     begin: str | None = None
     end: str | None = None
+    skip_undecodable_blocks: bool = False
 
 
 class SliceInputPartition(InputPartition):
@@ -163,7 +166,8 @@ class HudiDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         meta, plan = _plan(_table_path(self.options), self.options)
-        return HudiDataSourceReader(meta, plan, schema)
+        ignore = next((str(v) for k, v in self.options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
+        return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true")
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         raise _refuse_write()
@@ -172,7 +176,8 @@ class HudiDataSource(DataSource):
 class HudiDataSourceReader(DataSourceReader):
     """Reads the slices of one :class:`ReadPlan`, one input partition per slice."""
 
-    def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType) -> None:
+    def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
+                 skip_undecodable_blocks: bool = False) -> None:
         from hudi_sql.config import QueryType
         from hudi_sql.read.file_group_reader import FileSliceSpec
         from hudi_sql.read.merge_exec import slice_specs
@@ -182,7 +187,8 @@ class HudiDataSourceReader(DataSourceReader):
         incremental = plan.query_type is QueryType.INCREMENTAL
         self.context = SliceReadContext(
             schema.json(), plan.completed_instants, plan.as_of, first.instant_time if first else None,
-            ordering_field, payload, plan.begin if incremental else None, plan.end if incremental else None)
+            ordering_field, payload, plan.begin if incremental else None, plan.end if incremental else None,
+            skip_undecodable_blocks)
         base_only = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
         self._specs: list[FileSliceSpec] | None = base_only + slice_specs(plan)
 
@@ -217,7 +223,8 @@ def read_slice(context: SliceReadContext, spec: FileSliceSpec) -> pa.Table:
     target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
     table = read_file_slice(spec, target, completed_instants=context.completed_instants,
                             max_instant=context.max_instant, timeline_start=context.timeline_start,
-                            ordering_field=context.ordering_field, payload=context.payload)
+                            ordering_field=context.ordering_field, payload=context.payload,
+                            skip_undecodable_blocks=context.skip_undecodable_blocks)
     if context.begin is not None and context.end is not None:
         times = table.column(COMMIT_TIME_FIELD)
         table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))

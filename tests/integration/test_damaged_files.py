@@ -184,6 +184,28 @@ def test_read_with_ignore_corrupt_files_skips_undecodable_log_block_knowingly(
     assert _files(path) == files  # a read repairs nothing and removes nothing
 
 
+def test_data_source_read_option_ignore_corrupt_files_skips_undecodable_log_block(
+        spark: Any, mor_table: tuple[str, str], tmp_path: Path) -> None:
+    """Plain Spark sessions read through ``pyspark_hudi``, which sees read options only: Spark's
+    per-read ``ignoreCorruptFiles`` does it there (the data source's reader, driven directly)."""
+    from hudi_sql.spark.datasource import HudiDataSource
+
+    path = str(tmp_path / "table")
+    shutil.copytree(mor_table[0], path)
+    _damage_record_count(_log_file(path))
+
+    def read(options: dict[str, str]) -> list[tuple[Any, ...]]:
+        source = HudiDataSource({"path": path, **options})
+        reader = source.reader(source.schema())
+        rows = [row for partition in reader.partitions() for batch in reader.read(partition)
+                for row in batch.to_pylist()]
+        return sorted((r["id"], r["name"]) for r in rows)
+
+    with pytest.raises(HudiFileFormatError, match="does not decode"):
+        read({})
+    assert read({"ignoreCorruptFiles": "true"}) == [(1, "n1"), (2, "n2"), (3, "n3"), (4, "n4")]
+
+
 def test_shell_query_over_damaged_base_file_prints_one_error_naming_it(
         spark: Any, mor_table: tuple[str, str], tmp_path: Path) -> None:
     """The shell collects a query's rows itself, so it names the damaged file (no Py4J trace)."""
