@@ -1,6 +1,6 @@
-"""Driver for the concurrency tests: one writer process upserting a shared table.
+"""One writer process of :mod:`bench.stress` (and the concurrency tests): upserts into a shared table.
 
-Usage: python concurrent_writer.py <table> <state dir> <spec json>
+Usage: python -m bench.stress_writer <table> <state dir> <spec json>
 
 The spec: {"writer": name, "rounds": n, "partitions": [...], "ids": [...], "options": {...},
 "start_file": path (wait for it to exist, so writers start together), "hold_ms": pause
