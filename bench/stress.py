@@ -37,6 +37,7 @@ from typing import Any
 
 from hudi_sql.config import HudiTableConfig, HudiWriteConfig
 from hudi_sql.config.concurrency import FILE_SYSTEM_LOCK_PROVIDER, HudiConcurrencyConfig
+from hudi_sql.spark.session import child_process_env
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Run as a module: as a script, ``bench/`` would come first on its path and shadow the
@@ -61,21 +62,14 @@ OCC_OPTIONS = {
 ROW_SCHEMA = "id int, v string, ts int, p string"
 
 
-def writer_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env["PYSPARK_PYTHON"] = sys.executable
-    return env
-
-
 class Writer:
     """One writer process; its JSON lines are read as they come."""
 
     def __init__(self, table: Path, state: Path, spec: dict[str, Any]) -> None:
         self.name = spec["writer"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", WRITER_MODULE, str(table), str(state), json.dumps(spec)], env=writer_env(), cwd=ROOT,
+            [sys.executable, "-m", WRITER_MODULE, str(table), str(state), json.dumps(spec)],
+            env=child_process_env(), cwd=ROOT,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.lines: list[dict[str, Any]] = []
 
@@ -242,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     import hudi_sql
 
     work_root = args.work_dir or Path(tempfile.mkdtemp(prefix="hudi-sql-stress-"))
-    spark = hudi_sql.spark_session(master="local[1]", state_dir=str(work_root / "state"))
+    spark = hudi_sql.spark_session(master="local[1]", state_dir=str(work_root / "state"),
+                                   conf={"spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     total, started, trial = Figures(), time.monotonic(), 0
     try:

@@ -8,7 +8,7 @@ Arrow paths need pyarrow and pandas in the worker (the system ``python3`` may la
 
 from __future__ import annotations
 
-__all__ = ["default_state_dir", "prepare_environment", "register", "spark_session"]
+__all__ = ["child_process_env", "default_state_dir", "prepare_environment", "register", "spark_session"]
 
 import os
 import sys
@@ -33,6 +33,19 @@ def prepare_environment() -> None:
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
+
+
+def child_process_env() -> dict[str, str]:
+    """The environment for a Python child process that starts a Spark session of its own (a
+    benchmark worker, a writer process, a plain Spark session in a test): this environment,
+    loopback only, its Python workers on this interpreter, and hudi-sql importable by it and
+    its workers from where this process imports it (what a wheel install gives)."""
+    env = dict(os.environ)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    env["PYSPARK_PYTHON"] = sys.executable
+    return env
 
 
 def spark_session(

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import hudi_sql
+from hudi_sql.spark.session import child_process_env
 
 pytestmark = [pytest.mark.spark, pytest.mark.engines]
 
@@ -122,13 +123,9 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["SPARK_LOCAL_IP"] = "127.0.0.1"
     # What a wheel install gives: hudi_sql and pyspark_hudi importable from sys.path, for the
     # driver and for the Python workers (which is where Spark looks for pyspark_* modules).
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env["PYSPARK_PYTHON"] = sys.executable
-    return env
+    return child_process_env()
 
 
 def _run_driver(script: str, request: dict[str, Any], cwd: Path, timeout: float = 600) -> dict[str, Any]:

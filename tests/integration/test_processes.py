@@ -22,6 +22,7 @@ from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.model.instant import Action, State
+from hudi_sql.spark.session import child_process_env
 from hudi_sql.table.meta_client import TableMetaClient
 
 pytestmark = [pytest.mark.spark, pytest.mark.processes]
@@ -31,11 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env["PYSPARK_PYTHON"] = sys.executable
-    return env
+    # What a wheel install gives: hudi_sql and pyspark_hudi importable from sys.path, for the
+    # driver and for the Python workers (which is where Spark looks for pyspark_* modules).
+    return child_process_env()
 
 
 def _free_port() -> int:
