@@ -70,7 +70,7 @@ WRITE_INSTEAD = (
     "hudi_sql.spark_session(), or SQL in the hudi-sql shell"
 )
 
-#: Options Spark itself puts into a path read's options; not Hudi read options.
+#: Spark's own options of a path read (the path, and ignoreCorruptFiles); not Hudi read options.
 _SPARK_OPTIONS = frozenset({"path", "paths", "ignorecorruptfiles"})
 
 
