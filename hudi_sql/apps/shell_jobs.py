@@ -103,8 +103,8 @@ def ctrl_c_to_main_thread() -> Iterator[None]:
     signal mask of the thread that starts them: SIGINT is blocked while they start and
     unblocked again on the main thread only.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield  # not the main thread, or no POSIX signal masks (Windows)
         return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
@@ -115,7 +115,8 @@ def ctrl_c_to_main_thread() -> Iterator[None]:
 
 def _leave_ctrl_c_to_main_thread() -> None:
     """The statement worker (and the threads its statements start) never take SIGINT."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _result(future: concurrent.futures.Future[T]) -> T:
