@@ -101,7 +101,11 @@ def threads_taking_sigint(pid: int) -> list[int]:
     """The threads of process *pid* that do not block SIGINT (Linux ``/proc``)."""
     takers = []
     for task in sorted(Path(f"/proc/{pid}/task").iterdir(), key=lambda t: int(t.name)):
-        blocked = re.search(r"^SigBlk:\s*([0-9a-f]+)$", (task / "status").read_text(), re.MULTILINE)
+        try:
+            status = (task / "status").read_text()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        blocked = re.search(r"^SigBlk:\s*([0-9a-f]+)$", status, re.MULTILINE)
         assert blocked is not None
         if not int(blocked.group(1), 16) & (1 << (signal.SIGINT - 1)):
             takers.append(int(task.name))
