@@ -4,7 +4,8 @@ Usage: python -m bench.stress_writer <table> <state dir> <spec json>
 
 The spec: {"writer": name, "rounds": n, "partitions": [...], "ids": [...], "options": {...},
 "start_file": path (wait for it to exist, so writers start together), "hold_ms": pause
-between the inflight file and the commit (a wide window for the others)}. Each round upserts
+between the inflight file and the commit (a wide window for the others), "hold_lock_ms": pause
+holding the file-system lock of the commit's completion}. Each round upserts
 every id of the spec, in its partition, with value "<writer>-<round>", and prints one JSON line:
 {"writer", "round", "status": "committed" | "conflict" | "refused", "instant", "error"}.
 """
@@ -34,6 +35,21 @@ def main() -> None:
             time.sleep(hold)
 
         txn_module.Transaction.start = start_then_hold  # type: ignore[method-assign]
+
+    hold_lock = spec.get("hold_lock_ms", 0) / 1000.0
+    if hold_lock:  # hold the table lock while completing, so that a test can kill the holder
+        from hudi_sql.commit import locks
+
+        original_lock = locks.FileSystemLockProvider.try_lock
+
+        def lock_then_hold(self, timeout, purpose):  # type: ignore[no-untyped-def]
+            taken = original_lock(self, timeout, purpose)
+            if taken and purpose.startswith("complete"):
+                print(json.dumps({"writer": spec["writer"], "locked": purpose}), flush=True)
+                time.sleep(hold_lock)
+            return taken
+
+        locks.FileSystemLockProvider.try_lock = lock_then_hold  # type: ignore[method-assign]
 
     spark = hudi_sql.spark_session(master="local[1]", state_dir=state)
     spark.sparkContext.setLogLevel("ERROR")

@@ -129,3 +129,39 @@ def test_killed_writer_instant_rolled_back_lazily_after_heartbeat_expired(spark:
     assert rows[7] == "other" and rows[0] == "seed"
     print(f"[concurrency:killed] trials=1 early_checks={early_checks} rolled_back_after_expiry=1 "
           "lost_updates=0 invariant_violations=0")
+
+
+def test_writer_killed_holding_the_lock_next_writer_takes_it_after_expiry(spark: Any, tmp_path: Path) -> None:
+    """SIGKILL a writer while it holds the file-system lock (completing its commit): the lock
+    file stays; the next writer waits, takes the lock over once it is older than
+    ``hoodie.write.lock.filesystem.expire`` (1 minute, Apache Hudi's unit), rolls the dead
+    instant back (its heartbeat expired long before) and commits."""
+    from hudi_sql.config.concurrency import HudiConcurrencyConfig
+
+    expiring = {**OCC_OPTIONS, HudiConcurrencyConfig.FILESYSTEM_LOCK_EXPIRE.key: "1"}
+    table = tmp_path / "table"
+    ids = list(range(10))
+    partition_of = {i: "p0" if i < 5 else "p1" for i in ids}
+    seed(spark, table, ids, partition_of)
+    victim = Writer(table, tmp_path / "state-v", writer_spec("v", ids[:5], partition_of, expiring, rounds=1,
+                                                              hold_lock_ms=600_000))
+    try:
+        dead = victim.read_until("locked")["locked"].split()[-1]
+    finally:
+        victim.kill()
+    lock_file = Path(TableMetaClient.load(str(table)).layout.meta_path, "lock")
+    assert lock_file.exists() and json.loads(lock_file.read_text())["purpose"] == f"complete {dead}"
+
+    started = time.monotonic()
+    df = spark.createDataFrame([(7, "after", 5, "p1")], "id int, v string, ts int, p string")
+    result = hudi_sql.write(df, str(table), expiring)
+    waited = time.monotonic() - started
+    print(f"[concurrency:lock-holder-killed] waited={waited:.0f}s lost_updates=0 invariant_violations=0")
+    assert result.instant_time is not None
+    assert waited >= 30, "the lock was taken over before it expired"
+    meta = TableMetaClient.load(str(table))
+    assert dead not in meta.timeline.completed_writes().times()
+    assert dead not in meta.timeline.pending_writes().times()
+    assert not lock_file.exists()
+    rows = {r["id"]: r["v"] for r in our_table(spark, str(table)).to_pylist()}
+    assert rows == {**{i: "seed" for i in ids}, 7: "after"}
