@@ -89,13 +89,19 @@ def test_single_writer_default_second_live_writer_refused_naming_instant(spark: 
         first.kill()
 
 
-def test_killed_writer_instant_rolled_back_lazily_after_heartbeat_expired(spark: Any, tmp_path: Path) -> None:
+def _seed_and_start_victim(spark: Any, tmp_path: Path, options: dict[str, str],
+                           **hold: int) -> tuple[Path, list[int], Writer]:
+    """A table of ids 0-9 (p0: 0-4, p1: 5-9) and a writer process upserting p0 once, held as *hold* says."""
     table = tmp_path / "table"
     ids = list(range(10))
     partition_of = {i: "p0" if i < 5 else "p1" for i in ids}
     seed(spark, table, ids, partition_of)
-    victim = Writer(table, tmp_path / "state-v", writer_spec("v", ids[:5], partition_of, OCC_OPTIONS, rounds=1,
-                                                        hold_ms=60000))
+    spec = writer_spec("v", ids[:5], partition_of, options, rounds=1, **hold)
+    return table, ids, Writer(table, tmp_path / "state-v", spec)
+
+
+def test_killed_writer_instant_rolled_back_lazily_after_heartbeat_expired(spark: Any, tmp_path: Path) -> None:
+    table, _, victim = _seed_and_start_victim(spark, tmp_path, OCC_OPTIONS, hold_ms=60000)
     try:
         dead = victim.read_until("inflight")["inflight"]
     finally:
@@ -139,12 +145,7 @@ def test_writer_killed_holding_the_lock_next_writer_takes_it_after_expiry(spark:
     from hudi_sql.config.concurrency import HudiConcurrencyConfig
 
     expiring = {**OCC_OPTIONS, HudiConcurrencyConfig.FILESYSTEM_LOCK_EXPIRE.key: "1"}
-    table = tmp_path / "table"
-    ids = list(range(10))
-    partition_of = {i: "p0" if i < 5 else "p1" for i in ids}
-    seed(spark, table, ids, partition_of)
-    victim = Writer(table, tmp_path / "state-v", writer_spec("v", ids[:5], partition_of, expiring, rounds=1,
-                                                              hold_lock_ms=600_000))
+    table, ids, victim = _seed_and_start_victim(spark, tmp_path, expiring, hold_lock_ms=600_000)
     try:
         dead = victim.read_until("locked")["locked"].split()[-1]
     finally:
