@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from process_helpers import free_port, stop_process_group, wait_for_port
 
 pytestmark = [pytest.mark.spark]
 
@@ -100,40 +98,6 @@ def _spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"process {proc.pid} exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(f"port {port} not open after {timeout}s:\n{log.read_text()[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen[Any]) -> None:
-    """Stop a process we started, then the rest of its own process group (the JVM a PySpark process spawns)."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the group was created for this process (start_new_session)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 @dataclass(frozen=True)
 class Services:
     metastore_uri: str
@@ -168,7 +132,7 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     conf = work / "conf"
     conf.mkdir()
     (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
-    metastore_port, hs2_port = _free_port(), _free_port()
+    metastore_port, hs2_port = free_port(), free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
 
     ms_log = work / "metastore.log"
@@ -178,7 +142,7 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
          "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(metastore_port)],
         cwd=work, stdout=ms_log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True,
     )
-    request.addfinalizer(lambda: _stop(metastore))
+    request.addfinalizer(lambda: stop_process_group(metastore))
 
     jar = _compile_stub_jar(work)
     hs2_state = work / "hs2"
@@ -189,10 +153,10 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
         cwd=hs2_state, stdin=subprocess.PIPE, stdout=hs2_log.open("w"), stderr=subprocess.STDOUT, env=env,
         start_new_session=True,
     )
-    request.addfinalizer(lambda: _stop(hs2))
+    request.addfinalizer(lambda: stop_process_group(hs2))
 
-    _wait_for_port(metastore_port, metastore, ms_log, 180)
-    _wait_for_port(hs2_port, hs2, hs2_log, 240)
+    wait_for_port(metastore_port, metastore, ms_log, 180)
+    wait_for_port(hs2_port, hs2, hs2_log, 240)
     yield Services(f"thrift://127.0.0.1:{metastore_port}", hs2_port)
 
 

@@ -19,17 +19,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from process_helpers import free_port, stop_process_group, wait_for_port
 
 import hudi_sql
 from hudi_sql.spark.session import child_process_env
@@ -101,27 +99,6 @@ print("RESULT " + json.dumps(out), flush=True)
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _stop(proc: subprocess.Popen[Any]) -> None:
-    """Stop a process we started, then the rest of its process group (the JVM PySpark spawns)."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the group was created for this process
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _env() -> dict[str, str]:
     # What a wheel install gives: hudi_sql and pyspark_hudi importable from sys.path, for the
     # driver and for the Python workers (which is where Spark looks for pyspark_* modules).
@@ -137,7 +114,7 @@ def _run_driver(script: str, request: dict[str, Any], cwd: Path, timeout: float 
         try:
             proc.wait(timeout=timeout)
         finally:
-            _stop(proc)
+            stop_process_group(proc)
     text = log.read_text()
     for line in text.splitlines():
         if line.startswith("RESULT "):
@@ -210,7 +187,7 @@ def metastore_uri(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixt
     conf = work / "conf"
     conf.mkdir()
     (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
-    port = _free_port()
+    port = free_port()
     jars = Path(pyspark.__file__).resolve().parent / "jars" / "*"
     log = work / "metastore.log"
     proc = subprocess.Popen(
@@ -218,18 +195,8 @@ def metastore_uri(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixt
          f"-Dderby.system.home={work}", "-cp", f"{conf}{os.pathsep}{jars}",
          "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(port)],
         cwd=work, stdout=log.open("w"), stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
-    request.addfinalizer(lambda: _stop(proc))
-    deadline = time.monotonic() + 180
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"metastore exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"metastore not up after 180s:\n{log.read_text()[-3000:]}") from None
-            time.sleep(0.5)
+    request.addfinalizer(lambda: stop_process_group(proc))
+    wait_for_port(port, proc, log, 180)
     yield f"thrift://127.0.0.1:{port}"
 
 

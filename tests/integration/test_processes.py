@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_helpers import free_port
 from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
@@ -35,12 +36,6 @@ def _env() -> dict[str, str]:
     # What a wheel install gives: hudi_sql and pyspark_hudi importable from sys.path, for the
     # driver and for the Python workers (which is where Spark looks for pyspark_* modules).
     return child_process_env()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_for_port(port: int, timeout: float) -> None:
@@ -96,7 +91,7 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     env = _env()
     env["SPARK_HOME"] = spark_home
     work = tmp_path_factory.mktemp("spark-worker")
-    port, ui, worker_ui = _free_port(), _free_port(), _free_port()
+    port, ui, worker_ui = free_port(), free_port(), free_port()
     master = subprocess.Popen(
         [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
          "--webui-port", str(ui)], env=env, start_new_session=True,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_helpers import free_port
 
 pytestmark = [pytest.mark.spark]
 
@@ -437,14 +438,6 @@ def test_cli_main_serves_until_stopped(spark: Any, tables: Tables) -> None:
     assert not thread.is_alive()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path: Path) -> None:
     """``hudi-sql thriftserver`` as its own process (own JVM and metastore), stopped by pid."""
     import sys
@@ -453,7 +446,7 @@ def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path
 
     import hudi_sql
 
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "server.log"
     repo = Path(hudi_sql.__file__).resolve().parents[1]
     command = [sys.executable, "-m", "hudi_sql.apps.hiveserver2.cli", "thriftserver", "--port", str(port),
