@@ -43,7 +43,7 @@ from py4j.protocol import Py4JError
 
 from catalog.base import TableIdent, TableInfo, quote_identifier
 from catalog.hive.config import MANIFEST_BASE_PATH_PROPERTY
-from catalog.hive.ddl import INPUT_FORMAT, REALTIME_INPUT_FORMAT
+from catalog.hive.ddl import HUDI_INPUT_FORMATS
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
@@ -59,15 +59,6 @@ _RESERVED_PROPERTIES = frozenset(
     {"location", "provider", "owner", "comment", "external", "is_managed_location"}
 )
 
-#: Hudi's Hive input formats (Apache and pre-Apache names) -> whether the table reads read-optimized.
-_HUDI_INPUT_FORMATS = {
-    INPUT_FORMAT: True,
-    "com.uber.hoodie.hadoop.HoodieInputFormat": True,
-    REALTIME_INPUT_FORMAT: False,
-    "com.uber.hoodie.hadoop.realtime.HoodieRealtimeInputFormat": False,
-}
-
-
 def _hudi_base_path(input_format: str | None, location: str | None,
                     properties: Mapping[str, str]) -> tuple[str, bool] | None:
     """The base path and read-optimized flag of a Hive serde table that is a synced Hudi table."""
@@ -76,8 +67,8 @@ def _hudi_base_path(input_format: str | None, location: str | None,
 
     if input_format == SYMLINK_INPUT_FORMAT and properties.get(MANIFEST_BASE_PATH_PROPERTY):
         base, read_optimized = properties[MANIFEST_BASE_PATH_PROPERTY], True
-    elif input_format in _HUDI_INPUT_FORMATS and location:
-        base, read_optimized = location, _HUDI_INPUT_FORMATS[input_format]
+    elif input_format in HUDI_INPUT_FORMATS and location:
+        base, read_optimized = location, HUDI_INPUT_FORMATS[input_format]
     else:
         return None
     return (base, read_optimized) if Storage().exists(TableLayout.of(base).properties_path) else None

@@ -20,6 +20,7 @@ Quoting rules (the same for Hive's and Spark's parsers):
 from __future__ import annotations
 
 __all__ = [
+    "HUDI_INPUT_FORMATS",
     "INPUT_FORMAT",
     "OUTPUT_FORMAT",
     "REALTIME_INPUT_FORMAT",
@@ -56,6 +57,14 @@ REALTIME_INPUT_FORMAT = "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeIn
 OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat"
 _PRE_APACHE_INPUT_FORMAT = "com.uber.hoodie.hadoop.HoodieInputFormat"
 _PRE_APACHE_REALTIME_INPUT_FORMAT = "com.uber.hoodie.hadoop.realtime.HoodieRealtimeInputFormat"
+#: Every Hudi Hive input format sync may write (Apache and pre-Apache names) -> whether a table
+#: stored with it reads read-optimized (base files only) rather than the merged snapshot.
+HUDI_INPUT_FORMATS = {
+    INPUT_FORMAT: True,
+    _PRE_APACHE_INPUT_FORMAT: True,
+    REALTIME_INPUT_FORMAT: False,
+    _PRE_APACHE_REALTIME_INPUT_FORMAT: False,
+}
 
 
 def input_format_class(base_file_format: str, *, realtime: bool, pre_apache: bool = False) -> str:
