@@ -1,5 +1,6 @@
-"""Servers and processes the tests start themselves: a free loopback port, waiting for a
-server to listen, and stopping a process with the process group it was started in."""
+"""Servers and processes the tests start themselves: a free loopback port, a standalone Hive
+metastore from the PySpark wheel's jars, waiting for a server to listen, and stopping a process
+with the process group it was started in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any
+
+_HIVE_SITE = """<?xml version="1.0"?>
+<configuration>
+<property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName={db};create=true</value></property>
+<property><name>hive.metastore.warehouse.dir</name><value>{wh}</value></property>
+<property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
+<property><name>hive.metastore.schema.verification</name><value>false</value></property>
+</configuration>
+"""
 
 
 def free_port() -> int:
@@ -47,3 +57,23 @@ def stop_process_group(proc: subprocess.Popen[Any]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def start_hive_metastore(work: Path, env: dict[str, str]) -> tuple[int, subprocess.Popen[Any], Path]:
+    """A Hive metastore (``HiveMetaStore`` from the PySpark wheel's jars, Derby under *work*) on a
+    free loopback port: ``(port, process, log)``. The caller stops it (:func:`stop_process_group`)
+    and waits for it (:func:`wait_for_port`)."""
+    import pyspark
+
+    conf = work / "conf"
+    conf.mkdir()
+    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
+    port = free_port()
+    jars = Path(pyspark.__file__).resolve().parent / "jars" / "*"
+    log = work / "metastore.log"
+    proc = subprocess.Popen(
+        ["java", "-Dlog4j2.contextSelector=org.apache.logging.log4j.core.selector.ClassLoaderContextSelector",
+         f"-Dderby.system.home={work}", "-cp", f"{conf}{os.pathsep}{jars}",
+         "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(port)],
+        cwd=work, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return port, proc, log

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import free_port, stop_process_group, wait_for_port
+from process_helpers import free_port, start_hive_metastore, stop_process_group, wait_for_port
 
 pytestmark = [pytest.mark.spark]
 
@@ -39,15 +39,6 @@ OPTS = {
     "hoodie.datasource.write.partitionpath.field": "p",
     "hoodie.datasource.write.precombine.field": "ts",
 }
-
-_HIVE_SITE = """<?xml version="1.0"?>
-<configuration>
-<property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName={db};create=true</value></property>
-<property><name>hive.metastore.warehouse.dir</name><value>{wh}</value></property>
-<property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
-<property><name>hive.metastore.schema.verification</name><value>false</value></property>
-</configuration>
-"""
 
 _STUBS = {
     "org/apache/hudi/hadoop/HoodieParquetInputFormat.java":
@@ -129,19 +120,9 @@ def _compile_stub_jar(work: Path) -> Path:
 def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Services]:
     """A Hive metastore and a Spark HiveServer2 using it, both on free loopback ports."""
     work = tmp_path_factory.mktemp("hive-services")
-    conf = work / "conf"
-    conf.mkdir()
-    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
-    metastore_port, hs2_port = free_port(), free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
-
-    ms_log = work / "metastore.log"
-    metastore = subprocess.Popen(
-        ["java", "-Dlog4j2.contextSelector=org.apache.logging.log4j.core.selector.ClassLoaderContextSelector",
-         f"-Dderby.system.home={work}", "-cp", f"{conf}{os.pathsep}{_spark_home() / 'jars' / '*'}",
-         "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(metastore_port)],
-        cwd=work, stdout=ms_log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True,
-    )
+    metastore_port, metastore, ms_log = start_hive_metastore(work, env)
+    hs2_port = free_port()
     request.addfinalizer(lambda: stop_process_group(metastore))
 
     jar = _compile_stub_jar(work)

@@ -18,7 +18,6 @@ Every process started here is stopped by process id (its process group).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from process_helpers import free_port, stop_process_group, wait_for_port
+from process_helpers import start_hive_metastore, stop_process_group, wait_for_port
 
 import hudi_sql
 from hudi_sql.spark.session import child_process_env
@@ -42,15 +41,6 @@ OPTS = {
 }
 SCHEMA = "id long, p string, ts long, v double"
 SYMLINK = "org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat"
-
-_HIVE_SITE = """<?xml version="1.0"?>
-<configuration>
-<property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName={db};create=true</value></property>
-<property><name>hive.metastore.warehouse.dir</name><value>{wh}</value></property>
-<property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
-<property><name>hive.metastore.schema.verification</name><value>false</value></property>
-</configuration>
-"""
 
 # A plain session: nothing of hudi-sql is imported by the driver; format("hudi") comes from pyspark_hudi.
 _PLAIN_DRIVER = r"""
@@ -181,20 +171,8 @@ def test_plain_session_format_hudi_reads_like_hudi_sql_and_refuses_writes_and_ca
 @pytest.fixture(scope="module")
 def metastore_uri(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[str]:
     """A Hive metastore from the PySpark wheel's jars (Derby in a temp folder) on a free loopback port."""
-    import pyspark
-
     work = tmp_path_factory.mktemp("plain-engines-metastore")
-    conf = work / "conf"
-    conf.mkdir()
-    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
-    port = free_port()
-    jars = Path(pyspark.__file__).resolve().parent / "jars" / "*"
-    log = work / "metastore.log"
-    proc = subprocess.Popen(
-        ["java", "-Dlog4j2.contextSelector=org.apache.logging.log4j.core.selector.ClassLoaderContextSelector",
-         f"-Dderby.system.home={work}", "-cp", f"{conf}{os.pathsep}{jars}",
-         "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(port)],
-        cwd=work, stdout=log.open("w"), stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
+    port, proc, log = start_hive_metastore(work, _env())
     request.addfinalizer(lambda: stop_process_group(proc))
     wait_for_port(port, proc, log, 180)
     yield f"thrift://127.0.0.1:{port}"
