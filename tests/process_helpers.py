@@ -18,7 +18,17 @@ _HIVE_SITE = """<?xml version="1.0"?>
 <property><name>hive.metastore.warehouse.dir</name><value>{wh}</value></property>
 <property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
 <property><name>hive.metastore.schema.verification</name><value>false</value></property>
-</configuration>
+{extra}</configuration>
+"""
+
+#: What a metastore needs to serve table locks: Hive's transaction tables (which
+#: ``schematool -initSchema`` creates on a real metastore; ``hive.in.test`` makes this Derby one
+#: create them at start) and a connection pool whose jar the wheel ships (HikariCP; Hive's
+#: default BoneCP is not in it).
+_LOCK_SERVICE = """<property><name>hive.support.concurrency</name><value>true</value></property>
+<property><name>hive.txn.manager</name><value>org.apache.hadoop.hive.ql.lockmgr.DbTxnManager</value></property>
+<property><name>hive.in.test</name><value>true</value></property>
+<property><name>datanucleus.connectionPoolingType</name><value>HikariCP</value></property>
 """
 
 
@@ -59,15 +69,17 @@ def stop_process_group(proc: subprocess.Popen[Any]) -> None:
         pass
 
 
-def start_hive_metastore(work: Path, env: dict[str, str]) -> tuple[int, subprocess.Popen[Any], Path]:
+def start_hive_metastore(work: Path, env: dict[str, str], *,
+                         locks: bool = False) -> tuple[int, subprocess.Popen[Any], Path]:
     """A Hive metastore (``HiveMetaStore`` from the PySpark wheel's jars, Derby under *work*) on a
-    free loopback port: ``(port, process, log)``. The caller stops it (:func:`stop_process_group`)
-    and waits for it (:func:`wait_for_port`)."""
+    free loopback port: ``(port, process, log)``; with *locks*, one that serves table locks. The
+    caller stops it (:func:`stop_process_group`) and waits for it (:func:`wait_for_port`)."""
     import pyspark
 
     conf = work / "conf"
     conf.mkdir()
-    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh"))
+    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(
+        db=work / "metastore_db", wh=work / "wh", extra=_LOCK_SERVICE if locks else ""))
     port = free_port()
     jars = Path(pyspark.__file__).resolve().parent / "jars" / "*"
     log = work / "metastore.log"

@@ -6,11 +6,13 @@ Every :class:`~hudi_sql.commit.timeline_writer.TimelineWriter` transaction holds
 * the **in-process lock** (Apache Hudi's ``InProcessLockProvider``): one per table path and
   Python process, shared by every thread and HiveServer2 session. Always taken, whatever the
   mode: it costs nothing and keeps threads of one process from interleaving transitions;
-* the **cross-process provider** chosen by ``hoodie.write.lock.provider``: today
+* the **cross-process provider** chosen by ``hoodie.write.lock.provider``:
   ``FileSystemBasedLockProvider``, an atomic create-if-absent file ``<folder>/lock``
   (``hoodie.write.lock.filesystem.path``, default the table's ``.hoodie`` folder, as in
   Apache Hudi 0.15) holding a note on its holder, taken over only after
-  ``hoodie.write.lock.filesystem.expire`` minutes (0: never).
+  ``hoodie.write.lock.filesystem.expire`` minutes (0: never); or
+  ``HiveMetastoreBasedLockProvider``, a Hive metastore table lock
+  (:mod:`hudi_sql.commit.hive_metastore_lock`).
 
 The lock is re-entrant per thread (a rollback inside a write's transaction takes it again),
 and only the outermost acquisition touches the cross-process provider. Acquiring follows Apache
@@ -55,7 +57,7 @@ from hudi_sql.config.concurrency import (
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
-from hudi_sql.errors import HudiConfigError, LockTimeoutError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, LockTimeoutError
 from hudi_sql.storage.fs import Storage, to_local_path
 from hudi_sql.storage.layout import TableLayout
 
@@ -92,6 +94,9 @@ class CrossProcessLock(Protocol):
 
     def holder(self) -> str:
         """Who holds the lock now, for messages (empty when unknown or free)."""
+
+    def close(self) -> None:
+        """Release what the provider holds open after attempts that all failed."""
 
 
 class FileSystemLockProvider:
@@ -156,6 +161,9 @@ class FileSystemLockProvider:
         return (f"process {note.get('pid')} on {note.get('host')} (thread {note.get('thread')}, "
                 f"{note.get('purpose')}, since {note.get('acquired')}; lock file {self.path})")
 
+    def close(self) -> None:
+        """Nothing is held open between attempts."""
+
 
 @dataclass
 class _ProcessLock:
@@ -195,9 +203,9 @@ class TableLock:
             return FileSystemLockProvider(folder, self.config.filesystem_lock_expire_minutes,
                                           self.config.lock_retry_wait_ms)
         if provider == HIVE_METASTORE_LOCK_PROVIDER:
-            raise UnsupportedFeatureError(
-                "The Hive metastore lock provider is not implemented yet.",
-                help=f"use {FILE_SYSTEM_LOCK_PROVIDER} for writers on one shared file system")
+            from hudi_sql.commit.hive_metastore_lock import HiveMetastoreLockProvider
+
+            return HiveMetastoreLockProvider(self.config)
         raise HudiConfigError(f"Unknown '{HudiConcurrencyConfig.LOCK_PROVIDER.key}': {provider}.")
 
     def lock(self, purpose: str) -> None:
@@ -221,13 +229,18 @@ class TableLock:
                         return
                 except BaseException:
                     state.lock.release()
+                    if external is not None:
+                        external.close()
                     raise
                 state.lock.release()
             if attempt + 1 < attempts:
                 time.sleep(config.lock_client_retry_wait_ms / 1000.0)
+        held_by = self.holder(external)
+        if external is not None:
+            external.close()
         raise LockTimeoutError(
             f"Could not take the lock of table '{self.base_path}' for '{purpose}' in "
-            f"{time.monotonic() - started:.1f}s ({attempts} attempts): held by {self.holder(external)}.",
+            f"{time.monotonic() - started:.1f}s ({attempts} attempts): held by {held_by}.",
             help=f"another writer is committing; raise '{HudiConcurrencyConfig.LOCK_WAIT_TIME_MS.key}' or "
                  f"'{HudiConcurrencyConfig.LOCK_CLIENT_NUM_RETRIES.key}', or remove a lock file left by a "
                  "killed writer",
@@ -240,7 +253,7 @@ class TableLock:
             return (f"thread '{thread}' of this process ({state.purpose}, for "
                     f"{time.time() - state.since:.1f}s)")
         if external is not None:
-            return external.holder() or "another process (the lock file vanished meanwhile)"
+            return external.holder() or "another process (the lock was released meanwhile)"
         return "unknown"
 
     def unlock(self) -> None:

@@ -100,7 +100,8 @@ class HudiConcurrencyConfig(ConfigScope):
     LOCK_PROVIDER = ConfigOption(
         "hoodie.write.lock.provider", parse_str, IN_PROCESS_LOCK_PROVIDER,
         "Lock around every timeline transition: InProcessLockProvider (threads and sessions of one "
-        "process) or FileSystemBasedLockProvider (processes sharing the table's file system).",
+        "process), FileSystemBasedLockProvider (processes sharing the table's file system) or "
+        "HiveMetastoreBasedLockProvider (writers anywhere that reach one Hive metastore).",
         (IN_PROCESS_LOCK_PROVIDER, FILE_SYSTEM_LOCK_PROVIDER, HIVE_METASTORE_LOCK_PROVIDER))
     LOCK_WAIT_TIME_MS = ConfigOption(
         "hoodie.write.lock.wait_time_ms", parse_int, 60 * 1000,
@@ -127,6 +128,21 @@ class HudiConcurrencyConfig(ConfigScope):
     FILESYSTEM_LOCK_EXPIRE = ConfigOption(
         "hoodie.write.lock.filesystem.expire", parse_int, 0,
         "Minutes after which a file-system lock is taken over as abandoned (0: never).")
+    HIVE_METASTORE_DATABASE = ConfigOption(
+        "hoodie.write.lock.hivemetastore.database", parse_str, None,
+        "Database of the Hive metastore lock: HiveMetastoreBasedLockProvider locks this table name "
+        "(required with that provider).")
+    HIVE_METASTORE_TABLE = ConfigOption(
+        "hoodie.write.lock.hivemetastore.table", parse_str, None,
+        "Table name of the Hive metastore lock (required with HiveMetastoreBasedLockProvider; the "
+        "table need not exist in the metastore).")
+    HIVE_METASTORE_URIS = ConfigOption(
+        "hoodie.write.lock.hivemetastore.uris", parse_str, None,
+        "Thrift URIs of the metastore holding the lock (default: the session's hive.metastore.uris).")
+    LOCK_HEARTBEAT_INTERVAL_MS = ConfigOption(
+        "hoodie.write.lock.heartbeat_interval_ms", parse_int, 60 * 1000,
+        "How often a held Hive metastore lock is renewed (the metastore drops a lock not renewed "
+        "within its hive.txn.timeout).")
     CONFLICT_RESOLUTION_STRATEGY = ConfigOption(
         "hoodie.write.lock.conflict.resolution.strategy", parse_str, _SIMPLE_STRATEGY,
         "Which concurrent commits conflict: the simple file-group strategy; bucket-index tables compare "
@@ -155,6 +171,10 @@ class ConcurrencyConfig:
     lock_client_retry_wait_ms: int = 5000
     filesystem_lock_path: str | None = None
     filesystem_lock_expire_minutes: int = 0
+    hive_metastore_database: str | None = None
+    hive_metastore_table: str | None = None
+    hive_metastore_uris: str | None = None
+    lock_heartbeat_interval_ms: int = 60 * 1000
     early_conflict_detection: bool = False
     retries_on_conflict: int = 0
 
@@ -177,15 +197,26 @@ class ConcurrencyConfig:
         if interval <= 0 or misses <= 0:
             raise HudiConfigError(f"'{c.HEARTBEAT_INTERVAL_MS.key}' and '{c.HEARTBEAT_TOLERABLE_MISSES.key}' "
                                   "must be positive.")
+        provider = configs.get(c.LOCK_PROVIDER).strip()
+        database, table = configs.get(c.HIVE_METASTORE_DATABASE), configs.get(c.HIVE_METASTORE_TABLE)
+        if provider == HIVE_METASTORE_LOCK_PROVIDER and not (database and table):
+            raise HudiConfigError(
+                f"'{c.LOCK_PROVIDER.key}={provider}' needs '{c.HIVE_METASTORE_DATABASE.key}' and "
+                f"'{c.HIVE_METASTORE_TABLE.key}'.",
+                help="the metastore locks that database and table name; every writer of the table must name "
+                     "the same pair")
         return cls(
             mode=mode, failed_writes=policy, heartbeat_interval_ms=interval, heartbeat_tolerable_misses=misses,
-            lock_provider=configs.get(c.LOCK_PROVIDER).strip(),
+            lock_provider=provider,
             lock_wait_time_ms=max(0, configs.get(c.LOCK_WAIT_TIME_MS)),
             lock_retry_wait_ms=max(1, configs.get(c.LOCK_RETRY_WAIT_MS)),
             lock_client_num_retries=max(0, configs.get(c.LOCK_CLIENT_NUM_RETRIES)),
             lock_client_retry_wait_ms=max(0, configs.get(c.LOCK_CLIENT_RETRY_WAIT_MS)),
             filesystem_lock_path=configs.get(c.FILESYSTEM_LOCK_PATH),
             filesystem_lock_expire_minutes=max(0, configs.get(c.FILESYSTEM_LOCK_EXPIRE)),
+            hive_metastore_database=database, hive_metastore_table=table,
+            hive_metastore_uris=configs.get(c.HIVE_METASTORE_URIS),
+            lock_heartbeat_interval_ms=max(1, configs.get(c.LOCK_HEARTBEAT_INTERVAL_MS)),
             early_conflict_detection=configs.get(c.EARLY_CONFLICT_DETECTION),
             retries_on_conflict=max(0, configs.get(c.NUM_RETRIES_ON_CONFLICT)),
         )

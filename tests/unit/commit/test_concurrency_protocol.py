@@ -74,6 +74,17 @@ def test_concurrency_config_occ_defaults_to_lazy_and_refuses_eager() -> None:
         ConcurrencyConfig.of(HudiConfigs.of({**occ, HudiWriteConfig.FAILED_WRITES_CLEANER_POLICY.key: "EAGER"}))
 
 
+def test_hive_metastore_lock_provider_needs_the_database_and_table_it_locks() -> None:
+    from hudi_sql.config.concurrency import HIVE_METASTORE_LOCK_PROVIDER
+
+    c = HudiConcurrencyConfig
+    chosen = {c.LOCK_PROVIDER.key: HIVE_METASTORE_LOCK_PROVIDER, c.HIVE_METASTORE_DATABASE.key: "db"}
+    with pytest.raises(HudiConfigError, match="hoodie.write.lock.hivemetastore.table"):
+        ConcurrencyConfig.of(HudiConfigs.of(chosen))
+    config = ConcurrencyConfig.of(HudiConfigs.of({**chosen, c.HIVE_METASTORE_TABLE.key: "trips"}))
+    assert (config.hive_metastore_database, config.hive_metastore_table) == ("db", "trips")
+
+
 # -- conflict detection ----------------------------------------------------------------------
 
 def test_transaction_commit_after_plan_snapshot_overlapping_group_conflicts(meta: TableMetaClient) -> None:
