@@ -20,6 +20,7 @@ from __future__ import annotations
 
 __all__ = [
     "Heartbeat",
+    "claim_service_instant",
     "delete_heartbeat",
     "heartbeat_age",
     "heartbeat_path",
@@ -153,3 +154,30 @@ def live_writer_error(meta_client: TableMetaClient, instant: Instant) -> Concurr
              f"'{HudiConcurrencyConfig.HEARTBEAT_INTERVAL_MS.key}' x "
              f"'{HudiConcurrencyConfig.HEARTBEAT_TOLERABLE_MISSES.key}'",
     )
+
+
+def claim_service_instant(meta_client: TableMetaClient, instant: Instant, config: ConcurrencyConfig) -> Heartbeat:
+    """Start beating for the table service *instant* (a compaction or clustering) this process
+    is about to execute; call it under the table lock.
+
+    Executing a service instant begins by deleting what an earlier attempt left (the files its
+    markers name): right for an attempt that died, ruinous for one still running. So an
+    executor whose heartbeat is alive keeps the instant; a second one (another async compactor,
+    a second ``CALL run_compaction``) is refused, naming it. An executor that was killed stops
+    beating, and its instant can be executed again once the heartbeat expired; one that failed
+    cleanly deleted its heartbeat, so a retry may start at once.
+
+    Raises:
+        ConcurrentWriterError: another executor's heartbeat for *instant* is alive.
+    """
+    storage, layout = meta_client.storage, meta_client.layout
+    if not is_heartbeat_expired(storage, layout, instant.instant_time, config.heartbeat_expiry_seconds):
+        age = heartbeat_age(storage, layout, instant.instant_time) or 0.0
+        owner = heartbeat_owner(storage, layout, instant.instant_time)
+        raise ConcurrentWriterError(
+            f"{instant.action.value.capitalize()} {instant.instant_time} of table '{meta_client.base_path}' is "
+            f"being executed by another run (last heartbeat {age:.1f}s ago{', ' + owner if owner else ''}).",
+            help=f"wait for it to finish; if that run was killed, its {instant.action.value} can be run again "
+                 f"once its heartbeat is older than '{HudiConcurrencyConfig.HEARTBEAT_INTERVAL_MS.key}' x "
+                 f"'{HudiConcurrencyConfig.HEARTBEAT_TOLERABLE_MISSES.key}'")
+    return Heartbeat(storage, layout, instant.instant_time, config.heartbeat_interval_ms).start()

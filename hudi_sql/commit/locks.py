@@ -34,6 +34,7 @@ __all__ = [
     "TableLock",
     "concurrency_scope",
     "current_concurrency",
+    "service_scope",
     "table_lock",
 ]
 
@@ -57,6 +58,7 @@ from hudi_sql.config.concurrency import (
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
+from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.errors import HudiConfigError, LockTimeoutError
 from hudi_sql.storage.fs import Storage, to_local_path
 from hudi_sql.storage.layout import TableLayout
@@ -76,6 +78,22 @@ def concurrency_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
         yield config
     finally:
         _CONFIG.reset(token)
+
+
+@contextmanager
+def service_scope(configs: HudiConfigs) -> Iterator[ConcurrencyConfig]:
+    """Run a table service with the lock provider and heartbeats its options name.
+
+    Inside a write's scope (inline services after a commit) the write's options hold. Called on
+    its own (``hudi_sql.compact``, ``CALL run_compaction``, the CLI) a service resolves its own
+    options: a compactor beside writer processes must take the same cross-process lock.
+    """
+    current = _CONFIG.get()
+    if current is not None:
+        yield current
+        return
+    with concurrency_scope(ConcurrencyConfig.of(configs)) as config:
+        yield config
 
 
 def current_concurrency() -> ConcurrencyConfig:

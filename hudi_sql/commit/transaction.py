@@ -128,11 +128,13 @@ class Transaction:
 
     @classmethod
     def resume(cls, meta_client: TableMetaClient, action: Action, instant_time: str, *,
-               pending_action: Action | None = None) -> Transaction:
-        """A transaction for an instant already requested (e.g. a scheduled compaction)."""
+               pending_action: Action | None = None, heartbeat: Heartbeat | None = None) -> Transaction:
+        """A transaction for an instant already requested (e.g. a scheduled compaction), with
+        the *heartbeat* its executor beats (:func:`~hudi_sql.commit.heartbeat.claim_service_instant`),
+        stopped when the transaction completes or aborts."""
         with TimelineWriter(meta_client).transaction(f"resume {action.value} {instant_time}"):
             snapshot = PlanSnapshot.of(meta_client)
-        return cls(meta_client, action, instant_time, snapshot, pending_action)
+        return cls(meta_client, action, instant_time, snapshot, pending_action, heartbeat=heartbeat)
 
     @classmethod
     def begin(cls, meta_client: TableMetaClient, action: Action, *, instant_time: str | None = None,

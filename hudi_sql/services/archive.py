@@ -42,6 +42,7 @@ from typing import Any
 
 import fastavro
 
+from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import CleanConfig
@@ -373,31 +374,32 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
     With *dry_run* only the plan is returned (and logged).
     """
     resolved = _configs(configs)
-    plan = plan_archive(meta_client, resolved)
-    if dry_run or plan.is_empty:
-        for instant in plan.instants:
-            _log.info("Archival (dry run) would archive %s", instant.file_name)
-        return ArchiveResult(plan, dry_run=dry_run)
-    settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
-    storage, layout = meta_client.storage, meta_client.layout
-    records = [_entry(meta_client, instant) for instant in plan.instants]
-    with TimelineWriter(meta_client).transaction("archive") as writer:
-        existing = _archive_files(meta_client)
-        version = existing[-1][0] + 1 if existing else 1
-        # Local file systems do not append: Java rolls over to a new version for each archival.
-        target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
-        storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
-        pending = [i for i in plan.instants if not i.is_completed]
-        completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
-        for instant in pending + completed:
-            if writer.delete(instant):
-                _log.info("Archived and deleted %s", instant.file_name)
-        for instant_time in {i.instant_time for i in plan.instants}:
-            writer.delete_marker_dir(instant_time)
-    meta_client.reload_timeline()
-    _log.info("Archived %d instant files of %d commits into %s.", len(plan.instants),
-              len(plan.archived_times(*_COMMIT_ACTIONS)), target)
-    return ArchiveResult(plan, target)
+    with service_scope(resolved):
+        plan = plan_archive(meta_client, resolved)
+        if dry_run or plan.is_empty:
+            for instant in plan.instants:
+                _log.info("Archival (dry run) would archive %s", instant.file_name)
+            return ArchiveResult(plan, dry_run=dry_run)
+        settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
+        storage, layout = meta_client.storage, meta_client.layout
+        records = [_entry(meta_client, instant) for instant in plan.instants]
+        with TimelineWriter(meta_client).transaction("archive") as writer:
+            existing = _archive_files(meta_client)
+            version = existing[-1][0] + 1 if existing else 1
+            # Local file systems do not append: Java rolls over to a new version for each archival.
+            target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
+            storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
+            pending = [i for i in plan.instants if not i.is_completed]
+            completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
+            for instant in pending + completed:
+                if writer.delete(instant):
+                    _log.info("Archived and deleted %s", instant.file_name)
+            for instant_time in {i.instant_time for i in plan.instants}:
+                writer.delete_marker_dir(instant_time)
+        meta_client.reload_timeline()
+        _log.info("Archived %d instant files of %d commits into %s.", len(plan.instants),
+                  len(plan.archived_times(*_COMMIT_ACTIONS)), target)
+        return ArchiveResult(plan, target)
 
 
 def maybe_archive(meta_client: TableMetaClient,

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
 from hudi_sql.config.resolve import CleanConfig
@@ -498,19 +499,20 @@ def clean(path_or_meta: str | TableMetaClient, options: HudiConfigs | Mapping[st
     """
     meta = path_or_meta if isinstance(path_or_meta, TableMetaClient) else TableMetaClient.load(path_or_meta)
     configs = _configs(options)
-    settings = CleanConfig.of(configs)
-    if not dry_run:
-        finish_pending_cleans(meta, spark=spark, parallelism=settings.parallelism)
-    plan = plan_clean(meta, configs, now=now)
-    if dry_run:
-        if plan is not None:
-            for path in plan.all_files():
-                _log.info("Clean (dry run) would delete %s", path)
-        return CleanResult(plan, dry_run=True)
-    if plan is None:
-        _log.info("Nothing to clean in '%s'.", meta.base_path)
-        return CleanResult(None)
-    return execute_clean(meta, plan, spark=spark, parallelism=settings.parallelism)
+    with service_scope(configs):
+        settings = CleanConfig.of(configs)
+        if not dry_run:
+            finish_pending_cleans(meta, spark=spark, parallelism=settings.parallelism)
+        plan = plan_clean(meta, configs, now=now)
+        if dry_run:
+            if plan is not None:
+                for path in plan.all_files():
+                    _log.info("Clean (dry run) would delete %s", path)
+            return CleanResult(plan, dry_run=True)
+        if plan is None:
+            _log.info("Nothing to clean in '%s'.", meta.base_path)
+            return CleanResult(None)
+        return execute_clean(meta, plan, spark=spark, parallelism=settings.parallelism)
 
 
 def maybe_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,

@@ -70,6 +70,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.commit.heartbeat import claim_service_instant
+from hudi_sql.commit.locks import current_concurrency, service_scope
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
@@ -401,26 +403,27 @@ def _check_index(configs: HudiConfigs, table: str) -> None:
 def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = None) -> ClusteringPlan | None:
     """Write ``<t>.replacecommit.requested`` with the plan (or nothing when there is nothing to do)."""
     configs = configs or HudiConfigs()
-    _check_index(configs, meta.table_name)
-    with TimelineWriter(meta).transaction("schedule clustering") as writer:
-        clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
-        writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
-        if writes:
-            raise HudiTimelineError(
-                f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
-                help="finish or roll back the write first")
-        settings = ClusteringSettings.from_configs(configs)
-        _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
-        instant_time = writer.next_instant_time()
-        plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
-        if plan is None:
-            _log.info("Nothing to cluster in '%s'.", meta.table_name)
-            return None
-        writer.request(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED), plan)
-    meta.reload_timeline()
-    _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
-              len(plan.input_file_groups()))
-    return plan
+    with service_scope(configs):
+        _check_index(configs, meta.table_name)
+        with TimelineWriter(meta).transaction("schedule clustering") as writer:
+            clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
+            writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
+            if writes:
+                raise HudiTimelineError(
+                    f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
+                    help="finish or roll back the write first")
+            settings = ClusteringSettings.from_configs(configs)
+            _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
+            instant_time = writer.next_instant_time()
+            plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
+            if plan is None:
+                _log.info("Nothing to cluster in '%s'.", meta.table_name)
+                return None
+            writer.request(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED), plan)
+        meta.reload_timeline()
+        _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
+                  len(plan.input_file_groups()))
+        return plan
 
 
 # -- execution --------------------------------------------------------------------------------
@@ -462,44 +465,63 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         HudiTimelineError: *instant_time* is not a pending clustering.
         CommitConflictError: a write changed an input file group since scheduling; the
             clustering was rolled back.
+        ConcurrentWriterError: another run is executing that clustering (its heartbeat is alive).
     """
+    from hudi_sql.commit.transaction import Transaction
+
+    configs = configs or HudiConfigs()
+    with service_scope(configs):
+        meta.reload_timeline()
+        pending = pending_clustering_instants(meta)
+        if instant_time is None:
+            if not pending.instants:
+                return None
+            instant_time = pending.instants[0].instant_time
+        elif not pending.contains_time(instant_time):
+            raise HudiTimelineError(f"No pending clustering {instant_time} on '{meta.table_name}'.",
+                                    help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
+        plan = meta.clustering_plan(instant_time)
+        if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
+            raise UnsupportedFeatureError(
+                f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
+                help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
+        schema_json = meta.latest_schema()
+        _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
+        _abort_on_conflict(meta, plan)
+        inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
+        with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
+            heartbeat = claim_service_instant(meta, inflight, current_concurrency())
+            if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
+                workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                            for p, ids in plan.replaced_file_ids().items()}
+                writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
+            else:
+                # A previous attempt died mid-way: its files are leftovers, named by its markers.
+                from hudi_sql.commit.markers import read_markers
+
+                for marker in read_markers(meta.storage, meta.layout, instant_time):
+                    meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+            writer.create_marker_dir(instant_time)
+        try:
+            metadata = _execute_clustering(spark, meta, plan, instant_time, configs, schema_json)
+            meta.reload_timeline()
+            _abort_on_conflict(meta, plan)
+            Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, heartbeat=heartbeat).complete(metadata)
+        finally:  # failed: no heartbeat, so a retry may start at once
+            heartbeat.stop(delete=True)
+        _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
+                  len(plan.input_file_groups()), len(metadata.write_stats()))
+        return instant_time, metadata
+
+
+def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: ClusteringPlan, instant_time: str,
+                        configs: HudiConfigs, schema_json: str | None) -> CommitMetadata:
+    """Rewrite every group of *plan* in Spark tasks; the commit metadata of the new files."""
     from pyspark.sql.types import StructType
 
-    from hudi_sql.commit.transaction import Transaction
     from hudi_sql.services.clustering_exec import STATUS_DDL, clusterer_task, handle_options
     from hudi_sql.spark.schema import from_avro_schema
 
-    configs = configs or HudiConfigs()
-    meta.reload_timeline()
-    pending = pending_clustering_instants(meta)
-    if instant_time is None:
-        if not pending.instants:
-            return None
-        instant_time = pending.instants[0].instant_time
-    elif not pending.contains_time(instant_time):
-        raise HudiTimelineError(f"No pending clustering {instant_time} on '{meta.table_name}'.",
-                                help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
-    plan = meta.clustering_plan(instant_time)
-    if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
-        raise UnsupportedFeatureError(
-            f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
-            help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
-    schema_json = meta.latest_schema()
-    _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
-    _abort_on_conflict(meta, plan)
-    inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
-    with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
-        if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
-            workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
-                        for p, ids in plan.replaced_file_ids().items()}
-            writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
-        else:
-            # A previous attempt died mid-way: its files are leftovers, named by its markers.
-            from hudi_sql.commit.markers import read_markers
-
-            for marker in read_markers(meta.storage, meta.layout, instant_time):
-                meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
-        writer.create_marker_dir(instant_time)
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     from hudi_sql.model.file_names import new_file_id
 
@@ -526,15 +548,9 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
             file_id=r["file_id"], path=r["path"], partition_path=r["partition_path"], prev_commit="null",
             num_writes=r["num_writes"], num_inserts=r["num_writes"], total_write_bytes=r["file_size"],
             file_size_in_bytes=r["file_size"], runtime_stats=RuntimeStats(0, 0, r["millis"])))
-    metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, CLUSTER_OPERATION,
-                              {"schema": schema_json or ""},
-                              partition_to_replace_file_ids=plan.replaced_file_ids())
-    meta.reload_timeline()
-    _abort_on_conflict(meta, plan)
-    Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time).complete(metadata)
-    _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
-              len(plan.input_file_groups()), len(statuses))
-    return instant_time, metadata
+    return CommitMetadata({p: tuple(s) for p, s in stats.items()}, CLUSTER_OPERATION,
+                          {"schema": schema_json or ""},
+                          partition_to_replace_file_ids=plan.replaced_file_ids())
 
 
 # -- entry points --------------------------------------------------------------------------

@@ -35,6 +35,8 @@ import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.commit.heartbeat import claim_service_instant
+from hudi_sql.commit.locks import current_concurrency, service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
@@ -109,19 +111,20 @@ def pending_compaction_operations(meta: TableMetaClient) -> dict[tuple[str, str]
 def schedule_compaction(meta: TableMetaClient, configs: HudiConfigs | None = None) -> CompactionPlan | None:
     """Write ``<tc>.compaction.requested`` for the slices worth compacting (or nothing)."""
     configs = configs or HudiConfigs()
-    with TimelineWriter(meta).transaction("schedule compaction") as writer:
-        if meta.timeline.pending_writes():
-            raise HudiTimelineError(
-                f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
-                f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
-        instant_time = writer.next_instant_time()
-        plan = plan_compaction(meta, configs, instant_time=instant_time)
-        if plan is None:
-            return None
-        writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
-    meta.reload_timeline()
-    _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
-    return plan
+    with service_scope(configs):
+        with TimelineWriter(meta).transaction("schedule compaction") as writer:
+            if meta.timeline.pending_writes():
+                raise HudiTimelineError(
+                    f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
+                    f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
+            instant_time = writer.next_instant_time()
+            plan = plan_compaction(meta, configs, instant_time=instant_time)
+            if plan is None:
+                return None
+            writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
+        meta.reload_timeline()
+        _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
+        return plan
 
 
 def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime | None = None) -> bool:
@@ -144,34 +147,55 @@ def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime
 
 def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
                    configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
-    """Execute a scheduled compaction (the earliest pending one by default) and commit it."""
+    """Execute a scheduled compaction (the earliest pending one by default) and commit it.
+
+    Raises:
+        ConcurrentWriterError: another run is executing that compaction (its heartbeat is alive).
+    """
+    from hudi_sql.commit.transaction import Transaction
+
+    configs = configs or HudiConfigs()
+    with service_scope(configs):
+        meta.reload_timeline()
+        pending = meta.timeline.pending_compactions()
+        if instant_time is None:
+            if not pending.instants:
+                return None
+            instant_time = pending.instants[0].instant_time
+        elif not pending.contains_time(instant_time):
+            raise HudiTimelineError(f"No pending compaction {instant_time} on '{meta.table_name}'.",
+                                    help="CALL show_compaction(table => ...) lists them")
+        plan = meta.compaction_plan(instant_time)
+        inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
+        with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
+            heartbeat = claim_service_instant(meta, inflight, current_concurrency())
+            if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
+                writer.start(inflight, None, overwrite=True)
+            else:
+                # A previous attempt died mid-way: its base files are leftovers; markers name them.
+                from hudi_sql.commit.markers import read_markers
+
+                for marker in read_markers(meta.storage, meta.layout, instant_time):
+                    meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+        try:
+            metadata = _execute_compaction(spark, meta, plan, instant_time, configs)
+            txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION,
+                                     heartbeat=heartbeat)
+            txn.complete(metadata)
+        finally:  # failed: no heartbeat, so a retry may start at once (the instant stays inflight)
+            heartbeat.stop(delete=True)
+        _log.info("Completed compaction %s (%d file groups).", instant_time, len(plan.operations))
+        return instant_time, metadata
+
+
+def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: CompactionPlan, instant_time: str,
+                        configs: HudiConfigs) -> CommitMetadata:
+    """Merge every slice of *plan* in Spark tasks; the commit metadata of the new base files."""
     from pyspark.sql.types import StructType
 
-    from hudi_sql.commit.transaction import Transaction
     from hudi_sql.config.resolve import WriteConfig
     from hudi_sql.spark.schema import from_avro_schema
 
-    configs = configs or HudiConfigs()
-    meta.reload_timeline()
-    pending = meta.timeline.pending_compactions()
-    if instant_time is None:
-        if not pending.instants:
-            return None
-        instant_time = pending.instants[0].instant_time
-    elif not pending.contains_time(instant_time):
-        raise HudiTimelineError(f"No pending compaction {instant_time} on '{meta.table_name}'.",
-                                help="CALL show_compaction(table => ...) lists them")
-    plan = meta.compaction_plan(instant_time)
-    inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
-    with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
-        if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
-            writer.start(inflight, None, overwrite=True)
-        else:
-            # A previous attempt died mid-way: its base files are leftovers; markers name them.
-            from hudi_sql.commit.markers import read_markers
-
-            for marker in read_markers(meta.storage, meta.layout, instant_time):
-                meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
     schema_json = meta.latest_schema()
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     rows = []
@@ -203,12 +227,8 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
             total_corrupt_log_block=r["corrupt_blocks"], total_rollback_blocks=r["rollback_blocks"],
             runtime_stats=RuntimeStats(0, 0, r["millis"]),
         ))
-    metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, "COMPACT",
-                              {"schema": schema_json or ""}, compacted=True)
-    txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION)
-    txn.complete(metadata)
-    _log.info("Completed compaction %s (%d file groups).", instant_time, len(statuses))
-    return instant_time, metadata
+    return CommitMetadata({p: tuple(s) for p, s in stats.items()}, "COMPACT",
+                          {"schema": schema_json or ""}, compacted=True)
 
 
 def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, schedule: bool = True,
