@@ -100,6 +100,34 @@ def test_transaction_commit_after_plan_snapshot_overlapping_group_conflicts(meta
             b.complete(_metadata(("p", "f1")))
 
 
+def test_inserts_into_a_partition_rewritten_by_a_clustering_since_the_snapshot_conflict(
+        meta: TableMetaClient) -> None:
+    """The index took B's keys for new against p's groups as B saw them; a clustering of p that
+    completed meanwhile may have moved those keys, so B's inserts conflict. B's inserts into q,
+    which nothing rewrote, do not."""
+    def inserts(*groups: tuple[str, str]) -> CommitMetadata:
+        return CommitMetadata({p: (WriteStat(file_id=f, path=f"{p}/{f}_0-0-0_x.parquet", partition_path=p,
+                                             num_writes=1, num_inserts=1),) for p, f in groups}, "upsert")
+
+    with concurrency_scope(OCC):
+        _commit(meta, ("p", "f0"), ("q", "g0"))
+        meta.reload_timeline()
+        snapshot = PlanSnapshot.of(meta)
+        clustering = Transaction.begin(meta, Action.REPLACE_COMMIT)
+        clustering.start(_metadata())
+        clustering.complete(CommitMetadata({"p": (WriteStat(file_id="f1", path="p/f1_0-0-0_x.parquet",
+                                                            partition_path="p", num_writes=1),)},
+                                           "cluster", partition_to_replace_file_ids={"p": ("f0",)}))
+        into_q = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot)
+        into_q.start(_metadata())
+        into_q.complete(inserts(("q", "g1")))
+        into_p = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot)
+        into_p.start(_metadata())
+        with pytest.raises(CommitConflictError,
+                           match=f"Instant {clustering.instant_time} rewrote the file groups of partition 'p'"):
+            into_p.complete(inserts(("p", "f2")))
+
+
 def test_transaction_commit_after_plan_snapshot_disjoint_groups_both_land(meta: TableMetaClient) -> None:
     with concurrency_scope(OCC):
         meta.reload_timeline()
