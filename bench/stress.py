@@ -20,8 +20,8 @@ runs the bounded scenarios of ``tests/integration/test_concurrency.py``.
 
 from __future__ import annotations
 
-__all__ = ["BASE_OPTIONS", "OCC_OPTIONS", "Figures", "Writer", "check", "main", "run_together", "seed",
-           "writer_spec"]
+__all__ = ["BASE_OPTIONS", "OCC_OPTIONS", "Figures", "Writer", "check", "main", "run_together", "rust_rows",
+           "seed", "writer_spec"]
 
 import argparse
 import json
@@ -183,7 +183,7 @@ def check(spark: Any, table: Path, outcomes: list[dict[str, Any]], ids_of: dict[
     rows = {r["id"]: r["v"] for r in ours.to_pylist()}
     if len(rows) != ours.num_rows:
         violations.append(f"duplicate keys: {ours.num_rows} rows for {len(rows)} keys")
-    rust = _rust_rows(table)
+    rust = rust_rows(table)
     if rust is not None and rust != sorted(rows.items()):
         violations.append("our reader and the Rust reader disagree")
     lost = {i: (rows.get(i), value) for i, (_, value) in latest.items() if rows.get(i) != value}
@@ -194,7 +194,9 @@ def check(spark: Any, table: Path, outcomes: list[dict[str, Any]], ids_of: dict[
     return Verdict(figures, tuple(violations), lost)
 
 
-def _rust_rows(table: Path) -> list[tuple[int, str]] | None:
+def rust_rows(table: Path) -> list[tuple[int, str]] | None:
+    """(id, v) of the table's snapshot as the Rust reader ``hudi`` reads it, sorted; ``None``
+    when that reader is not installed."""
     try:
         from hudi import HudiReadOptions, HudiTableBuilder
     except ImportError:

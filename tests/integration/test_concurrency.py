@@ -26,6 +26,7 @@ from bench.stress import (
     Writer,
     check,
     run_together,
+    rust_rows,
     seed,
     writer_spec,
 )
@@ -206,9 +207,10 @@ def test_writer_process_beside_compaction_clean_and_clustering_loses_nothing(spa
                     services.setdefault(name, []).append("committed" if run() else "nothing to do")
                 except (CommitConflictError, ConcurrentWriterError) as exc:
                     services.setdefault(name, []).append(f"failed cleanly: {exc}")
-                snapshot = our_table(spark, str(table))
-                keys = snapshot.column("id").to_pylist()
+                keys = our_table(spark, str(table)).column("id").to_pylist()
                 assert sorted(keys) == shared + own, f"a read after {name} saw {len(keys)} rows"
+                rust = rust_rows(table)
+                assert rust is None or [k for k, _ in rust] == shared + own, f"the Rust reader after {name}"
                 reads += 1
         outcomes = writer.finish()
     finally:
