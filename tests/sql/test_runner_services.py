@@ -38,6 +38,27 @@ def test_call_savepoint_restore_and_archived_commits_list_every_instant(spark: A
     assert db.sql("CALL show_savepoints(table => 'svc_t')").collect() == []
 
 
+def test_call_archive_commits_archives_with_its_own_limits_and_keeps_the_rows(spark: Any, tmp_path: Path) -> None:
+    """Apache Hudi's ``archive_commits``: the limits come from the call, not from the table
+    (whose defaults, 20 and 30 commits, would archive nothing here)."""
+    db = hudi_sql.connect(spark)
+    path = tmp_path / "arch"
+    db.sql(f"""CREATE TABLE arch_t (id INT, v STRING, ts BIGINT) USING hudi LOCATION '{path}'
+               TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.archive.automatic' = 'false')""")
+    for i in range(6):
+        db.sql(f"INSERT INTO arch_t VALUES ({i}, 'v', {i})")
+    commits = {r[0] for r in db.sql("CALL show_commits(table => 'arch_t', limit => 100)").collect()}
+    assert len(commits) == 6
+    assert db.sql("CALL archive_commits(table => 'arch_t', min_commits => 2, max_commits => 3, "
+                  "retain_commits => 1)").collect() == [(0,)]
+    active = {r[0] for r in db.sql("CALL show_commits(table => 'arch_t', limit => 100)").collect()}
+    archived = {r[0] for r in db.sql("CALL show_archived_commits(table => 'arch_t', limit => 100)").collect()
+                if r[1] == "commit"}
+    assert 2 <= len(active) < 6 and active | archived == commits and not active & archived
+    assert sorted(r.id for r in db.sql("SELECT id FROM arch_t").collect()) == list(range(6))
+    assert rows_of(rust_table(str(path)), ["id"]) == [{"id": i} for i in range(6)]
+
+
 def test_call_run_clustering_rewrites_small_files_sorted(spark: Any, tmp_path: Path) -> None:
     db = hudi_sql.connect(spark)
     path = tmp_path / "cl"

@@ -76,6 +76,29 @@ def show_archived_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
 
 
 @procedure(
+    "archive_commits",
+    args=[Arg("table"), Arg("path"), Arg("min_commits", "int", default=20), Arg("max_commits", "int", default=30),
+          Arg("retain_commits", "int", default=10), Arg("enable_metadata", "boolean", default=True)],
+    output="result int",
+    description="Archive old instants now: keep between min_commits and max_commits on the active timeline, "
+                "never past what the cleaner retains (retain_commits); 0 on success.",
+)
+def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Apache Hudi's ``archive_commits``: archival with the limits given here instead of the table's.
+
+    ``enable_metadata`` is accepted for Apache Hudi's scripts: hudi-sql keeps no metadata table.
+    """
+    from hudi_sql.config import HudiServiceConfig
+    from hudi_sql.services.archive import archive
+
+    limits = {HudiServiceConfig.ARCHIVE_MIN_COMMITS.key: str(args["min_commits"]),
+              HudiServiceConfig.ARCHIVE_MAX_COMMITS.key: str(args["max_commits"]),
+              HudiServiceConfig.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])}
+    archive(ctx.meta(args), ctx.write_configs(args, limits))
+    return [(0,)]
+
+
+@procedure(
     "run_clustering",
     args=[Arg("table", required=True), Arg("order"), Arg("op", default="scheduleAndExecute"), Arg("instant_time"),
           Arg("options")],
