@@ -114,6 +114,15 @@ def test_explain_shows_read_and_write_plans_and_writes_nothing(db: Any, instants
     assert len(db.sql("CALL show_commits(table => 'trips')").collect()) == 2
 
 
+def test_refresh_table_of_a_hudi_table_is_accepted_and_reads_stay_fresh(db: Any, instants: list[str]) -> None:
+    """Apache Hudi's scripts REFRESH a table after a CALL rewrote its files; here every statement
+    reads the timeline afresh, so REFRESH does nothing, and says nothing."""
+    before = rows(db, "SELECT count(*) FROM trips")
+    assert db.sql("REFRESH TABLE trips").collect() == []
+    assert db.sql("REFRESH TABLE sql_query.trips").collect() == []
+    assert rows(db, "SELECT count(*) FROM trips") == before
+
+
 def test_sql_errors_name_the_problem(db: Any, instants: list[str]) -> None:
     with pytest.raises(HudiSqlError, match=r"syntax error: .*\(line 2, column 6\)\n  FORM trips\n       \^"):
         db.sql("SELECT *\nFORM trips")

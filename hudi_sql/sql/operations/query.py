@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 _HUDI_STATEMENTS_HELP = (
     "on Hudi tables hudi-sql runs queries, INSERT, UPDATE, DELETE, MERGE, CREATE / DROP / "
-    "TRUNCATE TABLE, ALTER TABLE ADD COLUMNS / SET TBLPROPERTIES / RENAME TO / DROP "
+    "TRUNCATE / REFRESH TABLE, ALTER TABLE ADD COLUMNS / SET TBLPROPERTIES / RENAME TO / DROP "
     "PARTITION, SHOW PARTITIONS / CREATE TABLE and DESCRIBE"
 )
 
@@ -28,7 +28,17 @@ def select(ctx: OperationContext, statement: st.Select) -> DataFrame:
 
 
 def passthrough(ctx: OperationContext, statement: st.Passthrough) -> DataFrame:
-    """A statement Spark runs; refused when it would address a Hudi table by name."""
+    """A statement Spark runs; refused when it would address a Hudi table by name.
+
+    ``REFRESH TABLE`` of a Hudi table is the exception: it does nothing, because every
+    statement here reads the table's timeline afresh (Apache Hudi's scripts refresh after a
+    CALL that rewrote files, since Apache Hudi's session caches the table's file listing).
+    """
+    if statement.kind.upper().startswith("REFRESH") and statement.targets and all(
+            (resolved := ctx.lookup(target)) is not None and resolved.is_hudi for target in statement.targets):
+        from pyspark.sql.types import StructType
+
+        return ctx.spark.createDataFrame([], StructType([]))
     for target in statement.targets:
         resolved = ctx.lookup(target)
         if resolved is not None and resolved.is_hudi:
