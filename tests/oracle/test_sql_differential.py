@@ -191,6 +191,32 @@ SCRIPTS: dict[str, list[str]] = {
         "CALL archive_commits(table => '{t}', min_commits => 2, max_commits => 3, retain_commits => 1)",
         SELECT_ALL,
     ],
+    "cow_ctas_alter_and_drop_partition": [
+        ("CREATE TABLE {t} USING hudi PARTITIONED BY (dt) TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts') "
+         "AS SELECT 1 AS id, 'a' AS name, 1.5 AS price, 1L AS ts, '2024-01-01' AS dt "
+         "UNION ALL SELECT 2, 'b', 2.5, 1L, '2024-01-02'"),
+        SELECT_ALL,
+        "ALTER TABLE {t} ADD COLUMNS (note STRING)",
+        "INSERT INTO {t} VALUES (3, 'c', 3.5, 2, 'new', '2024-01-02')",
+        "UPDATE {t} SET note = 'changed', ts = 3 WHERE id = 1",
+        "SELECT id, name, note, dt FROM {t}",
+        "ALTER TABLE {t} SET TBLPROPERTIES ('hoodie.keep.min.commits' = '25', 'hoodie.keep.max.commits' = '35')",
+        "ALTER TABLE {t} DROP PARTITION (dt = '2024-01-01')",
+        "SELECT id, name, note, dt FROM {t}",
+        "INSERT INTO {t} VALUES (1, 'back', 9.5, 9, NULL, '2024-01-01')",
+        "SELECT id, name, note, dt FROM {t}",
+    ],
+    "cow_bulk_insert_then_upsert": [
+        CREATE.format(kind="cow"),
+        "SET hoodie.spark.sql.insert.into.operation = bulk_insert",
+        INSERT_3,
+        "INSERT INTO {t} VALUES (4, 'd', 4.5, 1, '2024-01-01')",
+        SELECT_ALL,
+        "SET hoodie.spark.sql.insert.into.operation = upsert",
+        "INSERT INTO {t} VALUES (1, 'a2', 1.0, 5, '2024-01-01'), (5, 'e', 5.5, 1, '2024-01-03')",
+        SELECT_ALL,
+        "RESET hoodie.spark.sql.insert.into.operation",
+    ],
     "cow_without_meta_fields": [
         ("CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
          "PARTITIONED BY (dt) TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "
