@@ -4,7 +4,7 @@ Executing a service instant starts by deleting what an earlier attempt of it lef
 its markers name). So a second run of the same instant (another async compactor, a second
 ``CALL run_compaction``) is refused while the first one's heartbeat is alive, naming it, and
 deletes nothing; once that heartbeat expired (its run was killed) the instant is executed
-again from its plan.
+again from its plan. In the slow group (``-m concurrency``) with the other multi-writer tests.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.services.clustering import cluster
 from hudi_sql.table.meta_client import TableMetaClient
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.concurrency]
 
 OPTIONS = {"hoodie.table.name": "service_beats", "hoodie.datasource.write.recordkey.field": "id",
            "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts",
