@@ -24,9 +24,9 @@ pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 VOLATILE = {"hoodie.table.checksum", "hoodie.table.create.schema", "hoodie.table.metadata.partitions",
             "hoodie.table.metadata.partitions.inflight", "hoodie.table.name"}
 SCRIPT = [
-    "CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi PARTITIONED BY (dt) "
-    "LOCATION '{loc}' TBLPROPERTIES (type = '{kind}', primaryKey = 'id', preCombineField = 'ts', "
-    "hoodie.metadata.enable = 'false')",
+    ("CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi PARTITIONED BY (dt) "
+     "LOCATION '{loc}' TBLPROPERTIES (type = '{kind}', primaryKey = 'id', preCombineField = 'ts', "
+     "hoodie.metadata.enable = 'false')"),
     "INSERT INTO {t} VALUES (1, 'a', 1.5, 1, '2024-01-01'), (2, 'b', 2.5, 1, '2024-01-02')",
     "UPDATE {t} SET price = 9.5, ts = 2 WHERE id = 1",
 ]
