@@ -3,9 +3,9 @@
 For writers that share a metastore but not a file system with atomic exclusive create (object
 stores), or that already run a metastore and want no lock files. The lock is Hive's own: an
 ``EXCLUSIVE`` table-level lock on (``hoodie.write.lock.hivemetastore.database``,
-``hoodie.write.lock.hivemetastore.table``) taken with the metastore's ``lock`` call, as Apache
-Hudi's provider takes it, so Apache Hudi writers and hudi-sql writers of one table exclude each
-other when they name the same pair. The table need not exist in the metastore.
+``hoodie.write.lock.hivemetastore.table``) taken with the metastore's ``lock`` call, the lock
+Apache Hudi's provider takes for the same pair (a mixed pair of writers is not tested yet). The
+table need not exist in the metastore.
 
 How it behaves:
 
@@ -134,7 +134,7 @@ class HiveMetastoreLockProvider:
         while not self._stop_renewal.wait(self.renew_every):
             try:
                 self._call("heartbeat", 0, lock_id)
-            except Exception:  # noqa: BLE001 - logged; the commit fails at unlock if the lock was lost
+            except Exception:  # noqa: BLE001 - logged; a lock the metastore dropped fails at unlock
                 if self._lock_id == lock_id:
                     _log.exception("Renewing Hive metastore lock %d failed.", lock_id)
 
