@@ -489,26 +489,28 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
         _abort_on_conflict(meta, plan)
         inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
-        with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
-            heartbeat = claim_service_instant(meta, inflight, current_concurrency())
-            if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
-                workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
-                            for p, ids in plan.replaced_file_ids().items()}
-                writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
-            else:
-                # A previous attempt died mid-way: its files are leftovers, named by its markers.
-                from hudi_sql.commit.markers import read_markers
-
-                for marker in read_markers(meta.storage, meta.layout, instant_time):
-                    meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
-            writer.create_marker_dir(instant_time)
+        heartbeat = None
         try:
+            with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
+                heartbeat = claim_service_instant(meta, inflight, current_concurrency())
+                if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
+                    workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                                for p, ids in plan.replaced_file_ids().items()}
+                    writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
+                else:
+                    # A previous attempt died mid-way: its files are leftovers, named by its markers.
+                    from hudi_sql.commit.markers import read_markers
+
+                    for marker in read_markers(meta.storage, meta.layout, instant_time):
+                        meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+                writer.create_marker_dir(instant_time)
             metadata = _execute_clustering(spark, meta, plan, instant_time, configs, schema_json)
             meta.reload_timeline()
             _abort_on_conflict(meta, plan)
             Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, heartbeat=heartbeat).complete(metadata)
-        finally:  # failed: no heartbeat, so a retry may start at once
-            heartbeat.stop(delete=True)
+        finally:  # done, or failed: no heartbeat, so a retry may start at once (a refused run has none)
+            if heartbeat is not None:
+                heartbeat.stop(delete=True)
         _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
                   len(plan.input_file_groups()), len(metadata.write_stats()))
         return instant_time, metadata

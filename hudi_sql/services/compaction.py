@@ -167,23 +167,25 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
                                     help="CALL show_compaction(table => ...) lists them")
         plan = meta.compaction_plan(instant_time)
         inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
-        with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
-            heartbeat = claim_service_instant(meta, inflight, current_concurrency())
-            if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
-                writer.start(inflight, None, overwrite=True)
-            else:
-                # A previous attempt died mid-way: its base files are leftovers; markers name them.
-                from hudi_sql.commit.markers import read_markers
-
-                for marker in read_markers(meta.storage, meta.layout, instant_time):
-                    meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+        heartbeat = None
         try:
+            with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
+                heartbeat = claim_service_instant(meta, inflight, current_concurrency())
+                if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
+                    writer.start(inflight, None, overwrite=True)
+                else:
+                    # A previous attempt died mid-way: its base files are leftovers; markers name them.
+                    from hudi_sql.commit.markers import read_markers
+
+                    for marker in read_markers(meta.storage, meta.layout, instant_time):
+                        meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
             metadata = _execute_compaction(spark, meta, plan, instant_time, configs)
             txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION,
                                      heartbeat=heartbeat)
             txn.complete(metadata)
-        finally:  # failed: no heartbeat, so a retry may start at once (the instant stays inflight)
-            heartbeat.stop(delete=True)
+        finally:  # done, or failed: no heartbeat, so a retry may start at once (a refused run has none)
+            if heartbeat is not None:
+                heartbeat.stop(delete=True)
         _log.info("Completed compaction %s (%d file groups).", instant_time, len(plan.operations))
         return instant_time, metadata
 
