@@ -70,8 +70,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.commit.heartbeat import claim_service_instant
-from hudi_sql.commit.locks import current_concurrency, service_scope
+from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
@@ -95,6 +94,7 @@ from hudi_sql.model.instant_payloads import (
     ClusteringSlice,
 )
 from hudi_sql.model.timeline import Timeline
+from hudi_sql.services.attempt import attempt, pending_to_run
 from hudi_sql.storage.fs import FileStatus
 from hudi_sql.table.fs_view import FileSystemView, build_file_groups
 from hudi_sql.table.meta_client import TableMetaClient
@@ -472,14 +472,11 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
     configs = configs or HudiConfigs()
     with service_scope(configs):
         meta.reload_timeline()
-        pending = pending_clustering_instants(meta)
+        instant_time = pending_to_run(
+            pending_clustering_instants(meta), instant_time, "clustering", meta.table_name,
+            help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
         if instant_time is None:
-            if not pending.instants:
-                return None
-            instant_time = pending.instants[0].instant_time
-        elif not pending.contains_time(instant_time):
-            raise HudiTimelineError(f"No pending clustering {instant_time} on '{meta.table_name}'.",
-                                    help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
+            return None
         plan = meta.clustering_plan(instant_time)
         if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
             raise UnsupportedFeatureError(
@@ -489,28 +486,13 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
         _abort_on_conflict(meta, plan)
         inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
-        heartbeat = None
-        try:
-            with TimelineWriter(meta).transaction(f"start clustering {instant_time}") as writer:
-                heartbeat = claim_service_instant(meta, inflight, current_concurrency())
-                if meta.timeline.find(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) is None:
-                    workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
-                                for p, ids in plan.replaced_file_ids().items()}
-                    writer.start(inflight, CommitMetadata(workload, CLUSTER_OPERATION))
-                else:
-                    # A previous attempt died mid-way: its files are leftovers, named by its markers.
-                    from hudi_sql.commit.markers import read_markers
-
-                    for marker in read_markers(meta.storage, meta.layout, instant_time):
-                        meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
-                writer.create_marker_dir(instant_time)
+        workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                    for p, ids in plan.replaced_file_ids().items()}
+        with attempt(meta, "clustering", inflight, CommitMetadata(workload, CLUSTER_OPERATION)) as heartbeat:
             metadata = _execute_clustering(spark, meta, plan, instant_time, configs, schema_json)
             meta.reload_timeline()
             _abort_on_conflict(meta, plan)
             Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, heartbeat=heartbeat).complete(metadata)
-        finally:  # done, or failed: no heartbeat, so a retry may start at once (a refused run has none)
-            if heartbeat is not None:
-                heartbeat.stop(delete=True)
         _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
                   len(plan.input_file_groups()), len(metadata.write_stats()))
         return instant_time, metadata

@@ -35,14 +35,14 @@ import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.commit.heartbeat import claim_service_instant
-from hudi_sql.commit.locks import current_concurrency, service_scope
+from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import CompactionOperation, CompactionPlan
+from hudi_sql.services.attempt import attempt, pending_to_run
 from hudi_sql.services.compaction_exec import STATUS_DDL, compactor_task
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
@@ -157,35 +157,16 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     configs = configs or HudiConfigs()
     with service_scope(configs):
         meta.reload_timeline()
-        pending = meta.timeline.pending_compactions()
+        instant_time = pending_to_run(meta.timeline.pending_compactions(), instant_time, "compaction",
+                                      meta.table_name, help="CALL show_compaction(table => ...) lists them")
         if instant_time is None:
-            if not pending.instants:
-                return None
-            instant_time = pending.instants[0].instant_time
-        elif not pending.contains_time(instant_time):
-            raise HudiTimelineError(f"No pending compaction {instant_time} on '{meta.table_name}'.",
-                                    help="CALL show_compaction(table => ...) lists them")
+            return None
         plan = meta.compaction_plan(instant_time)
-        inflight = Instant(instant_time, Action.COMPACTION, State.INFLIGHT)
-        heartbeat = None
-        try:
-            with TimelineWriter(meta).transaction(f"start compaction {instant_time}") as writer:
-                heartbeat = claim_service_instant(meta, inflight, current_concurrency())
-                if meta.timeline.find(instant_time, Action.COMPACTION, State.INFLIGHT) is None:
-                    writer.start(inflight, None, overwrite=True)
-                else:
-                    # A previous attempt died mid-way: its base files are leftovers; markers name them.
-                    from hudi_sql.commit.markers import read_markers
-
-                    for marker in read_markers(meta.storage, meta.layout, instant_time):
-                        meta.storage.delete(meta.layout.file_path(marker.partition_path, marker.file_name))
+        with attempt(meta, "compaction", Instant(instant_time, Action.COMPACTION, State.INFLIGHT), None) as heartbeat:
             metadata = _execute_compaction(spark, meta, plan, instant_time, configs)
             txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION,
                                      heartbeat=heartbeat)
             txn.complete(metadata)
-        finally:  # done, or failed: no heartbeat, so a retry may start at once (a refused run has none)
-            if heartbeat is not None:
-                heartbeat.stop(delete=True)
         _log.info("Completed compaction %s (%d file groups).", instant_time, len(plan.operations))
         return instant_time, metadata
 
