@@ -191,7 +191,7 @@ def test_writer_process_beside_compaction_clean_and_clustering_loses_nothing(spa
 
     go = tmp_path / "go"
     # A clustering of p1 completing while the writer works conflicts with it; the writer retries.
-    retrying = {**mor, "hoodie.write.num.retries.on.conflict.failures": "5"}
+    retrying = {**mor, "hoodie.write.num.retries.on.conflict.failures": "10"}
     writer = Writer(table, tmp_path / "state-w", writer_spec("w", own, partition_of, retrying, rounds=3,
                                                               hold_ms=1500, start_file=go))
     services: dict[str, list[str]] = {}
@@ -223,6 +223,8 @@ def test_writer_process_beside_compaction_clean_and_clustering_loses_nothing(spa
           f"completed_compactions={len(compactions)}")
     assert not verdict.violations and not verdict.lost, (verdict.violations, verdict.lost)
     assert not meta.timeline.pending().instants, meta.timeline.pending().instants
-    assert all("committed" in services[name] for name in ("compaction", "clean", "clustering")), services
+    # Compaction (of p0's logs) and clustering always have work in the first round beside the
+    # writer; whether a clean has files to delete then depends on how far the writer got.
+    assert all("committed" in services[name] for name in ("compaction", "clustering")), services
     rows_now = {r["id"]: r["v"] for r in our_table(spark, str(table)).to_pylist()}
     assert all(rows_now[i] == "main-2" for i in shared), rows_now
