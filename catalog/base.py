@@ -55,6 +55,8 @@ class TableInfo:
         partition_columns: the ``PARTITIONED BY`` columns, in order.
         managed: whether the catalog owns the data (dropping the table deletes it).
         comment: the table comment, if any.
+        table_type: ``TABLE`` or ``VIEW``.
+        view_text: a view's query as stored (``None`` for tables).
     """
 
     ident: TableIdent
@@ -66,6 +68,7 @@ class TableInfo:
     managed: bool = False
     comment: str | None = None
     table_type: str = "TABLE"
+    view_text: str | None = None
 
     @property
     def is_hudi(self) -> bool:
@@ -102,6 +105,23 @@ class Catalog(Protocol):
         comment: str | None = None,
     ) -> TableInfo:
         """Register a table; without *location* it is managed, at :meth:`default_location`.
+
+        Raises:
+            TableAlreadyExistsError: a table or view of that name exists.
+        """
+        ...
+
+    def create_view(
+        self,
+        ident: TableIdent,
+        *,
+        text: str,
+        schema: StructType,
+        properties: Mapping[str, str] | None = None,
+        comment: str | None = None,
+    ) -> TableInfo:
+        """Register a permanent view of *text* (a query whose unqualified tables resolve in
+        *ident*'s database) with *schema*, without Spark analysing *text*.
 
         Raises:
             TableAlreadyExistsError: a table or view of that name exists.

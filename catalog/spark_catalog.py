@@ -162,6 +162,56 @@ class SparkSessionCatalog:
             raise HudiError(f"Table {ident} was created but cannot be found in the catalog.")
         return info
 
+    def create_view(
+        self,
+        ident: TableIdent,
+        *,
+        text: str,
+        schema: StructType,
+        properties: Mapping[str, str] | None = None,
+        comment: str | None = None,
+    ) -> TableInfo:
+        """Spark's ``CREATE VIEW`` analyses the query, which Spark cannot do for a query over a
+        Hudi table, so the view is written to the metastore directly, with the properties a
+        view made by Spark carries (its namespace and output columns): Spark then shows and
+        describes it as its own, and fails clearly only when it is queried outside hudi-sql."""
+        if self.table_exists(ident):
+            raise TableAlreadyExistsError(
+                f"Table or view {ident} already exists.",
+                help="use CREATE OR REPLACE VIEW, or CREATE VIEW IF NOT EXISTS",
+            )
+        jvm = self._jvm
+        catalog_pkg = jvm.org.apache.spark.sql.catalyst.catalog
+        table_class = catalog_pkg.CatalogTable
+        view_properties = {
+            "view.catalogAndNamespace.numParts": "2",
+            "view.catalogAndNamespace.part.0": "spark_catalog",
+            "view.catalogAndNamespace.part.1": ident.database,
+            "view.query.out.numCols": str(len(schema.fields)),
+            **{f"view.query.out.col.{i}": f.name for i, f in enumerate(schema.fields)},
+            **(properties or {}),
+        }
+        java_map = jvm.java.util.HashMap()
+        for key, value in view_properties.items():
+            java_map.put(key, value)
+        scala_map = jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
+        overrides = {
+            1: self._table_identifier(ident),
+            2: catalog_pkg.CatalogTableType.VIEW(),
+            3: catalog_pkg.CatalogStorageFormat.empty(),
+            4: self._struct(schema),
+            12: scala_map,
+            14: jvm.scala.Some(text),
+            15: jvm.scala.Some(comment) if comment else jvm.scala.Option.empty(),
+            21: jvm.scala.Some(text),
+        }
+        args = [overrides[i] if i in overrides else getattr(table_class, f"apply$default${i}")() for i in range(1, 23)]
+        self._session_catalog.createTable(table_class.apply(*args), False, True)
+        info = self.load_table(ident)
+        if info is None:  # pragma: no cover - just created
+            raise HudiError(f"View {ident} was created but cannot be found in the catalog.")
+        return info
+
     def load_table(self, ident: TableIdent) -> TableInfo | None:
         from pyspark.sql.types import StructType
 
@@ -198,6 +248,7 @@ class SparkSessionCatalog:
             managed=table_type == "MANAGED",
             comment=comment,
             table_type="VIEW" if table_type == "VIEW" else "TABLE",
+            view_text=str(table.viewText().get()) if table.viewText().isDefined() else None,
         )
 
     def table_exists(self, ident: TableIdent) -> bool:

@@ -31,6 +31,7 @@ __all__ = [
     "CallArg",
     "ColumnDef",
     "CreateTable",
+    "CreateView",
     "Delete",
     "DescribeTable",
     "DropTable",
@@ -218,6 +219,30 @@ class ColumnDef:
 
 def _split_fields(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class CreateView(Statement):
+    """``CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(columns)] [COMMENT] [TBLPROPERTIES] AS
+    query``: a permanent view.
+
+    Spark creates it (``spark_sql``, placeholders bound back to the tables as written) when the
+    query reads no Hudi table. A view over a Hudi table is one Spark cannot analyse, so the
+    runner stores it itself: ``view_text`` is the query as written (no placeholders), kept in
+    the catalog and expanded by hudi-sql whenever the view is queried; ``query`` is the same
+    query with placeholders, run once at creation for the view's columns. ``columns`` are the
+    ``(name, comment)`` pairs of the column list, if one is written.
+    """
+
+    name: TableName
+    query: Query
+    view_text: str
+    spark_sql: str
+    columns: tuple[tuple[str, str | None], ...] = ()
+    comment: str | None = None
+    properties: Mapping[str, str] = field(default_factory=dict, hash=False)
+    replace: bool = False
+    if_not_exists: bool = False
 
 
 @dataclass(frozen=True)

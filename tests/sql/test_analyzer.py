@@ -663,7 +663,7 @@ def test_explain() -> None:
 def test_passthrough_statements() -> None:
     statements = analyze(
         "USE db; SHOW TABLES; CACHE TABLE t; REFRESH TABLE t; ADD JAR '/x.jar'; CLEAR CACHE; "
-        "CREATE VIEW v AS SELECT * FROM t; CREATE DATABASE IF NOT EXISTS d"
+        "CREATE TEMPORARY VIEW v AS SELECT * FROM t; CREATE DATABASE IF NOT EXISTS d"
     )
     assert all(isinstance(s, st.Passthrough) for s in statements)
     assert [s.sql for s in statements] == [  # type: ignore[attr-defined]
@@ -673,7 +673,7 @@ def test_passthrough_statements() -> None:
         "REFRESH TABLE t",
         "ADD JAR '/x.jar'",
         "CLEAR CACHE",
-        "CREATE VIEW v AS SELECT * FROM __hudi_ref_0 AS t",
+        "CREATE TEMPORARY VIEW v AS SELECT * FROM __hudi_ref_0 AS t",
         "CREATE DATABASE IF NOT EXISTS d",
     ]
     view = statements[6]
@@ -683,6 +683,21 @@ def test_passthrough_statements() -> None:
         and view.targets == (TableName(None, "v"),)
         and view.kind == "CREATE VIEW"
     )
+
+
+def test_permanent_views_keep_their_text_as_written_and_a_bindable_query() -> None:
+    [view] = analyze(
+        "CREATE OR REPLACE VIEW db.v (a COMMENT 'the id', b) COMMENT 'c' TBLPROPERTIES ('k' = 'v') "
+        "AS SELECT id, name FROM t WHERE id > 1"
+    )
+    assert isinstance(view, st.CreateView)
+    assert view.name == TableName("db", "v") and view.replace and not view.if_not_exists
+    assert view.view_text == "SELECT id, name FROM t WHERE id > 1"
+    assert view.query.sql == "SELECT id, name FROM __hudi_ref_0 AS t WHERE id > 1"
+    assert view.query.table_refs == (ref("t"),)
+    assert view.columns == (("a", "the id"), ("b", None))
+    assert view.comment == "c" and dict(view.properties) == {"k": "v"}
+    assert view.spark_sql.startswith("CREATE OR REPLACE VIEW db.v")
 
 
 @pytest.mark.parametrize("sql", ["VACUUM t", "GRANT SELECT ON t TO u", "ALTER TABLE t RECOVER PARTITIONS"])
@@ -744,8 +759,9 @@ GOLDEN_PAIRS = [
 @pytest.mark.parametrize(("source", "expected"), GOLDEN_PAIRS)
 def test_golden_regeneration(source: str, expected: str) -> None:
     statement = one(source)
-    assert isinstance(statement, (st.Passthrough, st.Select)), statement
-    assert statement.sql == expected
+    assert isinstance(statement, (st.Passthrough, st.Select, st.CreateView)), statement
+    sql = statement.spark_sql if isinstance(statement, st.CreateView) else statement.sql
+    assert sql == expected
 
 
 # Fixture scripts ---------------------------------------------------------------------------------

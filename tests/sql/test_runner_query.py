@@ -51,8 +51,6 @@ def test_snapshot_join_with_spark_tables_and_views(db: Any, instants: list[str])
     # snapshot read when it was created).
     db.sql("CREATE TEMPORARY VIEW cheap AS SELECT id FROM trips WHERE fare < 15")
     assert rows(db, "SELECT * FROM cheap") == [(1,)]
-    with pytest.raises(UnsupportedFeatureError, match="permanent view over a Hudi table"):
-        db.sql("CREATE VIEW forever AS SELECT * FROM trips")
     # Spark alone cannot read a catalog Hudi table: the `hudi` data source says where to go.
     from pyspark.errors import PySparkException
 

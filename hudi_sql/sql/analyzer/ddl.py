@@ -45,6 +45,8 @@ def _is_hudi_create(tree: exp.Create) -> bool:
 
 def analyze_create(ctx: Context, tree: exp.Expr) -> st.Statement:
     assert isinstance(tree, exp.Create)
+    if (tree.kind or "").upper() == "VIEW" and not _is_temporary(tree):
+        return _analyze_create_view(ctx, tree)
     if not _is_hudi_create(tree):
         return passthrough(ctx, tree, f"CREATE {tree.kind or ''}".strip(), targets_of(tree))
     if tree.args.get("replace"):
@@ -103,6 +105,53 @@ def analyze_create(ctx: Context, tree: exp.Expr) -> st.Statement:
     )
     _validate_create(statement)
     return statement
+
+
+def _is_temporary(tree: exp.Create) -> bool:
+    properties = tree.args.get("properties")
+    return isinstance(properties, exp.Properties) and any(
+        isinstance(p, exp.TemporaryProperty) for p in properties.expressions
+    )
+
+
+def _analyze_create_view(ctx: Context, tree: exp.Create) -> st.Statement:
+    """A permanent view; the runner decides whether Spark creates it (see :class:`st.CreateView`)."""
+    if tree.expression is None:
+        return passthrough(ctx, tree, "CREATE VIEW", targets_of(tree))
+    target = tree.this
+    columns: list[tuple[str, str | None]] = []
+    if isinstance(target, exp.Schema):
+        for column in target.expressions:
+            comment = None
+            if isinstance(column, exp.ColumnDef):
+                for constraint in column.args.get("constraints") or []:
+                    if isinstance(constraint.args.get("kind"), exp.CommentColumnConstraint):
+                        comment = string_value(constraint.args["kind"].this, "COMMENT")
+            columns.append((column.name, comment))
+        target = target.this
+    name = table_name(target)
+    comment = None
+    properties: dict[str, str] = {}
+    for prop in (tree.args.get("properties") or exp.Properties(expressions=[])).expressions:
+        if isinstance(prop, exp.SchemaCommentProperty):
+            comment = string_value(prop.this, "COMMENT")
+        elif type(prop) is exp.Property:
+            properties_of([prop], properties)
+        else:
+            return passthrough(ctx, tree, "CREATE VIEW", (name,))  # Spark's to accept or refuse
+    view_text = to_sql(tree.expression.copy())
+    query = query_of(ctx, tree.expression)
+    return st.CreateView(
+        name=name,
+        query=query,
+        view_text=view_text,
+        spark_sql=statement_sql(ctx, tree),
+        columns=tuple(columns),
+        comment=comment,
+        properties=properties,
+        replace=bool(tree.args.get("replace")),
+        if_not_exists=bool(tree.args.get("exists")),
+    )
 
 
 def _partition_columns(prop: exp.PartitionedByProperty) -> tuple[str, ...]:

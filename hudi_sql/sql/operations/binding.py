@@ -9,19 +9,36 @@ statement is done; the DataFrame a query returns has already been analysed and k
 
 Hive sync's ``<t>_ro`` / ``<t>_rt`` names read the Hudi table ``t`` read-optimized / snapshot
 (:mod:`hudi_sql.config.hive_naming`).
+
+A permanent view hudi-sql stored over a Hudi table (:data:`READS_HUDI_PROPERTY`,
+:mod:`.views`) is expanded here: its text is analysed like a query, its unqualified tables
+resolved in the view's database, and bound like any other statement, so a view reads the
+latest commit each time it is queried, as a view over a Spark table does.
 """
 
 from __future__ import annotations
 
-__all__ = ["bound", "keep_view", "query", "ref_frame", "register_view", "temp_views"]
+__all__ = [
+    "READS_HUDI_PROPERTY",
+    "bound",
+    "expanding",
+    "keep_view",
+    "query",
+    "reads_hudi",
+    "ref_frame",
+    "register_view",
+    "temp_views",
+]
 
 import itertools
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from catalog.base import quote_identifier
 from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
 from hudi_sql.errors import HudiSqlError
@@ -33,6 +50,13 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 _view_ids = itertools.count()
+
+#: The catalog property marking a permanent view that hudi-sql stored because it reads a Hudi
+#: table (Spark could not analyse it); such a view is expanded by hudi-sql when queried.
+READS_HUDI_PROPERTY = "hudi_sql.view.reads_hudi"
+#: The stored views being expanded, outermost first: a view replaced after another view named
+#: it can close a cycle, which Spark's own view checks never see.
+_expanding: ContextVar[tuple[str, ...]] = ContextVar("hudi_sql_expanding_views", default=())
 
 
 def register_view(ctx: OperationContext, df: DataFrame, prefix: str = "hudi_view") -> str:
@@ -73,6 +97,9 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
         return ctx.snapshot(ref.path, read_options(ref, ctx.options))
     assert ref.name is not None
     resolved, query_type = _resolve_read(ctx, ref.name)
+    if _is_hudi_view(resolved):
+        _check_plain_ref(ref)
+        return _view_frame(ctx, resolved)
     if not resolved.is_hudi:
         _check_plain_ref(ref)
         return None
@@ -81,6 +108,65 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     if query_type is not None and ref.query_type is None and ref.as_of is None and ref.table_function is None:
         ref = replace(ref, query_type=query_type)
     return ctx.snapshot(info.location, read_options(ref, ctx.options))
+
+
+def reads_hudi(ctx: OperationContext, ref: st.TableRef) -> bool:
+    """Whether *ref* reads a Hudi table: by path, by name, or through a view hudi-sql stored."""
+    if ref.path is not None or ref.table_function is not None:
+        return True
+    assert ref.name is not None
+    try:
+        resolved, _ = _resolve_read(ctx, ref.name)
+    except HudiSqlError:
+        return False  # not found: Spark says so in its own words
+    return resolved.is_hudi or _is_hudi_view(resolved)
+
+
+def _is_hudi_view(resolved: Resolved) -> bool:
+    info = resolved.info
+    return info is not None and info.is_view and info.properties.get(READS_HUDI_PROPERTY) == "true"
+
+
+@contextmanager
+def expanding(view: str) -> Iterator[None]:
+    """Marks *view* as being expanded (or created) inside the block; naming it again is a cycle."""
+    outer = _expanding.get()
+    if view in outer:
+        cycle = " -> ".join([*outer[outer.index(view):], view])
+        raise HudiSqlError(f"View {view} refers to itself: {cycle}.",
+                           help="CREATE OR REPLACE one of these views without the cycle")
+    token = _expanding.set((*outer, view))
+    try:
+        yield
+    finally:
+        _expanding.reset(token)
+
+
+def _view_frame(ctx: OperationContext, resolved: Resolved) -> DataFrame:
+    """The stored view's query, run through hudi-sql in the view's database (see module doc)."""
+    from hudi_sql.sql.analyzer import analyze
+
+    info = resolved.info
+    assert info is not None and info.view_text is not None and info.schema is not None
+    statements = analyze(info.view_text)
+    if len(statements) != 1 or not isinstance(statements[0], st.Select):
+        raise HudiSqlError(f"View {info.ident} holds text that is not one query: {info.view_text!r}")
+    statement = statements[0]
+    database = info.ident.database
+    refs = tuple(
+        replace(ref, name=replace(ref.name, database=database))
+        if ref.name is not None and ref.name.database is None else ref
+        for ref in statement.table_refs
+    )
+    # Tables Spark resolves itself are qualified too: the session may be in another database.
+    qualified = {
+        ref.placeholder: f"{quote_identifier(database)}.{ref.source_sql}"
+        for ref in statement.table_refs
+        if ref.name is not None and ref.name.database is None and ref.table_function is None
+    }
+    with expanding(str(info.ident)), bound(ctx, refs) as views:
+        df = ctx.spark.sql(statement.bind({**qualified, **views}))
+    return df.toDF(*info.schema.fieldNames())
 
 
 def keep_view(ctx: OperationContext, ref: st.TableRef) -> str | None:

@@ -25,6 +25,7 @@ from hudi_sql.sql.operations import (
     query,
     session_options,
     update_delete,
+    views,
 )
 from hudi_sql.sql.operations.context import OperationContext
 
@@ -42,6 +43,7 @@ HANDLERS: dict[type[st.Statement], Handler] = {
     st.Call: call.call,
     st.Explain: explain.explain,
     st.CreateTable: create_table.create_table,
+    st.CreateView: views.create_view,
     st.DropTable: alter_table.drop_table,
     st.AlterTableAddColumns: alter_table.add_columns,
     st.AlterTableSetProperties: alter_table.set_properties,

@@ -46,8 +46,6 @@ def passthrough(ctx: OperationContext, statement: st.Passthrough) -> DataFrame:
                 f"not supported: {statement.kind or 'this statement'} on Hudi table '{target}'",
                 help=_HUDI_STATEMENTS_HELP,
             )
-    if statement.kind.upper().startswith("CREATE VIEW") and statement.table_refs:
-        _refuse_permanent_view(ctx, statement)
     if statement.kind.upper().startswith(("CREATE VIEW", "CACHE")):
         # A temporary view (or cache) keeps its query's text and re-resolves it on use, so the
         # snapshot views it reads must outlive the statement: they stay for the session.
@@ -59,17 +57,3 @@ def passthrough(ctx: OperationContext, statement: st.Passthrough) -> DataFrame:
         return ctx.spark.sql(statement.bind(views))
     with bound(ctx, statement.table_refs) as views:
         return ctx.spark.sql(statement.bind(views))
-
-
-def _refuse_permanent_view(ctx: OperationContext, statement: st.Passthrough) -> None:
-    text = statement.sql.upper().split("VIEW", 1)[0]
-    if "TEMP" in text:
-        return
-    for ref in statement.table_refs:
-        resolved = ctx.lookup(ref.name) if ref.name is not None else None
-        if ref.path is not None or (resolved is not None and resolved.is_hudi):
-            raise UnsupportedFeatureError(
-                "not supported: a permanent view over a Hudi table "
-                "(Spark cannot read Hudi tables by itself)",
-                help="CREATE TEMPORARY VIEW ... works, or query the table through hudi-sql",
-            )
