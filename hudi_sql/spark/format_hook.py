@@ -5,8 +5,9 @@ workers, but base files must be read by Spark's native Parquet reader wherever n
 needed, and a write must control its own shuffle (index join, one task per file group) and
 commit. Neither fits the data source API. So in the sessions hudi-sql registers, the
 ``hudi`` format of ``DataFrameReader.load`` and ``DataFrameWriter.save`` is handled by
-:func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`; every other
-format goes to Spark unchanged.
+:func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`, and
+``DataFrameWriter.saveAsTable`` by the SQL session (it creates or resolves a catalog table);
+every other format goes to Spark unchanged.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def install(spark: SparkSession) -> None:
     original_load = DataFrameReader.load
     original_save = DataFrameWriter.save
     original_mode = DataFrameWriter.mode
+    original_partition_by = DataFrameWriter.partitionBy
+    original_save_as_table = DataFrameWriter.saveAsTable
 
     @functools.wraps(original_load)
     def load(self: DataFrameReader, path: Any = None, format: str | None = None, schema: Any = None,
@@ -66,7 +69,31 @@ def install(spark: SparkSession) -> None:
             return None
         return original_save(self, path, format, mode, partitionBy, **options)
 
+    @functools.wraps(original_partition_by)
+    def partition_by(self: DataFrameWriter, *cols: Any) -> DataFrameWriter:
+        names = cols[0] if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else cols
+        self._hudi_partition_by = [str(c) for c in names]  # type: ignore[attr-defined]
+        return original_partition_by(self, *cols)
+
+    @functools.wraps(original_save_as_table)
+    def save_as_table(self: DataFrameWriter, name: str, format: str | None = None, mode: str | None = None,
+                      partitionBy: Any = None, **options: Any) -> None:
+        if _is_hudi(self, format):
+            from hudi_sql import connect
+
+            if partitionBy is not None:
+                partition_by(self, partitionBy)
+            merged = {**getattr(self, "_hudi_options", {}), **{k: _option_string(v) for k, v in options.items()}}
+            connect(self._spark).save_as_table(
+                self._df, name, mode=mode or getattr(self, "_hudi_mode", None), options=merged,
+                partition_by=getattr(self, "_hudi_partition_by", None),
+            )
+            return None
+        return original_save_as_table(self, name, format, mode, partitionBy, **options)
+
     DataFrameReader.load = load  # type: ignore[method-assign]
+    DataFrameWriter.partitionBy = partition_by  # type: ignore[method-assign]
+    DataFrameWriter.saveAsTable = save_as_table  # type: ignore[method-assign]
     DataFrameWriter.mode = mode  # type: ignore[method-assign]
     DataFrameWriter.save = save  # type: ignore[method-assign]
     _installed = True

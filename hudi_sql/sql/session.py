@@ -75,6 +75,13 @@ class HudiSession:
         """Parse and analyse *text* without running it."""
         return analyze(text)
 
+    def save_as_table(self, df: DataFrame, name: str, *, mode: str | None = None,
+                      options: dict[str, str] | None = None, partition_by: list[str] | None = None) -> None:
+        """``df.write.format("hudi").saveAsTable(name)`` (see :mod:`.operations.save_as_table`)."""
+        from hudi_sql.sql.operations.save_as_table import save_as_table
+
+        save_as_table(self._context, df, name, mode=mode, options=options or {}, partition_by=partition_by or ())
+
     def set(self, key: str, value: Any) -> None:
         """``SET key=value`` from Python."""
         from hudi_sql.sql.statements import SetOption

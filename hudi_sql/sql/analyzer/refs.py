@@ -13,6 +13,7 @@ __all__ = [
     "SESSION_CATALOG",
     "Context",
     "expression_of",
+    "parse_table_name",
     "passthrough",
     "query_of",
     "rewrite_tables",
@@ -181,7 +182,7 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
         end = values[3] if len(values) == 4 else None
     target = values[0]
     by_path = function == "hudi_table_changes_by_path" or "/" in target
-    name = None if by_path else _parse_dotted_name(target)
+    name = None if by_path else parse_table_name(target)
     return st.TableRef(
         name=name,
         alias=alias,
@@ -194,7 +195,8 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
     )
 
 
-def _parse_dotted_name(text: str) -> st.TableName:
+def parse_table_name(text: str) -> st.TableName:
+    """``t``, ``db.t`` or ``spark_catalog.db.t`` (backquotes allowed) as a table name."""
     parts = [part.strip().strip("`") for part in text.split(".")]
     if parts and parts[0].lower() == SESSION_CATALOG:
         parts = parts[1:]
