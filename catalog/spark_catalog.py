@@ -47,6 +47,7 @@ from catalog.hive.ddl import HUDI_INPUT_FORMATS
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
+from hudi_sql.spark.table_marker import unmarked
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -72,6 +73,12 @@ def _hudi_base_path(input_format: str | None, location: str | None,
     else:
         return None
     return (base, read_optimized) if Storage().exists(TableLayout.of(base).properties_path) else None
+
+
+def _data_fields(schema: StructType, partition_columns: Sequence[str]) -> StructType:
+    from pyspark.sql.types import StructType
+
+    return StructType([f for f in schema.fields if f.name not in partition_columns])
 
 
 def quote_string(value: str) -> str:
@@ -160,6 +167,8 @@ class SparkSessionCatalog:
         info = self.load_table(ident)
         if info is None:  # pragma: no cover - Spark just created it
             raise HudiError(f"Table {ident} was created but cannot be found in the catalog.")
+        if info.is_hudi and info.schema is not None:
+            self._alter_data_schema(info, _data_fields(info.schema, info.partition_columns))
         return info
 
     def create_view(
@@ -235,7 +244,7 @@ class SparkSessionCatalog:
             if synced is not None:
                 provider, location = "hudi", synced[0]
                 properties.setdefault(QUERY_AS_RO_TABLE, "true" if synced[1] else "false")
-        schema = StructType.fromJson(json.loads(str(table.schema().json())))
+        schema = unmarked(StructType.fromJson(json.loads(str(table.schema().json()))))
         comment = str(table.comment().get()) if table.comment().isDefined() else None
         table_type = str(table.tableType().name())
         return TableInfo(
@@ -273,6 +282,17 @@ class SparkSessionCatalog:
         self.spark.sql(f"ALTER TABLE {ident.quoted()} SET TBLPROPERTIES ({pairs})")
 
     def set_data_schema(self, ident: TableIdent, data_schema: StructType) -> None:
+        info = self.load_table(ident)
+        if info is None:
+            raise TableNotFoundError(f"Table {ident} not found.")
+        self._alter_data_schema(info, data_schema)
+
+    def _alter_data_schema(self, info: TableInfo, data_schema: StructType) -> None:
+        """Store *data_schema*, with a Hudi table's location marker (:mod:`hudi_sql.spark.table_marker`)."""
+        from hudi_sql.spark.table_marker import marked
+
+        if info.is_hudi and info.location:
+            data_schema = marked(data_schema, info.location)
         # Hive's alter handler logs an ERROR for datasource tables, then Spark stores the schema
         # in the table properties as intended; keep that noise out of the shell.
         try:
@@ -282,7 +302,10 @@ class SparkSessionCatalog:
             )
         except Py4JError:  # pragma: no cover - another logging backend; the noise is cosmetic
             _log.debug("Could not silence Hive's alter handler log.")
-        self._session_catalog.alterTableDataSchema(self._table_identifier(ident), self._struct(data_schema))
+        self._session_catalog.alterTableDataSchema(self._table_identifier(info.ident), self._struct(data_schema))
 
     def rename(self, ident: TableIdent, new_ident: TableIdent) -> None:
         self.spark.sql(f"ALTER TABLE {ident.quoted()} RENAME TO {new_ident.quoted()}")
+        info = self.load_table(new_ident)  # a managed table moved: its marker follows
+        if info is not None and info.is_hudi and info.schema is not None:
+            self._alter_data_schema(info, _data_fields(info.schema, info.partition_columns))

@@ -77,6 +77,7 @@ from pyspark.sql.types import (
 
 from hudi_sql.errors import HudiSchemaError
 from hudi_sql.spark.schema import add_meta_fields, drop_meta_fields
+from hudi_sql.spark.table_marker import marked_field_json
 
 
 @dataclass(frozen=True)
@@ -295,17 +296,23 @@ def _spark_field_json(f: StructField) -> dict[str, Any]:
     return {"name": f.name, "type": _spark_type_json(f.dataType), "nullable": f.nullable, "metadata": {}}
 
 
-def spark_schema_json(struct: StructType, partition_fields: Sequence[str], *, with_meta_fields: bool = True) -> str:
+def spark_schema_json(struct: StructType, partition_fields: Sequence[str], *, with_meta_fields: bool = True,
+                      base_path: str | None = None, read_optimized: bool = False) -> str:
     """The ``spark.sql.sources.schema`` JSON Hudi writes: data columns, then partition columns.
 
     A partition field missing from the schema is a non-null string (``getSparkTableProperties``).
+    With *base_path*, the first column carries hudi-sql's location marker
+    (:mod:`hudi_sql.spark.table_marker`), the one difference from Apache Hudi's JSON: it lets the
+    ``hudi`` data source of any Spark 4 session find the table.
     """
     full = add_meta_fields(struct) if with_meta_fields else drop_meta_fields(struct)
     by_name = {f.name: f for f in full.fields}
     data = [f for f in full.fields if f.name not in partition_fields]
     parts = [by_name.get(name, StructField(name, StringType(), False)) for name in partition_fields]
-    return json.dumps({"type": "struct", "fields": [_spark_field_json(f) for f in data + parts]},
-                      separators=(",", ":"), ensure_ascii=False)
+    fields = [_spark_field_json(f) for f in data + parts]
+    if base_path is not None and fields:
+        fields[0] = marked_field_json(fields[0], base_path, read_optimized=read_optimized)
+    return json.dumps({"type": "struct", "fields": fields}, separators=(",", ":"), ensure_ascii=False)
 
 
 def spark_table_properties(
@@ -315,12 +322,15 @@ def spark_table_properties(
     spark_version: str = "",
     threshold: int = 4000,
     with_meta_fields: bool = True,
+    base_path: str | None = None,
+    read_optimized: bool = False,
 ) -> dict[str, str]:
     """``SparkDataSourceTableUtils.getSparkTableProperties``: provider, version, schema in parts."""
     props = {"spark.sql.sources.provider": "hudi"}
     if spark_version:
         props["spark.sql.create.version"] = spark_version
-    schema = spark_schema_json(struct, partition_fields, with_meta_fields=with_meta_fields)
+    schema = spark_schema_json(struct, partition_fields, with_meta_fields=with_meta_fields,
+                               base_path=base_path, read_optimized=read_optimized)
     threshold = max(1, threshold)
     num_parts = (len(schema) + threshold - 1) // threshold
     props["spark.sql.sources.schema.numParts"] = str(num_parts)

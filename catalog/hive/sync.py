@@ -396,22 +396,21 @@ def plan_sync(settings: HiveSyncSettings, table: TableState, metastore: Metastor
     keys = settings.partition_fields
     schema = hive_schema(table.schema, keys, support_timestamp=settings.support_timestamp,
                          with_meta_fields=not settings.omit_metadata_fields)
-    table_props = dict(settings.table_properties)
-    if settings.sync_as_datasource:
-        spark_props = spark_table_properties(
-            table.schema, keys, spark_version=settings.spark_version,
-            threshold=settings.schema_string_length_threshold, with_meta_fields=not settings.omit_metadata_fields)
-        if metastore.supports_spark_properties:
-            table_props.update(spark_props)
-        else:
-            warnings.append("The metastore client cannot store spark.sql.* table properties (Spark SQL refuses "
-                            "them), so the tables are not synced as Spark datasource tables; use hms mode.")
-    table_props = {k: v for k, v in table_props.items()
-                   if metastore.supports_spark_properties or not k.startswith(SPARK_PROPERTY_PREFIX)}
+    common_props = {k: v for k, v in settings.table_properties.items()
+                    if metastore.supports_spark_properties or not k.startswith(SPARK_PROPERTY_PREFIX)}
+    if settings.sync_as_datasource and not metastore.supports_spark_properties:
+        warnings.append("The metastore client cannot store spark.sql.* table properties (Spark SQL refuses "
+                        "them), so the tables are not synced as Spark datasource tables; use hms mode.")
     if settings.sync_as_manifest:
-        table_props[MANIFEST_BASE_PATH_PROPERTY] = table.base_path
+        common_props[MANIFEST_BASE_PATH_PROPERTY] = table.base_path
     plans: list[TablePlan] = []
     for target in target_tables(settings, table.table_type):
+        table_props = dict(common_props)
+        if settings.sync_as_datasource and metastore.supports_spark_properties:
+            table_props.update(spark_table_properties(
+                table.schema, keys, spark_version=settings.spark_version,
+                threshold=settings.schema_string_length_threshold, with_meta_fields=not settings.omit_metadata_fields,
+                base_path=table.base_path, read_optimized=target.read_optimized))
         serde_props = dict(settings.serde_properties)
         if settings.sync_as_datasource:
             serde_props.update({"path": table.base_path,

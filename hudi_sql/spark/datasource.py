@@ -22,9 +22,10 @@ What it refuses, with a :class:`~hudi_sql.errors.HudiError` naming the alternati
 
 * writes (``df.write.format("hudi")`` outside hudi-sql's sessions): a Hudi write controls its
   own shuffle and commit, which the data source API does not allow;
-* reads of a catalog table ``USING hudi``: Spark 4 hands a Python data source no options at
-  all for such a table (not its location, not its properties; checked on Spark 4.3), so the
-  source cannot know which table it stands for.
+* reads of a catalog table ``USING hudi`` that hudi-sql did not register: Spark 4 hands a
+  Python data source no options at all for such a table (not its location, not its
+  properties; checked on Spark 4.3), only its schema, so the source finds the table only
+  through the marker hudi-sql puts in the schemas it registers (:mod:`.table_marker`).
 
 Workers need pyarrow and hudi-sql: ``PYSPARK_PYTHON`` must be the Python hudi-sql is installed
 in (see ``docs/engines.md``).
@@ -101,6 +102,8 @@ class SliceReadContext:
         begin, end: incremental queries keep rows with ``_hoodie_commit_time`` in (begin, end].
         skip_undecodable_blocks: the read option ``ignoreCorruptFiles`` (Spark's name): a log
             block that does not decode is skipped with a warning instead of failing the read.
+        output_columns: the columns Spark asked for, when the read needs more (a catalog table's
+            schema without the meta columns: merging and incremental filtering use them).
     """
 
     target_schema_json: str
@@ -112,6 +115,7 @@ class SliceReadContext:
     begin: str | None = None
     end: str | None = None
     skip_undecodable_blocks: bool = False
+    output_columns: tuple[str, ...] | None = None
 
 
 class SliceInputPartition(InputPartition):
@@ -130,6 +134,22 @@ def _table_path(options: Mapping[str, str]) -> str:
                                   help="read each table with its own load(path), then union the frames")
         raise _no_path_error()
     return str(path)
+
+
+def _with_marker(options: Mapping[str, str], schema: StructType) -> Mapping[str, str]:
+    """The options of a read, with the path (and query type) of a catalog table found in its
+    schema's marker when Spark passed none (see :mod:`.table_marker`)."""
+    from hudi_sql.config import HudiReadConfig
+    from hudi_sql.spark.table_marker import marker_of
+
+    marker = marker_of(schema)
+    if options.get("path") or marker is None:
+        return options
+    path, read_optimized = marker
+    merged = {**options, "path": path}
+    if read_optimized and not any(str(k).lower() == HudiReadConfig.QUERY_TYPE.key for k in options):
+        merged[HudiReadConfig.QUERY_TYPE.key] = "read_optimized"
+    return merged
 
 
 def _read_options(options: Mapping[str, str]) -> dict[str, str]:
@@ -165,8 +185,12 @@ class HudiDataSource(DataSource):
         return table_struct(plan.schema_json)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        meta, plan = _plan(_table_path(self.options), self.options)
-        ignore = next((str(v) for k, v in self.options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
+        from hudi_sql.spark.table_marker import unmarked
+
+        options = _with_marker(self.options, schema)
+        schema = unmarked(schema)
+        meta, plan = _plan(_table_path(options), options)
+        ignore = next((str(v) for k, v in options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
         return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true")
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
@@ -179,16 +203,21 @@ class HudiDataSourceReader(DataSourceReader):
     def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
                  skip_undecodable_blocks: bool = False) -> None:
         from hudi_sql.config import QueryType
+        from hudi_sql.model.schema import META_FIELDS
         from hudi_sql.read.file_group_reader import FileSliceSpec
         from hudi_sql.read.merge_exec import slice_specs
+        from hudi_sql.spark.schema import add_meta_fields
 
         ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
         first = meta.timeline.write_timeline().first
         incremental = plan.query_type is QueryType.INCREMENTAL
+        names = schema.fieldNames()
+        complete = all(name in names for name in META_FIELDS)
         self.context = SliceReadContext(
-            schema.json(), plan.completed_instants, plan.as_of, first.instant_time if first else None,
-            ordering_field, payload, plan.begin if incremental else None, plan.end if incremental else None,
-            skip_undecodable_blocks)
+            (schema if complete else add_meta_fields(schema)).json(), plan.completed_instants, plan.as_of,
+            first.instant_time if first else None, ordering_field, payload,
+            plan.begin if incremental else None, plan.end if incremental else None,
+            skip_undecodable_blocks, None if complete else tuple(names))
         base_only = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
         self._specs: list[FileSliceSpec] | None = base_only + slice_specs(plan)
 
@@ -228,7 +257,7 @@ def read_slice(context: SliceReadContext, spec: FileSliceSpec) -> pa.Table:
     if context.begin is not None and context.end is not None:
         times = table.column(COMMIT_TIME_FIELD)
         table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))
-    return table
+    return table.select(list(context.output_columns)) if context.output_columns is not None else table
 
 
 def _json(text: str) -> dict[str, Any]:
