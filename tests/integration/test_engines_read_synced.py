@@ -1,0 +1,261 @@
+"""Engines that are not hudi-sql read what hudi-sql syncs: Spark's own Thrift server through
+Beeline, a plain PySpark session with Hive support, Spark's ``spark-sql`` CLI, and hudi-sql's
+thriftserver through PyHive, all on one standalone Hive metastore.
+
+A Copy-On-Write table and a Merge-On-Read table are written by hudi-sql (inserts, upserts,
+deletes; then an inline compaction and clean) and synced after each step in the ``hms`` mode,
+datasource form (the default). After each step, every engine's ``count(*)``, ``count(DISTINCT
+id)`` and ``sum(v)`` of ``trips`` (COW), ``rides_ro`` and ``rides_rt`` (MOR) equal hudi-sql's own
+snapshot (read-optimized for ``_ro``) read by path: no duplicates, no missing log updates.
+
+The engines other than hudi-sql have no setup of ours: what makes them read Hudi tables is the
+``pyspark_hudi`` data source Spark 4 finds in the installed packages, and the location marker in
+the synced schema (:mod:`hudi_sql.spark.table_marker`). Every process started here is stopped by
+process id (its process group).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from process_helpers import free_port, start_hive_metastore, stop_process_group, wait_for_port
+
+import hudi_sql
+from hudi_sql.spark.session import child_process_env
+
+pytestmark = [pytest.mark.spark, pytest.mark.engines]
+
+DATABASE = "engines_db"
+SCHEMA = "id long, p string, ts long, v double"
+OPTS = {
+    "hoodie.datasource.write.recordkey.field": "id",
+    "hoodie.datasource.write.partitionpath.field": "p",
+    "hoodie.datasource.write.precombine.field": "ts",
+}
+TABLES = ("trips", "rides_ro", "rides_rt")
+
+# Spark's own HiveThriftServer2 in a plain PySpark session on the metastore (nothing of hudi-sql).
+_SPARK_THRIFT = r"""
+import os, sys
+metastore, port, state = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[2]").appName("spark-thriftserver")
+         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.hadoop.hive.metastore.uris", metastore)
+         .config("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
+         .config("spark.hive.server2.thrift.port", str(port))
+         .config("spark.hive.server2.thrift.bind.host", "127.0.0.1")
+         .enableHiveSupport().getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2.startWithContext(
+    spark._jsparkSession.sqlContext())
+print("READY", flush=True)
+sys.stdin.read()
+"""
+
+# A plain PySpark session with Hive support on the metastore: SQL by table name.
+_PLAIN_HIVE_SESSION = r"""
+import json, os, sys
+request = json.loads(sys.argv[1])
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[2]").appName("plain-hive-session")
+         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.hadoop.hive.metastore.uris", request["uris"])
+         .config("spark.sql.warehouse.dir", os.path.join(request["state"], "warehouse"))
+         .enableHiveSupport().getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+out = {name: [list(r) for r in spark.sql(sql).collect()] for name, sql in request["queries"].items()}
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+def _aggregate(table: str) -> str:
+    return f"SELECT count(*), count(DISTINCT id), CAST(sum(v) AS DOUBLE) FROM {DATABASE}.{table}"
+
+
+def _spark_bin(tool: str) -> str:
+    import pyspark
+
+    return str(Path(pyspark.__file__).resolve().parent / "bin" / tool)
+
+
+@dataclass(frozen=True)
+class Engines:
+    metastore_uri: str
+    spark_thrift_port: int
+    hudi_sql_port: int
+    work: Path
+
+
+def _start(command: list[str], log: Path, cwd: Path, *, stdin: bool = False) -> subprocess.Popen[Any]:
+    return subprocess.Popen(command, cwd=cwd, env=child_process_env(), stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, stdin=subprocess.PIPE if stdin else None,
+                            start_new_session=True)
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Engines]:
+    """The metastore, Spark's Thrift server and hudi-sql's thriftserver, on free loopback ports."""
+    work = tmp_path_factory.mktemp("engines")
+    port, metastore, ms_log = start_hive_metastore(work, child_process_env())
+    request.addfinalizer(lambda: stop_process_group(metastore))
+    uri = f"thrift://127.0.0.1:{port}"
+    wait_for_port(port, metastore, ms_log, 180)
+
+    spark_port, spark_state = free_port(), work / "spark-thrift"
+    spark_state.mkdir()
+    spark_thrift = _start([sys.executable, "-c", _SPARK_THRIFT, uri, str(spark_port), str(spark_state)],
+                          work / "spark-thrift.log", spark_state, stdin=True)
+    request.addfinalizer(lambda: stop_process_group(spark_thrift))
+
+    ours_port, ours_state = free_port(), work / "hudi-sql-thrift"
+    ours_state.mkdir()
+    ours = _start([sys.executable, "-m", "hudi_sql.apps.hiveserver2.cli", "thriftserver", "--port", str(ours_port),
+                   "--metastore", uri, "--master", "local[1]", "--state-dir", str(ours_state)],
+                  work / "hudi-sql-thrift.log", ours_state)
+    request.addfinalizer(lambda: stop_process_group(ours))
+
+    wait_for_port(spark_port, spark_thrift, work / "spark-thrift.log", 240)
+    wait_for_port(ours_port, ours, work / "hudi-sql-thrift.log", 240)
+    yield Engines(uri, spark_port, ours_port, work)
+
+
+def _write(spark: Any, path: Path, rows: list[tuple[Any, ...]], **options: str) -> None:
+    hudi_sql.write(spark.createDataFrame(rows, SCHEMA), str(path), {**OPTS, **options})
+
+
+def _sync(spark: Any, engines: Engines, path: Path, name: str) -> None:
+    from catalog.hive import HiveSyncTool, HmsMetastoreClient
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    hms = HmsMetastoreClient.from_spark(spark, engines.metastore_uri)
+    try:
+        HiveSyncTool(TableMetaClient.load(str(path)), {
+            **OPTS, "hoodie.table.name": name, "hoodie.datasource.hive_sync.mode": "hms",
+            "hoodie.datasource.hive_sync.database": DATABASE}, hms).sync()
+    finally:
+        hms.close()
+
+
+def _expected(spark: Any, cow: Path, mor: Path) -> dict[str, list[Any]]:
+    """hudi-sql's own reads by path: the snapshot, and the read-optimized view for ``_ro``."""
+    def aggregate(path: Path, **options: str) -> list[Any]:
+        df = spark.read.format("hudi").options(**options).load(str(path))
+        n, k, s = df.selectExpr("count(*)", "count(DISTINCT id)", "CAST(sum(v) AS DOUBLE)").collect()[0]
+        return [n, k, s]
+
+    return {"trips": aggregate(cow), "rides_ro": aggregate(mor, **{"hoodie.datasource.query.type": "read_optimized"}),
+            "rides_rt": aggregate(mor)}
+
+
+def _beeline(engines: Engines) -> dict[str, list[Any]]:
+    """Beeline (from the PySpark wheel) against Spark's own Thrift server."""
+    script = "".join(f"{_aggregate(t)};\n" for t in TABLES)
+    out = subprocess.run(
+        [_spark_bin("beeline"), "-u", f"jdbc:hive2://127.0.0.1:{engines.spark_thrift_port}/default", "-n", "test",
+         "--silent=true", "--showHeader=false", "--outputformat=csv2", "-e", script],
+        env=child_process_env(), capture_output=True, text=True, timeout=300, check=False)
+    lines = [line for line in out.stdout.splitlines() if line and line[0].isdigit()]
+    assert out.returncode == 0 and len(lines) == len(TABLES), out.stdout[-2000:] + out.stderr[-4000:]
+    return {t: [int(n), int(k), float(s)] for t, (n, k, s) in zip(TABLES, (line.split(",") for line in lines),
+                                                                   strict=True)}
+
+
+def _plain_session(engines: Engines) -> dict[str, list[Any]]:
+    state = engines.work / f"plain-{time.monotonic_ns()}"
+    state.mkdir()
+    log = state / "driver.log"
+    request = {"uris": engines.metastore_uri, "state": str(state), "queries": {t: _aggregate(t) for t in TABLES}}
+    proc = _start([sys.executable, "-c", _PLAIN_HIVE_SESSION, json.dumps(request)], log, state)
+    try:
+        proc.wait(timeout=600)
+    finally:
+        stop_process_group(proc)
+    for line in log.read_text().splitlines():
+        if line.startswith("RESULT "):
+            return {t: rows[0] for t, rows in json.loads(line[len("RESULT "):]).items()}
+    raise AssertionError(f"the plain session printed no result:\n{log.read_text()[-4000:]}")
+
+
+def _hudi_sql_thrift(engines: Engines) -> dict[str, list[Any]]:
+    from pyhive import hive
+
+    connection = hive.connect(host="127.0.0.1", port=engines.hudi_sql_port, username="test")
+    try:
+        out = {}
+        for table in TABLES:
+            cursor = connection.cursor()
+            cursor.execute(_aggregate(table))
+            out[table] = list(cursor.fetchall()[0])
+            cursor.close()
+        return out
+    finally:
+        connection.close()
+
+
+def _spark_sql_cli(engines: Engines, cow: Path) -> list[str]:
+    """Spark's ``spark-sql`` CLI: a synced table by name, and a table by path (a temporary view)."""
+    script = (f"SELECT count(*), count(DISTINCT id) FROM {DATABASE}.trips; "
+              f"CREATE TEMPORARY VIEW by_path USING hudi OPTIONS (path '{cow}'); "
+              "SELECT count(*), count(DISTINCT id) FROM by_path;")
+    state = engines.work / "spark-sql-cli"
+    state.mkdir(exist_ok=True)
+    out = subprocess.run(
+        [_spark_bin("spark-sql"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+         "--conf", "spark.driver.host=127.0.0.1", "--conf", f"spark.hadoop.hive.metastore.uris={engines.metastore_uri}",
+         "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}", "-S", "-e", script],
+        cwd=state, env=child_process_env(), capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return [line for line in out.stdout.splitlines() if line.strip()]
+
+
+def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
+        spark: Any, engines: Engines, tmp_path: Path) -> None:
+    cow, mor = tmp_path / "trips", tmp_path / "rides"
+    mor_opts = {"hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    first = [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(12)]
+    upsert = [(i, "a" if i % 2 else "b", 2, float(i) * 10) for i in range(0, 12, 3)] + [(30, "c", 2, 3.0)]
+    deletes = [(1, "a", 3, 0.0), (2, "b", 3, 0.0)]
+    for path, extra in ((cow, {}), (mor, mor_opts)):
+        extra = {**extra, "hoodie.table.name": path.name}
+        _write(spark, path, first, **extra)
+        _write(spark, path, upsert, **extra, **{"hoodie.datasource.write.operation": "upsert"})
+        _write(spark, path, deletes, **extra, **{"hoodie.datasource.write.operation": "delete"})
+        _sync(spark, engines, path, path.name)
+    assert list(mor.glob("*/.*.log.*")), "the MOR upserts and deletes should be in log files"
+
+    expected = _expected(spark, cow, mor)
+    assert expected["rides_rt"][:2] == [11, 11] and expected["rides_ro"] != expected["rides_rt"]  # logs: not in _ro
+    assert _beeline(engines) == expected
+    assert _plain_session(engines) == expected
+    assert _hudi_sql_thrift(engines) == expected
+    n, k = expected["trips"][:2]
+    assert _spark_sql_cli(engines, cow) == [f"{n}\t{k}", f"{n}\t{k}"]
+
+    # A compaction (MOR) and cleans rewrite the file set; a re-sync, and every engine follows.
+    services = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1",
+                "hoodie.clean.automatic": "true", "hoodie.cleaner.commits.retained": "1"}
+    more = [(i, "a" if i % 2 else "b", 4, -float(i)) for i in range(4, 8)]
+    for path, extra in ((cow, {}), (mor, mor_opts)):
+        extra = {**extra, "hoodie.table.name": path.name}
+        _write(spark, path, more, **extra, **services, **{"hoodie.datasource.write.operation": "upsert"})
+        _sync(spark, engines, path, path.name)
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    timeline = TableMetaClient.load(str(mor)).timeline
+    assert any(i.action == "commit" for i in timeline.completed_writes().instants), "a compaction should have run"
+    expected = _expected(spark, cow, mor)
+    assert expected["rides_ro"] == expected["rides_rt"]  # compacted: the base files hold everything
+    assert _beeline(engines) == expected
+    assert _plain_session(engines) == expected
+    assert _hudi_sql_thrift(engines) == expected
