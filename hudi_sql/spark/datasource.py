@@ -179,10 +179,15 @@ class HudiDataSource(DataSource):
         return "hudi"
 
     def schema(self) -> StructType | str:
+        """The table's columns, marked with its base path (:mod:`.table_marker`): when Spark asks
+        while creating a catalog table (``CREATE TABLE t USING hudi LOCATION '...'`` in any
+        session), the marker is stored with them, and later reads of ``t`` find the table."""
         from hudi_sql.read.api import table_struct
+        from hudi_sql.spark.table_marker import marked
 
-        _, plan = _plan(_table_path(self.options), self.options)
-        return table_struct(plan.schema_json)
+        path = _table_path(self.options)
+        meta, plan = _plan(path, self.options)
+        return marked(table_struct(plan.schema_json), meta.layout.base_path)
 
     def reader(self, schema: StructType) -> DataSourceReader:
         from hudi_sql.spark.table_marker import unmarked

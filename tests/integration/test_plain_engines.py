@@ -3,8 +3,9 @@
 * A plain ``SparkSession.builder.getOrCreate()`` session (no ``hudi_sql.spark_session()``),
   started in a subprocess with ``PYSPARK_PYTHON`` set and the repository on ``PYTHONPATH`` (what
   a wheel install gives: Spark finds :mod:`pyspark_hudi` with ``pkgutil.iter_modules``), reads
-  ``format("hudi")`` by path like hudi-sql's own reader, and refuses writes and path-less
-  catalog reads with errors that say where to go.
+  ``format("hudi")`` by path like hudi-sql's own reader, and a table it registers itself
+  (``CREATE TABLE ... USING hudi LOCATION``) by name; it refuses writes and path-less reads with
+  errors that say where to go.
 * Hive sync with ``sync_as_manifest`` (``hms`` mode, a standalone Hive metastore from the
   PySpark wheel): after insert, upsert and delete the manifests list exactly the latest base
   files (their rows are the snapshot, no duplicates), the Hive table is a
@@ -67,9 +68,12 @@ def error_of(action):
 
 out["write_error"] = error_of(
     lambda: spark.range(1).write.format("hudi").mode("append").save(request["write_path"]))
-spark.sql("CREATE TABLE catalog_t (id long, p string, ts long, v double) USING hudi LOCATION '%s'"
-          % request["write_path"])
-out["catalog_error"] = error_of(lambda: spark.sql("SELECT * FROM catalog_t").collect())
+# Spark's own CREATE TABLE over the table: its schema comes from the data source, marked with the
+# table's location, so the table reads by name in this session too.
+spark.sql("CREATE TABLE catalog_t USING hudi LOCATION '%s'" % request["write_path"])
+out["catalog_rows"] = sorted(json.dumps(r.asDict(), sort_keys=True, default=str)
+                             for r in spark.sql("SELECT * FROM catalog_t").collect())
+out["pathless_error"] = error_of(lambda: spark.read.format("hudi").load().collect())
 print("RESULT " + json.dumps(out), flush=True)
 """
 
@@ -131,7 +135,7 @@ def _first_instant(path: Path) -> str:
     return first.instant_time
 
 
-def test_plain_session_format_hudi_reads_like_hudi_sql_and_refuses_writes_and_catalog_reads(
+def test_plain_session_format_hudi_reads_like_hudi_sql_by_path_and_by_name_and_refuses_writes(
         spark: Any, tmp_path: Path) -> None:
     cow, mor = tmp_path / "cow", tmp_path / "mor"
     first = [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(10)]
@@ -160,8 +164,8 @@ def test_plain_session_format_hudi_reads_like_hudi_sql_and_refuses_writes_and_ca
     assert result["reads"]["mor_snapshot"] != result["reads"]["mor_read_optimized"]  # the logs were merged
     assert len(result["reads"]["cow_incremental"]) == 5
     assert "hudi_sql.write" in result["write_error"]
-    assert "passes a Python data source no options for a catalog table" in result["catalog_error"]
-    assert "load('/table/path')" in result["catalog_error"]
+    assert result["catalog_rows"] == _rows(spark, cow, {})
+    assert "without a path" in result["pathless_error"] and "load('/table/path')" in result["pathless_error"]
 
 
 # --------------------------------------------------------------------------------------------
