@@ -45,7 +45,8 @@ from catalog.base import TableIdent, TableInfo, quote_identifier
 from catalog.hive.config import MANIFEST_BASE_PATH_PROPERTY
 from catalog.hive.ddl import HUDI_INPUT_FORMATS
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
-from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
+from hudi_sql.config import QueryType
+from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE, synced_query_type
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
 from hudi_sql.spark.table_marker import unmarked
 
@@ -292,7 +293,9 @@ class SparkSessionCatalog:
         from hudi_sql.spark.table_marker import marked
 
         if info.is_hudi and info.location:
-            data_schema = marked(data_schema, info.location)
+            data_schema = marked(data_schema, info.location,
+                                 read_optimized=synced_query_type(info.ident.name, info.properties)
+                                 is QueryType.READ_OPTIMIZED)
         # Hive's alter handler logs an ERROR for datasource tables, then Spark stores the schema
         # in the table properties as intended; keep that noise out of the shell.
         try:

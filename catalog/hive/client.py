@@ -16,12 +16,14 @@ One protocol, three implementations, chosen by ``hoodie.datasource.hive_sync.mod
 ``hiveql`` -> :class:`SparkSqlMetastoreClient`
     The same DDL text run by ``spark.sql`` in the session's own catalog.
 
-Two limits of Spark as the SQL engine (jdbc against Spark's Thrift server, and hiveql):
+Spark as the SQL engine (jdbc against a Spark Thrift server, Spark's or hudi-sql's, and
+hiveql) refuses table properties starting with ``spark.sql.`` ("Cannot persist ... into Hive
+metastore"), so the datasource form (``sync_as_datasource``, the default) is registered there
+with Spark's own DDL instead (:mod:`catalog.hive.spark_datasource`). For the Hive serde form
+(``sync_as_datasource=false``) two limits remain:
 
-* Spark refuses table properties starting with ``spark.sql.`` ("Cannot persist ... into Hive
-  metastore"), so ``sync_as_datasource`` properties are left out (a warning says so), and it
-  has neither ``REPLACE COLUMNS`` nor type changes for Hive tables: new columns are added with
-  ``ADD COLUMNS``, other schema changes raise :class:`~hudi_sql.errors.UnsupportedFeatureError`.
+* Spark has neither ``REPLACE COLUMNS`` nor type changes for Hive tables: new columns are added
+  with ``ADD COLUMNS``, other schema changes raise :class:`~hudi_sql.errors.UnsupportedFeatureError`.
 * Spark loads the table's InputFormat class when it creates or alters a Hive table, so
   ``org.apache.hudi.hadoop.HoodieParquetInputFormat`` (Hudi's hadoop-mr bundle) must be on that
   Spark's classpath, as Hudi's docs require for any engine that queries synced tables.

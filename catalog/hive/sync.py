@@ -83,6 +83,7 @@ from catalog.hive.schema import (
     schema_difference,
     spark_table_properties,
 )
+from catalog.hive.spark_datasource import LAST_COMMIT_TIME_SYNC, sync_with_spark_ddl, uses_spark_ddl
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiConfigError, HudiError, HudiSchemaError
@@ -96,7 +97,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-LAST_COMMIT_TIME_SYNC = "last_commit_time_sync"
 _DELETE_PARTITION_OPERATIONS = frozenset({"DELETE_PARTITION", "INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE"})
 
 
@@ -188,14 +188,16 @@ class TablePlan:
     partition_events: tuple[PartitionEvent, ...] = ()
     last_commit_time_sync: str | None = None
     full_listing: bool = False
+    #: registered (again) as a Spark datasource table with Spark's DDL (:mod:`.spark_datasource`)
+    registered: bool = False
 
     def events(self, kind: PartitionEventType) -> tuple[PartitionEvent, ...]:
         return tuple(e for e in self.partition_events if e.type is kind)
 
     @property
     def changes_metadata(self) -> bool:
-        return bool(self.create or self.schema_update or self.table_properties or self.serde_properties
-                    or self.partition_events)
+        return bool(self.create or self.registered or self.schema_update or self.table_properties
+                    or self.serde_properties or self.partition_events)
 
     @property
     def is_noop(self) -> bool:
@@ -593,6 +595,11 @@ class HiveSyncTool:
     def sync(self) -> SyncResult:
         """Plan and apply; with ``ignore_exceptions`` a failure is logged and returned, not raised."""
         try:
+            if uses_spark_ddl(self.settings, self.client):
+                created, synced = sync_with_spark_ddl(
+                    self.settings, self.meta_client, self.client, [(t.name, t.read_optimized) for t in self.targets()])
+                return SyncResult(SyncPlan(self.settings.database, created, tuple(
+                    TablePlan(name, (), registered=made, last_commit_time_sync=time) for name, made, time in synced)))
             if self.settings.sync_as_manifest:  # before the plan adds partitions pointing at them
                 manifest.write_manifests(self.meta_client)
             plan = self.plan()

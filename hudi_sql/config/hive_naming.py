@@ -13,7 +13,7 @@ __all__ = ["QUERY_AS_RO_TABLE", "RO_SUFFIX", "RT_SUFFIX", "hive_table_resolution
 
 from collections.abc import Mapping
 
-from hudi_sql.config.read import QueryType
+from hudi_sql.config.read import HudiReadConfig, QueryType
 
 #: Suffix of the read-optimized Hive table of a Merge-On-Read table.
 RO_SUFFIX = "_ro"
@@ -21,7 +21,7 @@ RO_SUFFIX = "_ro"
 RT_SUFFIX = "_rt"
 #: The serde/table property hive sync writes on each Hive table of a Merge-On-Read table:
 #: ``true`` on the read-optimized one, ``false`` on the snapshot one.
-QUERY_AS_RO_TABLE = "hoodie.query.as.ro.table"
+QUERY_AS_RO_TABLE = HudiReadConfig.QUERY_AS_RO_TABLE.key
 
 _SUFFIX_QUERY_TYPES = ((RO_SUFFIX, QueryType.READ_OPTIMIZED), (RT_SUFFIX, QueryType.SNAPSHOT))
 

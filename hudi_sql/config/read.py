@@ -35,5 +35,8 @@ class HudiReadConfig(ConfigScope):
                      "Time travel: the table as of this instant (yyyyMMddHHmmssSSS or a date-time).")
     INCR_FALLBACK_FULL_SCAN = ConfigOption("hoodie.datasource.read.incr.fallback.fulltablescan.enable", parse_bool, False,
                                "Incremental over cleaned files falls back to a full scan.")
+    QUERY_AS_RO_TABLE = ConfigOption("hoodie.query.as.ro.table", parse_bool, False,
+                         "Set by hive sync on each Hive table of a Merge-On-Read table: true on the "
+                         "read-optimized one (read it read_optimized), false on the snapshot one.")
     EXTRACT_PARTITION_FROM_PATH = ConfigOption("hoodie.datasource.read.extract.partition.values.from.path", parse_bool,
                                    False, "Partition values from the path.", (), (), False)

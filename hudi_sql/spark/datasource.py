@@ -182,12 +182,13 @@ class HudiDataSource(DataSource):
         """The table's columns, marked with its base path (:mod:`.table_marker`): when Spark asks
         while creating a catalog table (``CREATE TABLE t USING hudi LOCATION '...'`` in any
         session), the marker is stored with them, and later reads of ``t`` find the table."""
+        from hudi_sql.config import QueryType
         from hudi_sql.read.api import table_struct
         from hudi_sql.spark.table_marker import marked
 
-        path = _table_path(self.options)
-        meta, plan = _plan(path, self.options)
-        return marked(table_struct(plan.schema_json), meta.layout.base_path)
+        meta, plan = _plan(_table_path(self.options), self.options)
+        return marked(table_struct(plan.schema_json), meta.layout.base_path,
+                      read_optimized=plan.query_type is QueryType.READ_OPTIMIZED)
 
     def reader(self, schema: StructType) -> DataSourceReader:
         from hudi_sql.spark.table_marker import unmarked

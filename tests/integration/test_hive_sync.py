@@ -202,10 +202,12 @@ def test_hive_sync_cow_table_jdbc_and_hms_lifecycle(spark: Any, services: Servic
     schema = "id long, p string, ts long, v double"
     _write(spark, path, [(1, "a", 1, 1.5), (2, INJECTION, 1, 2.5)], schema)
 
+    # The Hive serde form through both clients (the datasource form over jdbc: the next test).
     jdbc_opts = {"hoodie.datasource.hive_sync.mode": "jdbc", "hoodie.datasource.hive_sync.jdbcurl": services.jdbc_url,
-                 "hoodie.datasource.hive_sync.database": "jdbc_db"}
-    # Without the spark.sql.sources.* properties, so Spark's HiveServer2 (which has no "hudi"
-    # data source) can describe the table; the MOR test checks those properties.
+                 "hoodie.datasource.hive_sync.database": "jdbc_db",
+                 "hoodie.datasource.hive_sync.sync_as_datasource": "false"}
+    # Without the spark.sql.sources.* properties, so that both tables are the serde form; the
+    # MOR test checks those properties.
     hms_opts = {"hoodie.datasource.hive_sync.mode": "hms",
                 "hoodie.datasource.hive_sync.metastore.uris": services.metastore_uri,
                 "hoodie.datasource.hive_sync.database": "hms_db",
@@ -218,7 +220,6 @@ def test_hive_sync_cow_table_jdbc_and_hms_lifecycle(spark: Any, services: Servic
         # -- first sync: database, table, both partitions (the injection value as plain data)
         first = _sync(path, jdbc_opts, jdbc)
         assert first.plan.create_database and first.plan.tables[0].create is not None
-        assert first.plan.warnings  # Spark SQL cannot store spark.sql.* properties
         assert _sync(path, hms_opts, hms).plan.tables[0].create is not None
         expected_parts = {"p=a", "p=x%27); DROP TABLE t; --"}
         for db in ("jdbc_db", "hms_db"):
@@ -363,3 +364,80 @@ def test_hudi_sql_sync_command_syncs_table_in_jdbc_mode(spark: Any, services: Se
     bad = main(["sync", "--base-path", str(tmp_path / "nothing"), "--mode", "jdbc", "--jdbc-url",
                 services.jdbc_url], stdout=io.StringIO(), stderr=err)
     assert bad == 1 and "No Hudi table" in err.getvalue()
+
+
+def _aggregate_ours(spark: Any, path: Path, **options: str) -> tuple[Any, ...]:
+    """hudi-sql's own read by path: rows, distinct keys, sum of v."""
+    df = spark.read.format("hudi").options(**options).load(str(path))
+    return tuple(df.selectExpr("count(*)", "count(DISTINCT id)", "sum(v)").collect()[0])
+
+
+def test_jdbc_sync_to_a_spark_thrift_server_registers_datasource_tables_it_reads(
+        spark: Any, services: Services, hive: Hive, tmp_path: Path) -> None:
+    """Spark SQL refuses the spark.sql.* properties of the datasource form, so against Spark's
+    own Thrift server the sync registers it with Spark's DDL (USING hudi LOCATION); that server
+    then reads the tables through the `hudi` data source: snapshot, read-optimized `_ro`."""
+    from catalog.hive import JdbcMetastoreClient
+
+    schema = "id long, p string, ts long, v double"
+    cow, mor = tmp_path / "ds_trips", tmp_path / "ds_rides"
+    first = [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(8)]
+    upsert = [(i, "a" if i % 2 else "b", 2, -float(i)) for i in range(0, 8, 3)] + [(20, "c", 2, 2.0)]
+    for path, extra in ((cow, {}), (mor, {"hoodie.datasource.write.table.type": "MERGE_ON_READ"})):
+        _write(spark, path, first, schema, **extra, **{"hoodie.table.name": path.name})
+        _write(spark, path, upsert, schema, **extra, **{"hoodie.table.name": path.name,
+                                                        "hoodie.datasource.write.operation": "upsert"})
+    jdbc_opts = {"hoodie.datasource.hive_sync.mode": "jdbc", "hoodie.datasource.hive_sync.jdbcurl": services.jdbc_url,
+                 "hoodie.datasource.hive_sync.database": "ds_db"}
+    jdbc = JdbcMetastoreClient(services.jdbc_url, "test")
+    try:
+        for path in (cow, mor):
+            result = _sync(path, {**jdbc_opts, "hoodie.table.name": path.name}, jdbc)
+            assert result.plan.tables and all(tp.registered for tp in result.plan.tables)
+            assert not result.plan.warnings
+        assert [r[1] for r in hive.query("SHOW TABLES IN ds_db")] == ["ds_rides_ro", "ds_rides_rt", "ds_trips"]
+
+        def aggregate(table: str) -> tuple[Any, ...]:
+            return hive.query(f"SELECT count(*), count(DISTINCT id), sum(v) FROM ds_db.{table}")[0]
+
+        assert aggregate("ds_trips") == _aggregate_ours(spark, cow)
+        assert aggregate("ds_rides_rt") == _aggregate_ours(spark, mor)
+        read_optimized = _aggregate_ours(spark, mor, **{"hoodie.datasource.query.type": "read_optimized"})
+        assert aggregate("ds_rides_ro") == read_optimized != aggregate("ds_rides_rt")
+
+        # Unchanged: not registered again. A new column: registered again, and it shows.
+        [tp] = _sync(cow, {**jdbc_opts, "hoodie.table.name": "ds_trips"}, jdbc).plan.tables
+        assert not tp.registered
+        _write(spark, cow, [(30, "c", 3, 3.5, 7)], schema + ", n int", **{"hoodie.table.name": "ds_trips"})
+        [tp] = _sync(cow, {**jdbc_opts, "hoodie.table.name": "ds_trips"}, jdbc).plan.tables
+        assert tp.registered and tp.last_commit_time_sync is not None
+        assert ("n", "int") in hive.columns("ds_db.ds_trips")
+        assert aggregate("ds_trips") == _aggregate_ours(spark, cow)
+    finally:
+        jdbc.close()
+
+
+def test_hiveql_sync_registers_datasource_tables_in_the_session_catalog(spark: Any, tmp_path: Path) -> None:
+    """``hiveql`` mode runs Spark's DDL in the session's own catalog: hudi-sql and Spark's own
+    ``spark.sql`` then read the synced tables by name (read-optimized for ``_ro``)."""
+    import hudi_sql
+    from catalog.hive import SparkSqlMetastoreClient
+
+    schema = "id long, p string, ts long, v double"
+    mor = tmp_path / "hq_rides"
+    options = {"hoodie.table.name": "hq_rides", "hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    _write(spark, mor, [(i, "a", 1, float(i)) for i in range(5)], schema, **options)
+    _write(spark, mor, [(1, "a", 2, 10.0), (9, "b", 2, 9.0)], schema, **options,
+           **{"hoodie.datasource.write.operation": "upsert"})
+    spark.sql("DROP DATABASE IF EXISTS hq_db CASCADE")
+    _sync(mor, {**options, "hoodie.datasource.hive_sync.mode": "hiveql",
+                "hoodie.datasource.hive_sync.database": "hq_db"}, SparkSqlMetastoreClient(spark))
+    snapshot = _aggregate_ours(spark, mor)
+    read_optimized = _aggregate_ours(spark, mor, **{"hoodie.datasource.query.type": "read_optimized"})
+    assert snapshot != read_optimized
+    session = hudi_sql.connect(spark)
+    for table, expected in (("hq_rides_rt", snapshot), ("hq_rides_ro", read_optimized)):
+        sql = f"SELECT count(*), count(DISTINCT id), sum(v) FROM hq_db.{table}"
+        assert tuple(session.sql(sql).collect()[0]) == expected
+        assert tuple(spark.sql(sql).collect()[0]) == expected
+    spark.sql("DROP DATABASE hq_db CASCADE")

@@ -150,6 +150,30 @@ def test_pyhive_ro_table_read_optimized_rows(server: Any, tables: Tables) -> Non
         connection.close()
 
 
+def test_hudi_sql_sync_in_jdbc_mode_against_this_server_registers_tables_it_reads(
+        spark: Any, server: Any, tables: Tables) -> None:
+    """The README's ``hudi-sql sync --mode jdbc`` pointed at hudi-sql's own thriftserver."""
+    import io
+
+    from hudi_sql.apps.cli import main
+
+    err = io.StringIO()
+    spark.sql("DROP DATABASE IF EXISTS hs2_sync_db CASCADE")
+    try:
+        status = main(["sync", "--base-path", tables.events_path, "--mode", "jdbc",
+                       "--jdbc-url", f"jdbc:hive2://127.0.0.1:{server.port}", "--database", "hs2_sync_db",
+                       "--table", "synced_events"], stdout=io.StringIO(), stderr=err)
+        assert status == 0, err.getvalue()
+        connection = _connect(server)
+        try:
+            assert _names(connection, "hs2_sync_db.synced_events_rt") == tables.events_snapshot
+            assert _names(connection, "hs2_sync_db.synced_events_ro") == tables.events_read_optimized
+        finally:
+            connection.close()
+    finally:
+        spark.sql("DROP DATABASE IF EXISTS hs2_sync_db CASCADE")
+
+
 def test_pyhive_new_commit_visible_in_next_query(spark: Any, server: Any, tables: Tables) -> None:
     import hudi_sql
 
