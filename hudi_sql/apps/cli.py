@@ -6,6 +6,7 @@
     hudi-sql thriftserver [options]     a HiveServer2 endpoint (:mod:`hudi_sql.apps.hiveserver2.cli`)
     hudi-sql sync --base-path ...       Hive metastore sync (:mod:`catalog.hive.cli`)
     hudi-sql report <path or table>     a table health report (:mod:`hudi_sql.report.cli`)
+    hudi-sql dbt <dbt arguments>        dbt's session method on hudi-sql (:mod:`hudi_sql.apps.dbt_session`)
 
 Each subcommand's module is imported only when it runs: the server needs Thrift, which the
 shell does not.
@@ -47,6 +48,10 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         from hudi_sql.report.cli import main as report
 
         return report(arguments[1:], spark=spark, stdout=streams.get("stdout"), stderr=streams.get("stderr"))
+    if arguments and arguments[0] == "dbt":  # hudi-sql dbt run --project-dir ... (dbt-spark, method: session)
+        from hudi_sql.apps.dbt_session import main as dbt
+
+        return dbt(arguments[1:])
     from hudi_sql.apps.shell import main as shell
 
     return shell(arguments, spark=spark, **streams)

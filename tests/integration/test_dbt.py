@@ -1,16 +1,21 @@
-"""dbt on Hudi tables through hudi-sql's thriftserver: dbt-core and dbt-spark (``method: thrift``)
-run ``tests/integration/dbt_project`` twice, the seed changed in between, and every model holds
-what its materialization promises: ``table`` (the seed), ``view`` (a filter of it, fresh),
-``incremental`` with ``merge`` (upserted by key), ``append`` (newer rows added) and
-``insert_overwrite`` (the partitions written replaced, the others kept).
+"""dbt on Hudi tables: dbt-core and dbt-spark run ``tests/integration/dbt_project`` twice, the seed
+changed in between, and every model holds what its materialization promises: ``table`` (the
+seed), ``view`` (a filter of it, fresh), ``incremental`` with ``merge`` (upserted by key),
+``append`` (newer rows added) and ``insert_overwrite`` (the partitions written replaced, the
+others kept). Both of dbt-spark's methods:
 
-dbt runs from its own virtualenv (``tools/dbt/setup.sh``, which ``.ci/run`` calls); without it the
-test skips with the reason the setup recorded. The server is a process of its own, stopped by
-process id.
+* ``thrift``: dbt talks to hudi-sql's thriftserver (a process of its own, stopped by process id);
+* ``session``: ``hudi-sql dbt`` runs dbt in-process on the embedded default session
+  (``$HUDI_SQL_HOME`` in a temp folder), its statements through hudi-sql; the results are read
+  back by a hudi-sql session on the same metastore once dbt is done.
+
+dbt runs from virtualenvs of its own (``tools/dbt/setup.sh``, which ``.ci/run`` calls); without
+them the test skips with the reason the setup recorded.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -63,11 +68,23 @@ def server_port(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
     yield port
 
 
-def _run_dbt(project: Path, *args: str) -> None:
-    out = subprocess.run([str(_dbt()), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-                         cwd=project, capture_output=True, text=True, timeout=900, check=False,
-                         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+def _run_dbt(project: Path, method: str, *args: str, home: Path | None = None) -> None:
+    flags = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    env = {**child_process_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    if method == "thrift":
+        command = [str(_dbt()), *args, *flags]
+    else:
+        assert home is not None
+        command = [str(_session_python()), "-m", "hudi_sql.apps.dbt_session", *args, *flags]
+        env["HUDI_SQL_HOME"] = str(home)
+        env["PYSPARK_PYTHON"] = str(_session_python())
+    out = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=900, check=False, env=env)
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+
+
+def _session_python() -> Path:
+    _dbt()
+    return DBT_DIR / "session-venv" / "bin" / "python"
 
 
 def _write_seed(project: Path, rides: list[Ride]) -> None:
@@ -76,54 +93,90 @@ def _write_seed(project: Path, rides: list[Ride]) -> None:
     (project / "seeds" / "rides.csv").write_text("\n".join(lines) + "\n")
 
 
-def _rows(port: int, sql: str) -> list[tuple[Any, ...]]:
-    from pyhive import hive
+class Reader:
+    """Reads the models back: through the thriftserver, or (session method) through a hudi-sql
+    session in a process of its own on the metastore dbt used."""
 
-    connection = hive.connect(host="127.0.0.1", port=port, username="test")
-    try:
-        cursor = connection.cursor()
-        cursor.execute(sql)
-        return sorted(tuple(r) for r in cursor.fetchall())
-    finally:
-        connection.close()
+    def __init__(self, port: int | None = None, home: Path | None = None) -> None:
+        self.port, self.home = port, home
+
+    def rows(self, queries: dict[str, str]) -> dict[str, list[tuple[Any, ...]]]:
+        if self.port is not None:
+            return {name: self._thrift(sql) for name, sql in queries.items()}
+        script = ("import json, sys, hudi_sql\n"
+                  "session = hudi_sql.connect(hudi_sql.spark_session(master='local[1]'))\n"
+                  "queries = json.loads(sys.argv[1])\n"
+                  "print('RESULT ' + json.dumps({n: [list(r) for r in session.sql(q).collect()] "
+                  "for n, q in queries.items()}, default=str))\n")
+        env = {**child_process_env(), "HUDI_SQL_HOME": str(self.home), "PYSPARK_PYTHON": str(_session_python())}
+        out = subprocess.run([str(_session_python()), "-c", script, json.dumps(queries)], capture_output=True,
+                             text=True, timeout=600, check=False, env=env)
+        for line in out.stdout.splitlines():
+            if line.startswith("RESULT "):
+                return {n: sorted(tuple(r) for r in rows) for n, rows in json.loads(line[7:]).items()}
+        raise AssertionError(out.stdout[-3000:] + out.stderr[-3000:])
+
+    def _thrift(self, sql: str) -> list[tuple[Any, ...]]:
+        from pyhive import hive
+
+        connection = hive.connect(host="127.0.0.1", port=self.port, username="test")
+        try:
+            cursor = connection.cursor()
+            cursor.execute(sql)
+            return sorted(tuple(r) for r in cursor.fetchall())
+        finally:
+            connection.close()
 
 
-def _model(port: int, name: str) -> list[tuple[Any, ...]]:
-    return _rows(port, f"SELECT id, rider, fare, ts FROM {SCHEMA}.{name}")
+MODELS = ("rides_table", "rides_merged", "rides_appended", "rides_by_ts")
 
 
+def _queries() -> dict[str, str]:
+    queries = {m: f"SELECT id, rider, fare, ts FROM {SCHEMA}.{m}" for m in MODELS}
+    queries["dear_rides"] = f"SELECT id, rider, fare FROM {SCHEMA}.dear_rides"
+    queries["commits"] = f"CALL show_commits(table => '{SCHEMA}.rides_merged')"
+    return queries
+
+
+def _profile(method: str, port: int | None) -> str:
+    target = (f"      method: thrift\n      host: 127.0.0.1\n      port: {port}\n      user: dbt\n"
+              if method == "thrift" else "      method: session\n      host: NA\n")
+    return (f"hudi_rides:\n  target: dev\n  outputs:\n    dev:\n      type: spark\n{target}"
+            f"      schema: {SCHEMA}\n      threads: 1\n")
+
+
+@pytest.mark.parametrize("method", ["thrift", "session"])
 def test_dbt_table_view_and_incremental_models_on_hudi_tables_over_two_runs(
-        server_port: int, tmp_path: Path) -> None:
+        method: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    port = request.getfixturevalue("server_port") if method == "thrift" else None
+    home = tmp_path / "hudi-sql-home"
+    reader = Reader(port=port, home=home)
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
-    (project / "profiles.yml").write_text(
-        "hudi_rides:\n  target: dev\n  outputs:\n    dev:\n      type: spark\n      method: thrift\n"
-        f"      host: 127.0.0.1\n      port: {server_port}\n      user: dbt\n      schema: {SCHEMA}\n"
-        "      threads: 1\n")
+    (project / "profiles.yml").write_text(_profile(method, port))
 
     _write_seed(project, FIRST)
-    _run_dbt(project, "seed")
-    _run_dbt(project, "run")
-    for model in ("rides_table", "rides_merged", "rides_appended", "rides_by_ts"):
-        assert _model(server_port, model) == sorted(FIRST), model
-    assert _rows(server_port, f"SELECT id, rider, fare FROM {SCHEMA}.dear_rides") == sorted(
-        (i, r, f) for i, r, f, _ in FIRST if f > 8)
+    _run_dbt(project, method, "seed", home=home)
+    _run_dbt(project, method, "run", home=home)
+    first = reader.rows(_queries())
+    for model in MODELS:
+        assert first[model] == sorted(FIRST), model
+    assert first["dear_rides"] == sorted((i, r, f) for i, r, f, _ in FIRST if f > 8)
 
     _write_seed(project, SECOND)
-    _run_dbt(project, "seed")
-    _run_dbt(project, "run")
-    assert _model(server_port, "rides_table") == sorted(SECOND)
+    _run_dbt(project, method, "seed", home=home)
+    _run_dbt(project, method, "run", home=home)
+    second = reader.rows(_queries())
+    assert second["rides_table"] == sorted(SECOND)
     # The view reads the table as it is now.
-    assert _rows(server_port, f"SELECT id, rider, fare FROM {SCHEMA}.dear_rides") == sorted(
-        (i, r, f) for i, r, f, _ in SECOND if f > 8)
+    assert second["dear_rides"] == sorted((i, r, f) for i, r, f, _ in SECOND if f > 8)
     # merge: every row with ts >= the table's latest upserted by id.
     merged = {r[0]: r for r in FIRST} | {r[0]: r for r in SECOND if r[3] >= max(t for *_, t in FIRST)}
-    assert _model(server_port, "rides_merged") == sorted(merged.values())
+    assert second["rides_merged"] == sorted(merged.values())
     # append: the newer rows added next to the old versions.
-    assert _model(server_port, "rides_appended") == sorted(FIRST + [r for r in SECOND if r[3] > 1])
+    assert second["rides_appended"] == sorted(FIRST + [r for r in SECOND if r[3] > 1])
     # insert_overwrite: the ts partitions of the second run replaced, the others kept.
     written = {r[3] for r in SECOND}
-    assert _model(server_port, "rides_by_ts") == sorted([r for r in FIRST if r[3] not in written] + SECOND)
+    assert second["rides_by_ts"] == sorted([r for r in FIRST if r[3] not in written] + SECOND)
     # They are Hudi tables, written in place: the merge model has a commit per run.
-    commits = _rows(server_port, f"CALL show_commits(table => '{SCHEMA}.rides_merged')")
-    assert len(commits) >= 2
+    assert len(second["commits"]) > len(first["commits"]) >= 1

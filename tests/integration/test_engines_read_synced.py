@@ -259,3 +259,39 @@ def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
     assert _beeline(engines) == expected
     assert _plain_session(engines) == expected
     assert _hudi_sql_thrift(engines) == expected
+
+
+_HUDI_SQL_EMBEDDED = r"""
+import sys, hudi_sql
+state, location = sys.argv[1], sys.argv[2]
+db = hudi_sql.connect(hudi_sql.spark_session(master="local[1]", state_dir=state))
+db.sql("CREATE TABLE rides (id BIGINT, rider STRING, fare DOUBLE, ts BIGINT) USING hudi LOCATION '%s' "
+       "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')" % location)
+db.sql("INSERT INTO rides VALUES (1, 'a', 10.0, 1), (2, 'b', 20.0, 1), (3, 'c', 30.0, 1)")
+db.sql("UPDATE rides SET fare = 11.0, ts = 2 WHERE id = 1")
+db.sql("DELETE FROM rides WHERE id = 3")
+print("RESULT " + ";".join(f"{r[0]}\t{r[1]}" for r in db.sql("SELECT id, fare FROM rides ORDER BY id").collect()))
+"""
+
+
+def test_spark_sql_cli_on_hudi_sqls_embedded_metastore_reads_by_name_and_by_path(tmp_path: Path) -> None:
+    """``spark-sql -e`` on the Derby metastore hudi-sql made (after hudi-sql's process is gone:
+    Derby admits one process at a time): the snapshot, log updates and deletes merged."""
+    state, location = tmp_path / "state", tmp_path / "rides"
+    out = subprocess.run([sys.executable, "-c", _HUDI_SQL_EMBEDDED, str(state), str(location)], cwd=tmp_path,
+                         env=child_process_env(), capture_output=True, text=True, timeout=600, check=False)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, out.stdout[-2000:] + out.stderr[-3000:]
+    expected = lines[0][len("RESULT "):].split(";")
+    assert expected == ["1\t11.0", "2\t20.0"]
+    script = ("SELECT id, fare FROM rides ORDER BY id; "
+              f"CREATE TEMPORARY VIEW by_path USING hudi OPTIONS (path '{location}'); "
+              "SELECT id, fare FROM by_path ORDER BY id;")
+    cli = subprocess.run(
+        [_spark_bin("spark-sql"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+         "--conf", "spark.driver.host=127.0.0.1", "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}",
+         "--conf", f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={state / 'metastore_db'}",
+         "--driver-java-options", f"-Dderby.system.home={state}", "-S", "-e", script],
+        cwd=tmp_path, env=child_process_env(), capture_output=True, text=True, timeout=300, check=False)
+    assert cli.returncode == 0, cli.stderr[-4000:]
+    assert [line for line in cli.stdout.splitlines() if line.strip()] == expected + expected

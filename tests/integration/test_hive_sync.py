@@ -30,7 +30,8 @@ from typing import Any
 import pytest
 from process_helpers import free_port, start_hive_metastore, stop_process_group, wait_for_port
 
-pytestmark = [pytest.mark.spark]
+# engines: a metastore and a Spark Thrift server in processes of their own (the slow group).
+pytestmark = [pytest.mark.spark, pytest.mark.engines]
 
 INJECTION = "x'); DROP TABLE t; --"
 OPTS = {
