@@ -28,6 +28,11 @@ by listing data files):
 Hive serde tables found to be Hudi are reported with provider ``hudi`` and the base path as
 their location, so queries through hudi-sql bind them to a snapshot instead of letting Spark
 list every file version.
+
+Every Hudi table registered here carries its base path in its stored schema (the marker of
+:mod:`hudi_sql.spark.table_marker`, written after ``CREATE TABLE``, ``ADD COLUMNS`` and
+``RENAME``), so Spark's own ``SELECT`` of it works in any session through the ``hudi`` data
+source; the schemas :meth:`SparkSessionCatalog.load_table` reports come without the marker.
 """
 
 from __future__ import annotations
@@ -181,10 +186,9 @@ class SparkSessionCatalog:
         properties: Mapping[str, str] | None = None,
         comment: str | None = None,
     ) -> TableInfo:
-        """Spark's ``CREATE VIEW`` analyses the query, which Spark cannot do for a query over a
-        Hudi table, so the view is written to the metastore directly, with the properties a
-        view made by Spark carries (its namespace and output columns): Spark then shows and
-        describes it as its own, and fails clearly only when it is queried outside hudi-sql."""
+        """Spark's ``CREATE VIEW`` analyses the query with Spark's own reader, so the view is
+        written to the metastore directly, with the properties a view made by Spark carries (its
+        namespace and output columns): Spark then shows, describes and reads it as its own."""
         if self.table_exists(ident):
             raise TableAlreadyExistsError(
                 f"Table or view {ident} already exists.",

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 _view_ids = itertools.count()
 
 #: The catalog property marking a permanent view that hudi-sql stored because it reads a Hudi
-#: table (Spark could not analyse it); such a view is expanded by hudi-sql when queried.
+#: table (:mod:`.views`); such a view is expanded by hudi-sql when queried.
 READS_HUDI_PROPERTY = "hudi_sql.view.reads_hudi"
 #: The stored views being expanded, outermost first: a view replaced after another view named
 #: it can close a cycle, which Spark's own view checks never see.

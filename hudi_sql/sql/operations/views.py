@@ -1,11 +1,14 @@
 """``CREATE VIEW``: permanent views, over Spark tables (Spark's) and over Hudi tables (ours).
 
-Spark analyses a view's query when it creates the view and again when the view is queried,
-and Spark alone cannot read a Hudi table. So a view whose query reads a Hudi table (by name,
-by path, or through another such view) is stored by hudi-sql: its text as written, its columns
-from running the query once now, and :data:`~.binding.READS_HUDI_PROPERTY`. When a statement
-reads the view, :mod:`.binding` expands the text against the snapshots of that moment, as Spark
-does for its own views. Every other permanent view is Spark's, unchanged.
+Spark analyses a view's query when it creates the view and again when the view is queried. For
+a query over a Hudi table Spark would bind the table to the ``hudi`` Python data source (every
+file read in Python workers) and refuse hudi-sql's own constructs (read hints, Hudi's table
+functions, the ``_ro`` / ``_rt`` names of a table synced only once). So a view whose query reads
+a Hudi table (by name, by path, or through another such view) is stored by hudi-sql: its text as
+written, its columns from running the query once now, and :data:`~.binding.READS_HUDI_PROPERTY`.
+When a statement reads the view, :mod:`.binding` expands the text against the snapshots of that
+moment with hudi-sql's reader, as Spark does for its own views. Every other permanent view is
+Spark's, unchanged. Spark itself can still read such a view (through the data source).
 
 dbt's ``view`` materialization (``create or replace view ... as``) depends on this.
 """
