@@ -203,6 +203,11 @@ class _SqlMetastoreClient:
     def _query(self, sql: str) -> list[tuple[Any, ...]]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def execute(self, sql: str) -> None:
+        """Run one statement the server's dialect understands (:mod:`catalog.hive.spark_datasource`
+        sends Spark's own DDL this way)."""
+        self._execute(sql)
+
     def _execute(self, sql: str) -> None:
         _log.info("hive sync: %s", sql)
         try:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 #: The table property recording the last instant synced (Apache Hudi's name).
 LAST_COMMIT_TIME_SYNC = "last_commit_time_sync"
 
+
 def uses_spark_ddl(settings: HiveSyncSettings, client: Any) -> bool:
     """Whether this sync registers the datasource form with Spark's DDL (see the module doc)."""
     return (getattr(client, "dialect", None) is SqlDialect.SPARK and settings.sync_as_datasource
@@ -84,9 +85,9 @@ def sync_with_spark_ddl(settings: HiveSyncSettings, meta_client: TableMetaClient
         stale = existing is not None and {
             c.name.lower() for c in (*existing.columns, *existing.partition_columns)} != columns
         if stale:
-            client._execute(f"DROP TABLE {ddl.table_name(database, name)}")
+            client.execute(f"DROP TABLE {ddl.table_name(database, name)}")
         if existing is None or stale:
-            client._execute(create_sql(database, name, meta_client.base_path, read_optimized=read_optimized))
+            client.execute(create_sql(database, name, meta_client.base_path, read_optimized=read_optimized))
         sync_time = latest.instant_time if latest is not None else None
         properties = {**settings.table_properties, QUERY_AS_RO_TABLE: "true" if read_optimized else "false"}
         if sync_time is not None:
