@@ -43,6 +43,7 @@ __all__ = [
     "schema_difference",
     "spark_schema_json",
     "spark_table_properties",
+    "table_schema",
     "to_hive_type",
 ]
 
@@ -50,7 +51,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.types import (
     ArrayType,
@@ -76,8 +77,11 @@ from pyspark.sql.types import (
 )
 
 from hudi_sql.errors import HudiSchemaError
-from hudi_sql.spark.schema import add_meta_fields, drop_meta_fields
+from hudi_sql.spark.schema import add_meta_fields, drop_meta_fields, from_avro_schema
 from hudi_sql.spark.table_marker import marked_field_json
+
+if TYPE_CHECKING:
+    from hudi_sql.table.meta_client import TableMetaClient
 
 
 @dataclass(frozen=True)
@@ -341,3 +345,12 @@ def spark_table_properties(
         for i, name in enumerate(partition_fields):
             props[f"spark.sql.sources.schema.partCol.{i}"] = name
     return props
+
+
+def table_schema(meta_client: TableMetaClient) -> StructType:
+    """The Spark schema a sync registers: the latest commit's (an error before any commit)."""
+    avro = meta_client.latest_schema()
+    if not avro:
+        raise HudiSchemaError(f"The table at '{meta_client.base_path}' has no completed commit with a schema to sync.",
+                              help="write to the table before syncing it")
+    return from_avro_schema(avro)

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 from catalog.hive import ddl
 from catalog.hive.client import SqlDialect
 from catalog.hive.config import HiveSyncConfig, HiveSyncSettings
+from catalog.hive.schema import table_schema
 from hudi_sql.config import HudiReadConfig
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
-from hudi_sql.errors import HudiConfigError, HudiSchemaError
+from hudi_sql.errors import HudiConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,13 +61,9 @@ def sync_with_spark_ddl(settings: HiveSyncSettings, meta_client: TableMetaClient
     """Register (or re-register) each target table, given as (name, read-optimized): whether
     the database was created, and for each table its name, whether it was (re-)created, and the
     instant recorded as synced."""
-    from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
+    from hudi_sql.spark.schema import add_meta_fields
 
-    avro = meta_client.latest_schema()
-    if not avro:
-        raise HudiSchemaError(f"The table at '{meta_client.base_path}' has no completed commit with a schema to sync.",
-                              help="write to the table before syncing it")
-    columns = {name.lower() for name in add_meta_fields(from_avro_schema(avro)).fieldNames()}
+    columns = {name.lower() for name in add_meta_fields(table_schema(meta_client)).fieldNames()}
     latest = meta_client.timeline.completed_writes().last
     database = settings.database
     create_database = not client.database_exists(database)

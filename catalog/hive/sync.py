@@ -82,12 +82,12 @@ from catalog.hive.schema import (
     hive_schema,
     schema_difference,
     spark_table_properties,
+    table_schema,
 )
 from catalog.hive.spark_datasource import LAST_COMMIT_TIME_SYNC, sync_with_spark_ddl, uses_spark_ddl
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
-from hudi_sql.errors import HudiConfigError, HudiError, HudiSchemaError
-from hudi_sql.spark.schema import from_avro_schema
+from hudi_sql.errors import HudiConfigError, HudiError
 from hudi_sql.write.post_commit import PostCommitAction, register_post_commit_action
 
 if TYPE_CHECKING:
@@ -509,10 +509,7 @@ class HiveSyncTool:
         from hudi_sql.table.fs_view import list_partition_paths
 
         mc = self.meta_client
-        avro = mc.latest_schema()
-        if not avro:
-            raise HudiSchemaError(f"The table at '{mc.base_path}' has no completed commit with a schema to sync.",
-                                  help="write to the table before syncing it")
+        schema = table_schema(mc)
         writes = mc.timeline.completed_writes()
         commits = []
         for instant in writes.instants:
@@ -526,7 +523,7 @@ class HiveSyncTool:
         if listing:
             storage = tuple(list_partition_paths(mc.storage, mc.base_path,
                                                  partitioned=bool(self.settings.partition_fields)))
-        return TableState(mc.base_path, mc.table_type, from_avro_schema(avro),
+        return TableState(mc.base_path, mc.table_type, schema,
                           writes.first.instant_time if writes.first else None,
                           writes.last.instant_time if writes.last else None, tuple(commits), storage)
 

@@ -47,7 +47,7 @@ def install(spark: SparkSession) -> None:
         if _is_hudi(self, format):
             from hudi_sql.read.api import read_table
 
-            merged = {**getattr(self, "_hudi_options", {}), **{k: str(v) for k, v in options.items()}}
+            merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
             return read_table(self._spark, base, merged)
         return original_load(self, path, format, schema, **options)
@@ -63,7 +63,7 @@ def install(spark: SparkSession) -> None:
         if _is_hudi(self, format):
             from hudi_sql.write.api import write
 
-            merged = {**getattr(self, "_hudi_options", {}), **{k: str(v) for k, v in options.items()}}
+            merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
             write(self._df, base, merged, mode=mode or getattr(self, "_hudi_mode", None) or "append")
             return None
@@ -83,7 +83,7 @@ def install(spark: SparkSession) -> None:
 
             if partitionBy is not None:
                 partition_by(self, partitionBy)
-            merged = {**getattr(self, "_hudi_options", {}), **{k: _option_string(v) for k, v in options.items()}}
+            merged = _merged_options(self, options)
             connect(self._spark).save_as_table(
                 self._df, name, mode=mode or getattr(self, "_hudi_mode", None), options=merged,
                 partition_by=getattr(self, "_hudi_partition_by", None),
@@ -127,6 +127,11 @@ def _wrap_option_methods(cls: Any) -> None:
         return original_options(self, **opts)
 
     cls.format, cls.option, cls.options = format, option, options
+
+
+def _merged_options(obj: Any, options: dict[str, Any]) -> dict[str, str]:
+    """The options set on the reader or writer, then those passed to the call itself."""
+    return {**getattr(obj, "_hudi_options", {}), **{k: _option_string(v) for k, v in options.items()}}
 
 
 def _options(obj: Any) -> dict[str, str]:

@@ -34,18 +34,17 @@ def marked(schema: StructType, base_path: str, *, read_optimized: bool = False) 
     if not fields:
         return schema
     first = fields[0]
-    metadata = {**first.metadata, BASE_PATH_KEY: base_path}
-    if read_optimized:
-        metadata[READ_OPTIMIZED_KEY] = True
+    metadata = {**first.metadata, **_marker(base_path, read_optimized)}
     return StructType([StructField(first.name, first.dataType, first.nullable, metadata), *fields[1:]])
 
 
 def marked_field_json(field: dict[str, Any], base_path: str, *, read_optimized: bool = False) -> dict[str, Any]:
     """A field of Spark's schema JSON with the marker (for schemas written as JSON text)."""
-    metadata = {**field.get("metadata", {}), BASE_PATH_KEY: base_path}
-    if read_optimized:
-        metadata[READ_OPTIMIZED_KEY] = True
-    return {**field, "metadata": metadata}
+    return {**field, "metadata": {**field.get("metadata", {}), **_marker(base_path, read_optimized)}}
+
+
+def _marker(base_path: str, read_optimized: bool) -> dict[str, Any]:
+    return {BASE_PATH_KEY: base_path, **({READ_OPTIMIZED_KEY: True} if read_optimized else {})}
 
 
 def marker_of(schema: StructType | None) -> tuple[str, bool] | None:
