@@ -142,6 +142,7 @@ class WriteConfig:
     parquet_compression: str
     parquet_block_size: int
     parquet_page_size: int
+    parquet_dictionary: bool
     bloom_num_entries: int
     bloom_fpp: float
     bloom_max_entries: int
@@ -198,6 +199,7 @@ class WriteConfig:
             parquet_compression=configs.get(HudiWriteConfig.PARQUET_COMPRESSION),
             parquet_block_size=configs.get(HudiWriteConfig.PARQUET_BLOCK_SIZE),
             parquet_page_size=configs.get(HudiWriteConfig.PARQUET_PAGE_SIZE),
+            parquet_dictionary=configs.get(HudiWriteConfig.PARQUET_DICTIONARY_ENABLED),
             bloom_num_entries=configs.get(HudiWriteConfig.BLOOM_NUM_ENTRIES),
             bloom_fpp=configs.get(HudiWriteConfig.BLOOM_FPP),
             bloom_max_entries=configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),

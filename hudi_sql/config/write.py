@@ -111,6 +111,10 @@ class HudiWriteConfig(ConfigScope):
     PARQUET_BLOCK_SIZE = ConfigOption("hoodie.parquet.block.size", parse_int, 120 * _MB, "Parquet row group size.", minimum=1)
     PARQUET_PAGE_SIZE = ConfigOption("hoodie.parquet.page.size", parse_int, 1 * _MB,
                                      "Parquet data page size (the unit a reader decompresses).", minimum=1)
+    PARQUET_DICTIONARY_ENABLED = ConfigOption(
+        "hoodie.parquet.dictionary.enabled", parse_bool, True,
+        "Dictionary-encode columns whose values repeat (decided per column and file from a sample, as "
+        "parquet-java falls back to plain encoding for columns of mostly distinct values).")
     RECORD_SIZE_ESTIMATE = ConfigOption("hoodie.copyonwrite.record.size.estimate", parse_int, 1024,
                             "Bytes per record assumed before any commit says better.")
     RECORD_SIZE_ESTIMATION_THRESHOLD = ConfigOption(

@@ -155,7 +155,7 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
     """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
-            sink, table.schema, **options.file.writer_options()) as writer:
+            sink, table.schema, **options.file.writer_options(table)) as writer:
         writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
         writer.add_key_value_metadata(_footer(options, record_keys))
     return storage.size(path)
@@ -232,7 +232,7 @@ def write_rolling(options: HandleOptions, partition_path: str, file_id: str, tas
         os.makedirs(os.path.dirname(path), exist_ok=True)
         first = start
         with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
-                sink, table.schema, **options.file.writer_options()) as writer:
+                sink, table.schema, **options.file.writer_options(table)) as writer:
             while start < table.num_rows:
                 chunk = table.slice(start, rows_per_group)
                 names = pa.repeat(pa.scalar(name), chunk.num_rows)

@@ -280,3 +280,25 @@ def test_clustering_writes_base_files_with_the_tables_parquet_and_bloom_settings
         assert _file_settings(path) == _file_settings(written), "clustering uses the write's file settings"
         assert pq.ParquetFile(path).metadata.num_row_groups > 1
     assert rows_of(our_table(spark, str(tmp_path))) == rows_of(rust_table(str(tmp_path)))
+
+
+def _dictionary_columns(path: Path) -> set[str]:
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    return {group.column(i).path_in_schema for i in range(group.num_columns)
+            if "RLE_DICTIONARY" in group.column(i).encodings}
+
+
+def test_base_files_dictionary_encode_repeating_columns_unless_the_table_turns_it_off(spark: Any,
+                                                                                      tmp_path: Path) -> None:
+    rows = spark.createDataFrame(_rows(range(3000)), SCHEMA)
+    on = hudi_sql.write(rows, str(tmp_path / "on"), _options("dict_on"))
+    off = hudi_sql.write(rows, str(tmp_path / "off"), _options("dict_off", **{
+        "hoodie.parquet.dictionary.enabled": "false"}))
+
+    (with_dictionary,) = _base_files_of(tmp_path / "on", str(on.instant_time))
+    (without,) = _base_files_of(tmp_path / "off", str(off.instant_time))
+    assert {"_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name", "ts", "p"} <= \
+        _dictionary_columns(with_dictionary)
+    assert not {"_hoodie_record_key", "_hoodie_commit_seqno", "id"} & _dictionary_columns(with_dictionary)
+    assert _dictionary_columns(without) == set()
+    assert rows_of(our_table(spark, str(tmp_path / "off"))) == rows_of(rust_table(str(tmp_path / "off")))
