@@ -7,19 +7,22 @@ keys of every file; this is the same lookup, as Spark work:
 
 1. **Candidate files** (driver): the latest base files of the partitions the batch touches
    (every partition for GLOBAL_BLOOM), from the file-system view.
-2. **Key ranges** (Spark tasks, ``mapInArrow``): each task opens the footers of some candidate
-   files and returns their ``[min, max]`` keys; the driver collects one small row per file, as
-   Java's ``loadColumnRangesFromFiles`` does. No bloom filter is deserialized here.
+2. **Key ranges**: the ``[min, max]`` keys in each candidate file's footer, as Java's
+   ``loadColumnRangesFromFiles`` reads them (no bloom filter is deserialized here). A base file
+   never changes under its name, so ranges read once are remembered for the process's next
+   writes; up to :data:`DRIVER_FOOTER_READS` new footers are read on the driver (a Spark job
+   would cost more to schedule than the reads), more by Spark tasks (``mapInArrow``) that
+   return one small row per file.
 3. **Range pruning** (Spark join): the incoming keys are joined with the broadcast file ranges
    (``hoodie.bloom.index.prune.by.ranges``), on partition equality too unless global. Only
    ``(file, key)`` pairs whose key falls in the file's range survive. With monotonically
    increasing keys (``yyyyMMddHHmm_device``) new keys fall above every old file's range, so old
    files drop out before their bloom filters are ever read.
-4. **Bloom filter and confirmation** (Spark tasks, ``groupBy(file).applyInArrow``): one task per
-   file that still has candidate keys deserializes its bloom filter, tests the keys, and confirms
-   the positives against the file's actual ``_hoodie_record_key`` column (read alone with
-   pyarrow), so a bloom false positive never becomes an update. The confirmed matches are
-   cached and counted (one job that reads only the batch's key columns).
+4. **Bloom filter and confirmation** (Spark tasks, pairs partitioned by file, ``mapInArrow``):
+   for each file that still has candidate keys, a task deserializes its bloom filter, tests the
+   keys, and confirms the positives against the file's actual ``_hoodie_record_key`` column
+   (read alone with pyarrow), so a bloom false positive never becomes an update. The confirmed
+   matches are cached and counted (one job that reads only the batch's key columns).
 
 The confirmed ``(key, partition, file id)`` triples are then joined back onto the records by
 :func:`hudi_sql.index.simple.tag_location`, so the output is exactly the SIMPLE index's; the
@@ -43,9 +46,10 @@ differ only for keys mixing supplementary-plane characters with BMP characters a
 
 from __future__ import annotations
 
-__all__ = ["BROADCAST_MAX_MATCHES", "BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
+__all__ = ["BROADCAST_MAX_MATCHES", "DRIVER_FOOTER_READS", "BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
 
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -68,6 +72,12 @@ BROADCAST_MAX_MATCHES = 500_000
 # Candidate files travel as their position in the driver's list (``_fi``); tasks get the list
 # itself with the function, so a (file, key) pair is a number and a key, not three strings.
 _RANGE_DDL = "_fi int, _fp string, _min string, _max string"
+# Up to this many footers not yet remembered are read on the driver, by threads; more go to Spark tasks.
+DRIVER_FOOTER_READS = 64
+# Footer key ranges by base file path (a Hudi base file never changes under its name), kept
+# across writes of this process so that a daily upsert does not reread last week's footers.
+_KEY_RANGES: dict[str, tuple[str | None, str | None]] = {}
+_KEY_RANGE_CACHE_SIZE = 200_000
 _CANDIDATE_DDL = "_fi int, _fp string, _path string"
 _MATCH_DDL = "_ek string, _ep string, _ef string"
 _RANGE_SCHEMA = pa.schema([("_fi", pa.int32()), ("_fp", pa.string()), ("_min", pa.string()), ("_max", pa.string())])
@@ -98,7 +108,8 @@ class BloomIndexStats:
 
     Attributes:
         candidate_files: latest base files of the consulted partitions.
-        footers_read: files whose footer key range was read (0 with range pruning off).
+        footers_read: files whose footer key range was read (0 with range pruning off; files
+            whose range an earlier lookup of this process read are not read again).
         files_range_matched: files with at least one incoming key inside their key range (all
             candidate files with pruning off); only these get a lookup task.
         bloom_filters_loaded: bloom filters deserialized.
@@ -168,7 +179,9 @@ class BloomIndex(Index):
         ranges = self._file_ranges(spark, files)
         pairs = candidate_pairs(records, ranges, global_index=global_index)
         self._lookups = spark.sparkContext.accumulator({}, _LookupParam())
-        existing = pairs.groupBy("_fi").applyInArrow(_file_key_lookup(self._lookups, files), _MATCH_DDL).persist()
+        lookup_tasks = max(1, min(len(files), 2 * spark.sparkContext.defaultParallelism))
+        existing = pairs.repartition(lookup_tasks, "_fi").mapInArrow(
+            _file_key_lookups(self._lookups, files), _MATCH_DDL).persist()
         self._cached.append(existing)
         if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
             existing = F.broadcast(existing)
@@ -183,18 +196,31 @@ class BloomIndex(Index):
     def _file_ranges(self, spark: SparkSession, files: list[tuple[str, str, str]]) -> DataFrame:
         """(file position, partition, min key, max key) per candidate file, as a small local frame.
 
-        *files* are (partition, file id, path). With range pruning on, Spark tasks read the key
-        ranges from the footers and the driver collects them (one row per file); with it off,
-        every file's range is unbounded (null).
+        *files* are (partition, file id, path). With range pruning on, each file's range comes
+        from its footer: remembered from an earlier lookup (a base file never changes under its
+        name), read on the driver when only a few files are new (no Spark job to schedule), or
+        read by Spark tasks that return one small row per file. With pruning off, every file's
+        range is unbounded (null).
         """
         candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
-        if self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
-            slices = min(len(files), spark.sparkContext.defaultParallelism)
-            rows = (spark.createDataFrame(candidates, _CANDIDATE_DDL).repartition(slices)
+        if not self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
+            return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
+        unknown = [c for c in candidates if c[2] not in _KEY_RANGES]
+        if len(unknown) <= DRIVER_FOOTER_READS:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                read = list(pool.map(_key_range, (path for _, _, path in unknown)))
+        else:
+            slices = min(len(unknown), spark.sparkContext.defaultParallelism)
+            rows = (spark.createDataFrame(unknown, _CANDIDATE_DDL).repartition(slices)
                     .mapInArrow(_read_key_ranges, _RANGE_DDL).collect())
-            self._footers_read = len(rows)
-            return spark.createDataFrame([tuple(r) for r in rows], _RANGE_DDL)
-        return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
+            by_position = {r["_fi"]: (r["_min"], r["_max"]) for r in rows}
+            read = [by_position[i] for i, _, _ in unknown]
+        self._footers_read = len(unknown)
+        if len(_KEY_RANGES) + len(unknown) > _KEY_RANGE_CACHE_SIZE:
+            _KEY_RANGES.clear()
+        _KEY_RANGES.update((path, bounds) for (_, _, path), bounds in zip(unknown, read))
+        return spark.createDataFrame([(i, partition, *_KEY_RANGES[path]) for i, partition, path in candidates],
+                                     _RANGE_DDL)
 
 
 def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool) -> DataFrame:
@@ -217,33 +243,46 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
 # --------------------------------------------------------------------------------------------
 
 
-def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow: footer ``[min, max]`` record keys of each candidate file (no bloom filter parsed)."""
+def _key_range(path: str) -> tuple[str | None, str | None]:
+    """The ``[min, max]`` record keys in a base file's footer; (None, None) when it has none (every
+    key is then a candidate). No bloom filter is parsed."""
     import pyarrow.parquet as pq
 
     from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
 
+    metadata: dict[bytes, bytes] = pq.read_metadata(path).metadata or {}
+    min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
+    max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
+    if min_key is None or max_key is None:
+        return None, None
+    return min_key.decode("utf-8"), max_key.decode("utf-8")
+
+
+def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow: :func:`_key_range` of each candidate file."""
     for batch in batches:
         columns: dict[str, list[int | str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
         for position, partition, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
-            metadata: dict[bytes, bytes] = pq.read_metadata(path).metadata or {}
-            min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
-            max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
-            if min_key is None or max_key is None:
-                bounds: tuple[str | None, str | None] = (None, None)  # no range: every key is a candidate
-            else:
-                bounds = (min_key.decode("utf-8"), max_key.decode("utf-8"))
-            for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *bounds)):
+            for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *_key_range(path))):
                 columns[name].append(value)
         yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
 
 
-def _file_key_lookup(lookups: Accumulator[dict[str, FileLookup]],
-                     files: list[tuple[str, str, str]]) -> Callable[[pa.Table], pa.Table]:
-    """The per-file function for ``applyInArrow`` (typed, so Spark picks the Table-in/Table-out form)."""
+def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]],
+                      files: list[tuple[str, str, str]]) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``mapInArrow`` function of the lookup: the pairs of a task, grouped by file here (a
+    ``groupBy(file)`` would have Spark sort every pair first), one :func:`_lookup_file` per file."""
 
-    def run(pairs: pa.Table) -> pa.Table:
-        return _lookup_file(pairs, lookups, files)
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import pyarrow.compute as pc
+
+        collected = list(batches)
+        if not collected:
+            return
+        pairs = pa.Table.from_batches(collected)
+        positions = pairs.column("_fi")
+        for position in pc.unique(positions).to_pylist():
+            yield from _lookup_file(pairs.filter(pc.equal(positions, position)), lookups, files).to_batches()
 
     return run
 

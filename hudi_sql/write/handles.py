@@ -298,49 +298,50 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
         position = pc.index_in(old_keys, value_set=incoming_keys)  # incoming row per old row, or null
     else:
         position = pa.nulls(len(old_keys), pa.int32())
-    matched = pc.is_valid(position)
-    pos_filled = position.fill_null(0)
-    aligned = records.take(pos_filled) if len(incoming_keys) else records.slice(0, 0)
-    if aligned.num_rows == old.num_rows and old.num_rows:
-        incoming_delete = pc.take(is_delete, pos_filled)
-        outcome = merge_with_stored(handle_payload(options), old, aligned, incoming_delete, options.ordering_field,
-                                    merge_columns(records.column_names))
-        deleted_old = pc.and_(matched, incoming_delete if natural_deletes else outcome.deleted)
-        updated_old = pc.and_(pc.and_(matched, outcome.replaced), pc.invert(deleted_old))
-        replacements = outcome.rows
-    else:  # nothing to match (no incoming records, or an empty base file)
-        deleted_old = updated_old = pa.array([False] * old.num_rows, pa.bool_())
-        replacements = records.slice(0, 0)
+    # Only the stored rows an incoming record matches are merged (a daily batch updates a few
+    # per cent of a file); the others are kept as they are.
+    matched_rows = pc.indices_nonzero(pc.is_valid(position))
+    deleted = np.zeros(old.num_rows, dtype=bool)
+    updated = np.zeros(old.num_rows, dtype=bool)
+    replacements = records.slice(0, 0)
+    if len(matched_rows):
+        incoming_rows = pc.take(position, matched_rows)
+        incoming_delete = pc.take(is_delete, incoming_rows)
+        outcome = merge_with_stored(handle_payload(options), old.take(matched_rows), records.take(incoming_rows),
+                                    incoming_delete, options.ordering_field, merge_columns(records.column_names))
+        deleted_matched = _as_numpy_mask(incoming_delete if natural_deletes else outcome.deleted)
+        updated_matched = _as_numpy_mask(outcome.replaced) & ~deleted_matched
+        at = matched_rows.to_numpy()
+        deleted[at] = deleted_matched
+        updated[at] = updated_matched
+        replacements = outcome.rows.filter(pa.array(updated_matched))  # in stored-row order
 
     incoming_matched = pc.is_in(incoming_keys, value_set=old_keys) if match_keys else pa.array(
         [False] * len(incoming_keys), pa.bool_())
     new_inserts = pc.and_(pc.invert(incoming_matched), pc.invert(is_delete))
 
     # Old rows in their order: kept as they were, or replaced in place by the update.
-    keep_rows = pc.invert(deleted_old)
+    keep_rows = pa.array(~deleted)
     old_kept = old.filter(keep_rows)
-    update_mask = updated_old.filter(keep_rows)
-    n_updates = pc.sum(update_mask).as_py() or 0
+    update_mask = updated[~deleted]
+    n_updates = int(update_mask.sum())
     n_inserts = pc.sum(new_inserts).as_py() or 0
-    # Build the replaced rows, then interleave: for each kept old row, pick old or incoming.
-    updated = replacements.filter(updated_old) if replacements.num_rows else replacements
     inserted = records.filter(new_inserts)
-    seq_updates = _meta_columns(options, updated.column(RECORD_KEY_FIELD).combine_chunks(), bucket.partition_path,
-                                "", task.partition_id)
+    seq_updates = _meta_columns(options, replacements.column(RECORD_KEY_FIELD).combine_chunks(),
+                                bucket.partition_path, "", task.partition_id)
     seq_inserts = _meta_columns(options, inserted.column(RECORD_KEY_FIELD).combine_chunks(),
                                 bucket.partition_path, "", task.partition_id, seq_start=n_updates)
     old_part = _with_meta(old_kept, target, {f: old_kept.column(f) for f in META_FIELDS})
-    upd_part = _with_meta(updated, target, seq_updates)
+    upd_part = _with_meta(replacements, target, seq_updates)
     ins_part = _with_meta(inserted, target, seq_inserts)
     stacked = pa.concat_tables([old_part, upd_part])
-    # indices: old row i -> i, unless updated -> len(old_kept) + k-th update
-    update_index = pc.subtract(pc.cumulative_sum(update_mask.cast(pa.int64())), 1)
-    order = pc.if_else(update_mask, pc.add(update_index, old_part.num_rows),
-                       pa.array(range(old_part.num_rows), pa.int64()))
-    merged = pa.concat_tables([stacked.take(order), ins_part])
+    # Row i of the kept old rows is itself, or (updated) the k-th replacement after them.
+    order = np.arange(old_part.num_rows, dtype=np.int64)
+    order[update_mask] = old_part.num_rows + np.arange(n_updates, dtype=np.int64)
+    merged = pa.concat_tables([stacked.take(pa.array(order)), ins_part])
     files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.MERGE, merged)
     millis = int((time.time() - started) * 1000)
-    n_deletes = pc.sum(deleted_old).as_py() or 0
+    n_deletes = int(deleted.sum())
     statuses = []
     for index, f in enumerate(files):
         first = index == 0  # the file group itself; later files are new groups taking the overflow
@@ -352,6 +353,11 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
             total_upsert_time=millis,
         ))
     return statuses
+
+
+def _as_numpy_mask(mask: pa.Array) -> np.ndarray:
+    """A boolean Arrow array as numpy, null as False."""
+    return np.asarray(mask.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _old_record_keys(old: pa.Table, options: HandleOptions) -> pa.Array:

@@ -91,6 +91,33 @@ def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path, index
     assert all(rows[c[0]][0] == c[1] for c in changes)
 
 
+@pytest.mark.parametrize("reader", ["driver", "spark tasks"])
+def test_key_ranges_read_by_the_driver_or_by_spark_tasks_tag_alike(spark: Any, tmp_path: Path, indexes: list[Index],
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   reader: str) -> None:
+    from hudi_sql.index import bloom
+
+    monkeypatch.setattr(bloom, "_KEY_RANGES", {})  # nothing remembered from other tests' tables
+    if reader == "spark tasks":
+        monkeypatch.setattr(bloom, "DRIVER_FOOTER_READS", 0)
+    options = _options(**{"hoodie.copyonwrite.insert.auto.split": "false",
+                          "hoodie.copyonwrite.insert.split.size": "10"})
+    path = tmp_path / "t"
+    _write(spark, path, [(f"k{i:03d}", "a", 1, "old") for i in range(40)], options)
+
+    first = _write(spark, path, [(f"k{i:03d}", "a", 2, "new") for i in range(0, 40, 4)], options)
+    first_stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    second = _write(spark, path, [(f"k{i:03d}", "a", 3, "newer") for i in range(1, 40, 4)], options)
+    second_stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+
+    assert first_stats.candidate_files == first_stats.footers_read >= 4
+    # The second lookup reads only the footers of the files the first write replaced.
+    assert 0 < second_stats.footers_read == len(_file_ids(first)) < second_stats.candidate_files
+    assert (first.num_updated, second.num_updated) == (10, 10)
+    rows = _rows(spark, path)
+    assert sorted(v for _, _, v in rows.values()) == ["new"] * 10 + ["newer"] * 10 + ["old"] * 20
+
+
 def test_bloom_false_positives_become_inserts(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
     # A 2-bit filter says "maybe" to every key: only the confirmation step keeps new keys inserts.
     tiny = _options(**{"hoodie.bloom.index.filter.type": "SIMPLE", "hoodie.index.bloom.num_entries": "1",
@@ -124,10 +151,12 @@ def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes
         assert len(_file_ids(result)) == 3
     old_files = 12
 
-    # New keys only: every old file's range lies below them, so no bloom filter is opened.
+    # New keys only: every old file's range lies below them, so no bloom filter is opened. The
+    # footers of the three files the previous write added are read; the older ones' ranges are
+    # remembered from the lookups before.
     result = _write(spark, path, [(k, "2024-01-01", 4, "v0") for k in _minute_keys(4)], options)
     stats = indexes[-1].last_stats  # type: ignore[attr-defined]
-    assert (stats.candidate_files, stats.footers_read) == (old_files, old_files)
+    assert (stats.candidate_files, stats.footers_read) == (old_files, 3)
     assert (stats.files_range_matched, stats.bloom_filters_loaded, stats.keys_checked) == (0, 0, 0)
     assert (result.num_updated, result.num_inserted) == (0, 90)
     newest = _file_ids(result)
