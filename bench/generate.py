@@ -76,14 +76,19 @@ def day_rows(scale: Scale, day: int) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=SCHEMA)
 
 
-def _updates(scale: Scale, day: int) -> pa.Table:
-    """Corrections to ``update_fraction`` of *day*'s rows: same key and day, later ``event_ts``."""
+def _updates(scale: Scale, day: int, batch: int = 0) -> pa.Table:
+    """Corrections to ``update_fraction`` of *day*'s rows: same key and day, later ``event_ts``.
+
+    *batch* numbers the update-heavy batches (0 for the daily workload's single correction of a
+    day): batch k's corrections are k x 10 minutes later than the original rows, plus up to
+    10 minutes, so a later batch always wins over an earlier one.
+    """
     base = day_rows(scale, day)
-    rng = _rng(scale, day, 2)
+    rng = _rng(scale, day, 2 if batch == 0 else 100 + batch)
     n = base.num_rows
     m = max(1, round(n * scale.update_fraction))
     rows = base.take(pa.array(np.sort(rng.choice(n, m, replace=False))))
-    later_ms = rng.integers(1, 600_000, m)  # 1 ms to 10 minutes later
+    later_ms = batch * 600_000 + rng.integers(1, 600_000, m)  # 1 ms to 10 minutes later
     event_ts = pc.cast(rows["event_ts"], pa.int64()).to_numpy() + later_ms * _US_PER_MS
 
     def nudge(name: str, sd: float) -> np.ndarray:
@@ -108,7 +113,10 @@ def _updates(scale: Scale, day: int) -> pa.Table:
 
 
 def batch_rows(scale: Scale, k: int) -> pa.Table:
-    """Batch *k* (1-based): updates to the last loaded day, then the inserts of the next day."""
+    """Batch *k* (1-based): updates to the last loaded day, then the inserts of the next day; in
+    the update-heavy workload, updates to every initial day and no inserts."""
+    if scale.workload == "update_heavy":
+        return pa.concat_tables([_updates(scale, day, batch=k) for day in range(scale.days)])
     last_day = scale.days - 2 + k
     return pa.concat_tables([_updates(scale, last_day), day_rows(scale, last_day + 1)])
 
@@ -124,7 +132,8 @@ def generate(scale: Scale, root: Path, *, scaling: bool = False) -> Inputs:
     """Write the inputs of *scale* under *root* (skipping files a previous run wrote)."""
     inputs = Inputs(Path(root), scale)
     manifest = {"scale": scale.to_json(), "generator": 1}
-    if inputs.manifest_path.exists() and inputs.manifest().get("scale") != manifest["scale"]:
+    # Inputs generated before workloads existed are the daily workload's.
+    if inputs.manifest_path.exists() and {"workload": "daily", **inputs.manifest().get("scale", {})} != manifest["scale"]:
         raise SystemExit(f"{inputs.root} holds inputs of another scale; use another --work-dir")
     days = inputs.scaling_files() if scaling else inputs.initial_files()
     first = -(scale.scaling_factor - 1) * scale.days if scaling else 0

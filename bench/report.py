@@ -17,6 +17,15 @@ def _ok(results: list[dict[str, Any]], phase: str) -> dict[str, dict[str, Any]]:
     return {r["system"]: r for r in results if r["phase"] == phase and r.get("status") == "ok"}
 
 
+#: Ratios of median upserts among our own systems, as issue targets state them.
+_OWN_RATIOS = (
+    ("MOR upsert ÷ COW upsert (bloom)", "hudi_mor", "hudi_cow_bloom"),
+    ("MERGE INTO (UPDATE SET *) ÷ COW upsert", "hudi_sql_merge", "hudi_cow_bloom"),
+    ("MERGE INTO (partial UPDATE SET) ÷ COW upsert", "hudi_sql_merge_partial", "hudi_cow_bloom"),
+    ("COW upsert, bucket index ÷ bloom index", "hudi_cow_bucket", "hudi_cow_bloom"),
+)
+
+
 def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per system of the base run: median upsert, ratios to the peers, amplification, memory."""
     base = _ok(results, "base")
@@ -117,6 +126,9 @@ def render(run: dict[str, Any]) -> str:
             ]
         )
     out += ["### Upserts", "", _table(headers, rows), ""]
+    ours = [f"{label}: {summary[name]['median_upsert_s'] / summary[base]['median_upsert_s']:.2f}×"
+            for label, name, base in _OWN_RATIOS if name in summary and base in summary]
+    out += [f"- {line}" for line in ours] + ([""] if ours else [])
 
     per_batch = []
     for r in results:

@@ -30,7 +30,7 @@ from bench.oracle import expected_checksum
 from bench.report import render, summarize
 from bench.systems import SYSTEMS
 from bench.systems.base import Settings
-from bench.workload import SCALES, Inputs, Scale
+from bench.workload import SCALES, WORKLOADS, Inputs, Scale
 
 _REPO = Path(__file__).resolve().parents[1]
 _LIVE: set[subprocess.Popen[bytes]] = (
@@ -43,6 +43,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m bench.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--scale", choices=sorted(SCALES), default="small")
+    p.add_argument("--workload", choices=WORKLOADS, default="daily",
+                   help="daily: a new day of inserts plus corrections; update_heavy: 20%% of every day updated")
     p.add_argument(
         "--systems",
         default=",".join(SYSTEMS),
@@ -103,7 +105,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _scale_id(scale: Scale) -> str:
-    return f"{scale.name}-{scale.rows_per_day}x{scale.days}+{scale.batches}-s{scale.seed}"
+    workload = "" if scale.workload == "daily" else f"-{scale.workload}"
+    return f"{scale.name}-{scale.rows_per_day}x{scale.days}+{scale.batches}{workload}-s{scale.seed}"
 
 
 def _versions() -> dict[str, str]:
@@ -281,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown systems {unknown}; known: {', '.join(SYSTEMS)}")
     scale = SCALES[args.scale].with_overrides(
         rows_per_day=args.rows_per_day, days=args.days, batches=args.batches
-    )
+    ).with_workload(args.workload)
     big = scale.rows_per_day > 200_000
     work = args.work_dir.resolve()
     settings = Settings(
@@ -302,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.budget if args.budget else None
     common = {"work": work, "settings": settings, "keep": args.keep_tables}
     results: list[dict[str, Any]] = []
-    out = args.out or work / f"results-{scale.name}.json"
+    out = args.out or work / f"results-{_scale_id(scale)}.json"
 
     def run_one(
         phase: str, name: str, initial: list[Path], batches: list[Path], scans: bool

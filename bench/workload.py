@@ -12,6 +12,7 @@ __all__ = [
     "PARTITION",
     "SCALES",
     "SCHEMA",
+    "WORKLOADS",
     "Inputs",
     "Scale",
 ]
@@ -46,12 +47,21 @@ SCHEMA = pa.schema(
 )
 
 
+#: What a batch holds: ``daily`` (one new day of inserts plus corrections to the day before) or
+#: ``update_heavy`` (no inserts: ``update_fraction`` of every loaded day's rows updated, the
+#: Merge-On-Read case of issue-sized corrections spread over the whole table).
+WORKLOADS = ("daily", "update_heavy")
+_UPDATE_HEAVY_FRACTION = 0.2
+
+
 @dataclass(frozen=True)
 class Scale:
-    """How much data: an initial load of ``days`` days, then ``batches`` daily upsert batches.
+    """How much data: an initial load of ``days`` days, then ``batches`` upsert batches.
 
-    Each batch inserts one new day of ``rows_per_day`` rows and updates ``update_fraction``
-    of the previous day's rows with a later ``event_ts``. The scaling run loads
+    In the ``daily`` workload each batch inserts one new day of ``rows_per_day`` rows and
+    updates ``update_fraction`` of the previous day's rows with a later ``event_ts``; in the
+    ``update_heavy`` workload it updates ``update_fraction`` (20 %) of every initial day's rows
+    and inserts nothing. The scaling run loads
     ``scaling_factor`` times the initial days (the extra days precede them), then applies
     batch 1 unchanged, so its input is byte for byte the base run's first batch.
     """
@@ -63,6 +73,16 @@ class Scale:
     update_fraction: float = 0.05
     scaling_factor: int = 10
     seed: int = 20240101
+    workload: str = "daily"
+
+    def with_workload(self, workload: str) -> Scale:
+        """This scale with *workload*'s batches (``update_heavy`` updates 20 % of the table)."""
+        if workload not in WORKLOADS:
+            raise ValueError(f"unknown workload {workload!r}; known: {', '.join(WORKLOADS)}")
+        if workload == self.workload:
+            return self
+        fraction = _UPDATE_HEAVY_FRACTION if workload == "update_heavy" else 0.05
+        return replace(self, workload=workload, update_fraction=fraction)
 
     def with_overrides(
         self, *, rows_per_day: int | None = None, days: int | None = None, batches: int | None = None
@@ -78,7 +98,8 @@ class Scale:
 
     @property
     def rows_final(self) -> int:
-        return self.rows_per_day * (self.days + self.batches)
+        new_days = self.batches if self.workload == "daily" else 0
+        return self.rows_per_day * (self.days + new_days)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

@@ -13,7 +13,7 @@ import importlib
 
 from bench.systems.base import System, SystemUnavailable
 
-OURS = ("hudi_cow_bloom", "hudi_cow_bucket", "hudi_mor", "hudi_sql_merge")
+OURS = ("hudi_cow_bloom", "hudi_cow_bucket", "hudi_mor", "hudi_sql_merge", "hudi_sql_merge_partial")
 PEERS = ("naive_pyspark", "deltars", "pyarrow_floor")
 SYSTEMS = OURS + PEERS
 

@@ -44,6 +44,25 @@ def test_generator_batch_updates_previous_day_with_later_event_ts() -> None:
     assert keys == sorted(keys)  # monotonically increasing keys
 
 
+def test_update_heavy_batches_update_a_fifth_of_every_day_later_than_the_batch_before() -> None:
+    heavy = TINY.with_workload("update_heavy")
+    first, second = batch_rows(heavy, 1), batch_rows(heavy, 2)
+    original = {key: ts for day in range(heavy.days)
+                for key, ts in zip(day_rows(heavy, day)["record_key"].to_pylist(),
+                                   day_rows(heavy, day)["event_ts"].to_pylist(), strict=True)}
+
+    assert first.num_rows == second.num_rows == heavy.days * round(heavy.rows_per_day * 0.2)
+    assert set(first["record_key"].to_pylist()) <= set(original), "updates only: no new keys"
+    assert set(first["day"].to_pylist()) == {day_rows(heavy, d)["day"][0].as_py() for d in range(heavy.days)}
+    assert all(ts > original[key] for key, ts in zip(first["record_key"].to_pylist(),
+                                                      first["event_ts"].to_pylist(), strict=True))
+    first_ts = dict(zip(first["record_key"].to_pylist(), first["event_ts"].to_pylist(), strict=True))
+    assert all(ts > first_ts[key] for key, ts in zip(second["record_key"].to_pylist(),
+                                                      second["event_ts"].to_pylist(), strict=True)
+               if key in first_ts), "a later batch wins over an earlier one"
+    assert heavy.rows_final == heavy.rows_per_day * heavy.days
+
+
 def test_checksum_row_order_does_not_matter() -> None:
     rows = day_rows(TINY, 0)
     reversed_rows = rows.take(pa.array(range(rows.num_rows - 1, -1, -1)))
@@ -51,9 +70,7 @@ def test_checksum_row_order_does_not_matter() -> None:
     assert checksum_batches([rows]) != checksum_batches([rows.slice(1)])
 
 
-@pytest.fixture(scope="module")
-def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    work = tmp_path_factory.mktemp("bench")
+def _run_bench(work: Path, systems: list[str], *extra: str) -> dict[str, Any]:
     out = work / "results.json"
     command = [
         sys.executable,
@@ -68,7 +85,7 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "--batches",
         "2",
         "--systems",
-        ",".join(SYSTEMS),
+        ",".join(systems),
         "--bloom-fallback",
         "--no-scans",
         "--work-dir",
@@ -79,12 +96,18 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "600",
         "--jobs",
         "2",
+        *extra,
     ]
     proc = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert out.exists(), f"no results written (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
     run: dict[str, Any] = json.loads(out.read_text())
     run["exit_code"], run["stdout"], run["stderr"] = proc.returncode, proc.stdout, proc.stderr
     return run
+
+
+@pytest.fixture(scope="module")
+def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _run_bench(tmp_path_factory.mktemp("bench"), SYSTEMS)
 
 
 def _result(run: dict[str, Any], system: str) -> dict[str, Any]:
@@ -117,3 +140,19 @@ def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
     result = _result(bench_run, "deltars")
     assert result["status"] == "ok", result.get("message")
     assert result["final"] == bench_run["correctness"]["expected"]["base"]
+
+
+@pytest.mark.spark
+def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path) -> None:
+    systems = ["hudi_mor", "hudi_sql_merge_partial"]
+    run = _run_bench(tmp_path, systems, "--workload", "update_heavy")
+
+    failures = {r["system"]: r.get("message") for r in run["results"] if r["status"] != "ok"}
+    assert not failures, f"systems did not run: {failures}\n{run['stderr'][-4000:]}"
+    assert run["correctness"]["ok"], run["correctness"]["detail"]
+    expected = run["correctness"]["expected"]["base"]
+    assert expected["count"] == 5000 * 2  # updates only
+    for system in systems:
+        result = _result(run, system)
+        assert result["final"] == expected, system
+        assert [b["rows_after"] for b in result["batches"]] == [10000, 10000], system
