@@ -51,7 +51,7 @@ SCHEMA = pa.schema(
 #: ``update_heavy`` (no inserts: ``update_fraction`` of every loaded day's rows updated, the
 #: Merge-On-Read case of issue-sized corrections spread over the whole table).
 WORKLOADS = ("daily", "update_heavy")
-_UPDATE_HEAVY_FRACTION = 0.2
+_UPDATE_FRACTIONS = {"daily": 0.05, "update_heavy": 0.2}
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Scale:
     rows_per_day: int
     days: int
     batches: int
-    update_fraction: float = 0.05
+    update_fraction: float = _UPDATE_FRACTIONS["daily"]
     scaling_factor: int = 10
     seed: int = 20240101
     workload: str = "daily"
@@ -81,8 +81,7 @@ class Scale:
             raise ValueError(f"unknown workload {workload!r}; known: {', '.join(WORKLOADS)}")
         if workload == self.workload:
             return self
-        fraction = _UPDATE_HEAVY_FRACTION if workload == "update_heavy" else 0.05
-        return replace(self, workload=workload, update_fraction=fraction)
+        return replace(self, workload=workload, update_fraction=_UPDATE_FRACTIONS[workload])
 
     def with_overrides(
         self, *, rows_per_day: int | None = None, days: int | None = None, batches: int | None = None

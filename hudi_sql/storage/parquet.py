@@ -23,6 +23,7 @@ from __future__ import annotations
 
 __all__ = ["FileWriteSettings", "codec_options", "dictionary_columns"]
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -111,12 +112,14 @@ def _is_nested(type_: pa.DataType) -> bool:
         pa.types.is_map(type_)
 
 
-def _leaf_paths(field: pa.Field) -> list[str]:
-    """The Parquet leaf column paths of a nested field, as pyarrow's writer names them."""
+@functools.lru_cache(maxsize=256)
+def _leaf_paths(field: pa.Field) -> tuple[str, ...]:
+    """The Parquet leaf column paths of a nested field, as pyarrow's writer names them (asked of
+    pyarrow itself, once per field: a task writes many files of one schema)."""
     import io
 
     import pyarrow.parquet as pq
 
     buffer = io.BytesIO()
     pq.write_table(pa.table({field.name: pa.array([], field.type)}), buffer)
-    return [column.path for column in pq.ParquetFile(io.BytesIO(buffer.getvalue())).schema]
+    return tuple(column.path for column in pq.ParquetFile(io.BytesIO(buffer.getvalue())).schema)
