@@ -7,7 +7,7 @@ __all__ = ["render", "summarize"]
 import statistics
 from typing import Any
 
-from bench.systems import PEERS
+from bench.systems import APACHE_PEER_OF, PEERS
 
 _MB = 2**20
 _PEER_LABELS = {"naive_pyspark": "naive", "deltars": "delta-rs", "pyarrow_floor": "floor"}
@@ -53,6 +53,9 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             for peer in PEERS
             if peer in summary and peer != name
         }
+    for name, peer in APACHE_PEER_OF.items():
+        if name in summary and peer in summary:
+            summary[name]["ratio_to_apache"] = summary[name]["median_upsert_s"] / summary[peer]["median_upsert_s"]
     scaling = _ok(results, "scaling")
     for name, r in scaling.items():
         if name in base:
@@ -97,11 +100,13 @@ def render(run: dict[str, Any]) -> str:
         "",
     ]
     peers = [p for p in PEERS if p in summary]
+    apache = any("ratio_to_apache" in s for s in summary.values())
     headers = [
         "system",
         "initial load s",
         "median upsert s",
         *[f"÷ {_PEER_LABELS[p]}" for p in peers],
+        *(["÷ Apache Hudi"] if apache else []),
         "MB written/batch",
         "files/batch",
         "write amp.",
@@ -118,6 +123,7 @@ def render(run: dict[str, Any]) -> str:
                 _f(s["initial_load_s"]),
                 _f(s["median_upsert_s"]),
                 *ratios,
+                *([_f(s.get("ratio_to_apache"), 2, "×")] if apache else []),
                 _f(s["mb_written_per_batch"], 1),
                 _f(s["files_written_per_batch"], 1),
                 _f(s["write_amplification"], 1),
@@ -171,6 +177,10 @@ def render(run: dict[str, Any]) -> str:
         mor = summary.get("hudi_mor", {}).get("scans_s", {})
         if "snapshot" in mor and "snapshot" in cow:
             derived.append(f"MOR snapshot ÷ COW snapshot: {mor['snapshot'] / cow['snapshot']:.2f}×")
+        for name, peer in (("hudi_cow_bloom", "apache_hudi_cow_bloom"), ("hudi_mor", "apache_hudi_mor")):
+            mine, theirs = summary.get(name, {}).get("scans_s", {}), summary.get(peer, {}).get("scans_s", {})
+            if "snapshot" in mine and "snapshot" in theirs:
+                derived.append(f"{name} snapshot ÷ {peer} snapshot: {mine['snapshot'] / theirs['snapshot']:.2f}×")
         out += [f"- {line}" for line in derived] + ([""] if derived else [])
 
     scaling = [

@@ -28,14 +28,17 @@ from bench.generate import generate
 from bench.memory import TreeSampler
 from bench.oracle import expected_checksum
 from bench.report import render, summarize
-from bench.systems import SYSTEMS
-from bench.systems.base import Settings
+from bench.systems import SYSTEMS, interpreter
+from bench.systems.base import Settings, SystemUnavailable
 from bench.workload import SCALES, WORKLOADS, Inputs, Scale
 
 _REPO = Path(__file__).resolve().parents[1]
 _LIVE: set[subprocess.Popen[bytes]] = (
     set()
 )  # worker processes running now (stopped if the run is interrupted)
+# Variables that would point another interpreter's Spark launcher at ours (Apache Hudi's workers).
+_SPARK_ENV = ("SPARK_HOME", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYSPARK_SUBMIT_ARGS", "VIRTUAL_ENV",
+              "SPARK_CONF_DIR")
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -167,16 +170,23 @@ def _run_worker(
         "result": str(result_path),
     }
     spec_path.write_text(json.dumps(spec, indent=2))
+    try:
+        python = interpreter(name)
+    except SystemUnavailable as exc:
+        print(f"[bench] {phase}: {name}: skipped: {exc}", file=sys.stderr, flush=True)
+        return {"system": name, "phase": phase, "status": "skipped", "message": str(exc)}
     env = {
         **os.environ,
         "SPARK_LOCAL_IP": "127.0.0.1",
         "PYTHONPATH": os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH", "")) if p),
     }
+    if python != Path(sys.executable):  # its own PySpark and Spark, found from its own interpreter
+        env = {k: v for k, v in env.items() if k not in _SPARK_ENV} | {"PYTHONPATH": str(_REPO)}
     print(f"[bench] {phase}: {name} ...", file=sys.stderr, flush=True)
     start = time.perf_counter()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.worker", str(spec_path)],
+            [str(python), "-m", "bench.worker", str(spec_path)],
             cwd=_REPO,
             env=env,
             stdout=log,

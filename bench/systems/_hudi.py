@@ -97,10 +97,13 @@ class HudiSystem(SparkSystem):
     def upsert(self, batch: Path) -> dict[str, Any] | None:
         return self._write(self.read_input(batch), "upsert")
 
-    def snapshot(self) -> DataFrame:
+    def _read(self, options: dict[str, str] | None = None) -> DataFrame:
         import hudi_sql
 
-        return hudi_sql.read(self.spark, str(self.path))
+        return hudi_sql.read(self.spark, str(self.path), options)
+
+    def snapshot(self) -> DataFrame:
+        return self._read()
 
     def count(self) -> int:
         return self.snapshot().count()
@@ -116,11 +119,8 @@ class HudiSystem(SparkSystem):
             if files:
                 scans["parquet_same_files"] = lambda: noop_scan(self.spark.read.parquet(*files))
         else:
-            import hudi_sql
-
-            scans["read_optimized"] = lambda: noop_scan(
-                hudi_sql.read(self.spark, str(self.path), {"hoodie.datasource.query.type": "read_optimized"})
-            )
+            read_optimized = {"hoodie.datasource.query.type": "read_optimized"}
+            scans["read_optimized"] = lambda: noop_scan(self._read(read_optimized))
         return scans
 
     def describe(self) -> dict[str, Any]:

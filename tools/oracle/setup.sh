@@ -16,6 +16,9 @@ HUDI_VERSION="0.15.0"
 BUNDLE="org.apache.hudi:hudi-spark3.5-bundle_2.12:${HUDI_VERSION}"
 JAR_NAME="hudi-spark3.5-bundle_2.12-${HUDI_VERSION}.jar"
 PYSPARK_SPEC="pyspark==3.5.*"
+# What bench/ needs in this interpreter to run Apache Hudi as a benchmark peer (its worker
+# checksums tables with numpy and pyarrow inside Spark's Arrow functions, which need pandas).
+BENCH_SPECS=("numpy<2" "pandas<3" "pyarrow<20")
 
 ORACLE_DIR="${HUDI_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hudi-sql/oracle}"
 VENV="$ORACLE_DIR/venv"
@@ -29,7 +32,9 @@ unavailable() {
     exit 0
 }
 
-if [[ -f "$ORACLE_DIR/READY" && -x "$VENV/bin/python" && -s "$JARS/$JAR_NAME" ]]; then
+bench_ready() { "$VENV/bin/python" -c 'import numpy, pandas, pyarrow' 2>/dev/null; }
+
+if [[ -f "$ORACLE_DIR/READY" && -x "$VENV/bin/python" && -s "$JARS/$JAR_NAME" ]] && bench_ready; then
     echo "Apache Hudi oracle: cached in $ORACLE_DIR"
     exit 0
 fi
@@ -46,6 +51,9 @@ fi
 if ! "$VENV/bin/python" -c 'import pyspark, sys; sys.exit(0 if pyspark.__version__.startswith("3.5.") else 1)' 2>/dev/null; then
     "$VENV/bin/pip" install -q --upgrade pip >/dev/null 2>&1
     "$VENV/bin/pip" install -q "$PYSPARK_SPEC" || unavailable "pip could not install $PYSPARK_SPEC into $VENV"
+fi
+if ! bench_ready; then
+    "$VENV/bin/pip" install -q "${BENCH_SPECS[@]}" || unavailable "pip could not install ${BENCH_SPECS[*]} into $VENV"
 fi
 
 if [[ ! -s "$JARS/$JAR_NAME" ]]; then
