@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 import io
+import json
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -48,6 +49,7 @@ import pyarrow.parquet as pq
 
 from hudi_sql.errors import HudiFileFormatError, HudiSchemaError
 from hudi_sql.log.avro_arrow import parse_avro_schema
+from hudi_sql.log.avro_columns import encode_datums
 from hudi_sql.log.block import (
     NATURAL_ORDER,
     BlockType,
@@ -191,12 +193,20 @@ def _ordered(header: dict[HeaderKey, str], order: Sequence[HeaderKey] | None) ->
     return ordered
 
 
-def encode_avro_data_content(schema_json: str, records: Iterable[Mapping[str, Any]]) -> bytes:
+def encode_avro_data_content(schema_json: str, records: Iterable[Mapping[str, Any]] | pa.Table) -> bytes:
     """The content of an Avro data block: version 3, record count, length-prefixed datums.
+
+    *records* given as an Arrow table are encoded column-wise when the schema is flat
+    (:mod:`hudi_sql.log.avro_columns`, the same bytes), else converted to ``fastavro`` dicts.
 
     Raises:
         HudiSchemaError: when a record does not fit *schema_json*.
     """
+    if isinstance(records, pa.Table):
+        body = encode_datums(json.loads(schema_json), records)
+        if body is not None:
+            return _INT.pack(BLOCK_CONTENT_VERSION) + _INT.pack(records.num_rows) + body
+        records = records.to_pylist(maps_as_pydicts="strict")
     schema = parse_avro_schema(schema_json)
     buffer = io.BytesIO()
     parts: list[bytes] = []
@@ -218,7 +228,7 @@ def encode_avro_data_content(schema_json: str, records: Iterable[Mapping[str, An
 def encode_avro_data_block(
     instant_time: str,
     schema_json: str,
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Mapping[str, Any]] | pa.Table,
     *,
     header_order: Sequence[HeaderKey] | None = None,
 ) -> bytes:
@@ -228,8 +238,8 @@ def encode_avro_data_block(
         instant_time: the deltacommit writing the block (header ``INSTANT_TIME``).
         schema_json: the Avro writer schema with meta fields (header ``SCHEMA``); the records
             are encoded with it, so it must describe them exactly.
-        records: full rows as ``fastavro`` dicts, meta fields set (``_hoodie_commit_time``
-            equal to *instant_time*, ``_hoodie_file_name`` the file id).
+        records: full rows, as ``fastavro`` dicts or an Arrow table, meta fields set
+            (``_hoodie_commit_time`` equal to *instant_time*, ``_hoodie_file_name`` the file id).
         header_order: header key order; defaults to ``INSTANT_TIME, SCHEMA``.
 
     Raises:

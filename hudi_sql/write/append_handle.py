@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from pyspark.sql.types import StructType
 
 from hudi_sql.commit.markers import IOType, Marker
-from hudi_sql.log.block import DataBlock, DeleteRecord, OrderingValue
+from hudi_sql.log.block import DeleteRecord, OrderingValue
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
@@ -82,8 +82,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
         if options.log_data_block_format == "parquet":
             blocks.append(encode_parquet_data_block(options.instant_time, schema_json, rows))
         else:
-            avro_rows = DataBlock(options.instant_time, schema_json, rows).to_avro_records()
-            blocks.append(encode_avro_data_block(options.instant_time, schema_json, avro_rows))
+            blocks.append(encode_avro_data_block(options.instant_time, schema_json, rows))
     if deletes.num_rows:
         ordering = options.ordering_field if options.event_time_ordering and not natural_deletes else None
         values = deletes.column(ordering).to_pylist() if ordering and ordering in deletes.column_names else None

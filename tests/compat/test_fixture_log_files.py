@@ -72,9 +72,13 @@ def _reencode(raw: RawBlock) -> bytes:
     if isinstance(block, DeleteBlock):
         return encode_delete_block(block.instant_time, block.schema, block.records, header_order=order)
     if block.block_type is BlockType.AVRO_DATA:
-        return encode_avro_data_block(
+        # Record by record (fastavro), and column-wise from the Arrow rows where the schema is flat.
+        by_record = encode_avro_data_block(
             block.instant_time, block.schema, block.to_avro_records(), header_order=order
         )
+        by_column = encode_avro_data_block(block.instant_time, block.schema, block.records, header_order=order)
+        assert by_column == by_record, f"column-wise encoding differs in a block of {block.instant_time}"
+        return by_record
     return frame_block(raw.block_type, raw.header, raw.content, raw.footer)
 
 
