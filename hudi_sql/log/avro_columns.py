@@ -23,8 +23,11 @@ nested records, arrays, maps), and the caller encodes those rows record by recor
 
 from __future__ import annotations
 
-__all__ = ["encode_datums"]
+__all__ = ["decode_datums", "encode_datums"]
 
+import functools
+import json
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +37,7 @@ import pyarrow.compute as pc
 
 _MAX_VARINT = 10  # bytes of a zig-zag encoded 64-bit value, at most
 _EMPTY = pa.scalar(b"", pa.large_binary())
+_LENGTH = struct.Struct(">i")
 
 
 def _binary(data: np.ndarray, lengths: np.ndarray) -> pa.Array:
@@ -139,14 +143,29 @@ def _field(column: pa.Array, value_type: tuple[str, str | None], branch: int | N
     return pc.binary_join_element_wise(index, values, _EMPTY)
 
 
-def encode_datums(schema: dict[str, Any], table: pa.Table) -> bytes | None:
+@functools.lru_cache(maxsize=64)
+def _parsed(schema_json: str) -> Any:
+    return json.loads(schema_json)
+
+
+def _record(schema: dict[str, Any] | str) -> dict[str, Any] | None:
+    """The record schema as a dict (a block header's JSON is parsed once); None if it is not a record."""
+    try:
+        record = _parsed(schema) if isinstance(schema, str) else schema
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and record.get("type") == "record" else None
+
+
+def encode_datums(schema: dict[str, Any] | str, table: pa.Table) -> bytes | None:
     """Each row of *table* as an Avro datum of record *schema*, each after its big-endian int32
     length: the body of an Avro data block. ``None`` when the schema or the columns are not
     ones this encoder handles (the caller then encodes record by record)."""
-    if schema.get("type") != "record" or table.num_rows == 0:
+    record = _record(schema)
+    if record is None or table.num_rows == 0:
         return None
     fields: list[pa.Array] = []
-    for avro_field in schema["fields"]:
+    for avro_field in record["fields"]:
         plan = _field_plan(avro_field["type"])
         if plan is None or avro_field["name"] not in table.column_names:
             return None
@@ -160,3 +179,119 @@ def encode_datums(schema: dict[str, Any], table: pa.Table) -> bytes | None:
     offsets = np.frombuffer(framed.buffers()[1], dtype=np.int64)
     start, end = int(offsets[framed.offset]), int(offsets[framed.offset + len(framed)])
     return framed.buffers()[2].slice(start, end - start).to_pybytes()
+
+
+# --- decoding ---------------------------------------------------------------------------------
+
+_CHUNK = 1 << 16  # records decoded together: bounds the gather indexes of string columns
+
+
+def _datum_starts(content: bytes, first: int, count: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Start and end of every datum (each follows its big-endian int32 length); None if they overrun."""
+    starts = np.empty(count, dtype=np.int64)
+    ends = np.empty(count, dtype=np.int64)
+    unpack = _LENGTH.unpack_from
+    pos = first
+    try:
+        for i in range(count):
+            (length,) = unpack(content, pos)
+            starts[i] = pos + 4
+            pos += 4 + length
+            ends[i] = pos
+    except struct.error:
+        return None
+    return (starts, ends) if pos == len(content) and bool(np.all(ends >= starts)) else None
+
+
+def _read_varints(data: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Zig-zag varints at *pos*: their values and byte lengths."""
+    window = data[pos[:, None] + np.arange(_MAX_VARINT)]
+    ends = window < 0x80
+    lengths = ends.argmax(axis=1) + 1  # a varint that never ends reads as 1 byte: caught by the end check
+    used = np.arange(_MAX_VARINT) < lengths[:, None]
+    groups = (window & 0x7F).astype(np.uint64) * used
+    zigzag = (groups << np.arange(0, 7 * _MAX_VARINT, 7, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    values = (zigzag >> np.uint64(1)).astype(np.int64) ^ -(zigzag & np.uint64(1)).astype(np.int64)
+    return values, lengths
+
+
+def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
+    return None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def _decode_field(data: np.ndarray, pos: np.ndarray, ends: np.ndarray, value_type: tuple[str, str | None],
+                  arrow_type: pa.DataType, valid: np.ndarray | None) -> pa.Array | None:
+    """One field of every record at *pos* (advanced past it); rows not *valid* hold no value.
+    ``None`` when a string or bytes value would run past its datum's end."""
+    n = len(pos)
+    live = np.ones(n, dtype=bool) if valid is None else valid
+    avro = value_type[0]
+    if avro in ("int", "long"):
+        values, lengths = _read_varints(data, pos)
+        pos += lengths * live
+        numbers = values.astype(np.int32 if arrow_type.bit_width == 32 else np.int64) * live
+        return pa.Array.from_buffers(arrow_type, n, [_validity(valid), pa.py_buffer(numbers)])
+    if avro in ("float", "double", "boolean"):
+        width = {"float": 4, "double": 8, "boolean": 1}[avro]
+        raw = data[pos[:, None] + np.arange(width)] * live[:, None]
+        pos += width * live
+        if avro == "boolean":
+            return pa.Array.from_buffers(arrow_type, n, [_validity(valid),
+                                                         pa.py_buffer(np.packbits(raw[:, 0] != 0, bitorder="little"))])
+        return pa.Array.from_buffers(arrow_type, n, [_validity(valid), pa.py_buffer(np.ascontiguousarray(raw))])
+    lengths, widths = _read_varints(data, pos)
+    lengths = np.where(live, lengths, 0)
+    pos += widths * live
+    if np.any(lengths < 0) or np.any(pos + lengths > ends):
+        return None
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    index = np.repeat(pos - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    pos += lengths
+    return pa.Array.from_buffers(arrow_type, n, [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data[index])])
+
+
+def _decode_chunk(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, plans: list[tuple[Any, int | None]],
+                  schema: pa.Schema) -> pa.RecordBatch | None:
+    pos = starts.copy()
+    columns = []
+    for (value_type, branch), field in zip(plans, schema, strict=True):
+        valid = None
+        if branch is not None:
+            index = data[pos]
+            if not np.isin(index, (0, 2)).all():
+                return None
+            valid = index == 2 * branch
+            pos += 1
+        column = _decode_field(data, pos, ends, value_type, field.type, valid)
+        if column is None or np.any(pos > ends):
+            return None
+        columns.append(column)
+    if not np.array_equal(pos, ends):
+        return None
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def decode_datums(schema: dict[str, Any] | str, arrow_schema: pa.Schema, content: bytes, first: int,
+                  count: int) -> pa.Table | None:
+    """The *count* datums of *content* from offset *first* (each after its big-endian int32
+    length) as a table of *arrow_schema*; ``None`` when the schema is not flat or the bytes do
+    not decode cleanly (the caller then decodes record by record, and names the problem)."""
+    record = _record(schema)
+    if record is None or count == 0:
+        return None
+    plans = [_field_plan(f["type"]) for f in record["fields"]]
+    if any(plan is None for plan in plans) or len(plans) != len(arrow_schema):
+        return None
+    bounds = _datum_starts(content, first, count)
+    if bounds is None:
+        return None
+    data = np.concatenate([np.frombuffer(content, dtype=np.uint8), np.zeros(_MAX_VARINT + 8, dtype=np.uint8)])
+    batches = []
+    for at in range(0, count, _CHUNK):
+        batch = _decode_chunk(data, bounds[0][at:at + _CHUNK], bounds[1][at:at + _CHUNK],
+                              plans, arrow_schema)  # type: ignore[arg-type]
+        if batch is None:
+            return None
+        batches.append(batch)
+    return pa.Table.from_batches(batches, schema=arrow_schema)

@@ -38,7 +38,6 @@ __all__ = [
 ]
 
 import io
-import json
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -203,7 +202,7 @@ def encode_avro_data_content(schema_json: str, records: Iterable[Mapping[str, An
         HudiSchemaError: when a record does not fit *schema_json*.
     """
     if isinstance(records, pa.Table):
-        body = encode_datums(json.loads(schema_json), records)
+        body = encode_datums(schema_json, records)
         if body is not None:
             return _INT.pack(BLOCK_CONTENT_VERSION) + _INT.pack(records.num_rows) + body
         records = records.to_pylist(maps_as_pydicts="strict")

@@ -34,7 +34,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_sql.errors import HudiFileFormatError, UnsupportedFeatureError
-from hudi_sql.log.avro_arrow import avro_records_to_arrow, parse_avro_schema
+from hudi_sql.log.avro_arrow import avro_records_to_arrow, avro_schema_to_arrow, parse_avro_schema
+from hudi_sql.log.avro_columns import decode_datums
 from hudi_sql.log.block import (
     BlockType,
     CommandBlock,
@@ -217,10 +218,10 @@ def decode_block(raw: RawBlock) -> DataBlock | DeleteBlock | CommandBlock:
     what = f"{raw.block_type.name} block at offset {raw.offset}"
     if raw.block_type is BlockType.AVRO_DATA:
         schema = _required(raw, HeaderKey.SCHEMA)
-        rows = _decode_avro_records(raw.content, schema, what)
-        return DataBlock(
-            raw.instant_time, schema, avro_records_to_arrow(rows, schema), raw.block_type, raw.header
-        )
+        table = _decode_avro_columns(raw.content, schema)
+        if table is None:
+            table = avro_records_to_arrow(_decode_avro_records(raw.content, schema, what), schema)
+        return DataBlock(raw.instant_time, schema, table, raw.block_type, raw.header)
     if raw.block_type is BlockType.PARQUET_DATA:
         try:
             table = pq.read_table(pa.BufferReader(raw.content))
@@ -253,6 +254,14 @@ def _required(raw: RawBlock, key: HeaderKey) -> str:
         raise HudiFileFormatError(
             f"{raw.block_type.name} block at offset {raw.offset} has no {key.name} header"
         ) from None
+
+
+def _decode_avro_columns(content: bytes, schema_json: str) -> pa.Table | None:
+    """The records of version 3 content decoded column-wise (:mod:`hudi_sql.log.avro_columns`);
+    ``None`` for what only the record decoder handles, or explains: other schemas, bad bytes."""
+    if len(content) < 8 or _INT.unpack_from(content, 0)[0] != BLOCK_CONTENT_VERSION:
+        return None
+    return decode_datums(schema_json, avro_schema_to_arrow(schema_json), content, 8, _INT.unpack_from(content, 4)[0])
 
 
 def _decode_avro_records(content: bytes, schema_json: str, what: str) -> list[dict[str, Any]]:
