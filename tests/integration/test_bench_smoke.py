@@ -8,20 +8,17 @@ No timing is asserted. delta-rs runs only when the optional ``deltalake`` packag
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
+from bench_runs import not_run, result_of, run_bench
 
 from bench.checksum import checksum_batches
 from bench.generate import batch_rows, day_rows
 from bench.workload import Scale
 
-REPO = Path(__file__).resolve().parents[2]
 HAS_DELTALAKE = importlib.util.find_spec("deltalake") is not None
 SYSTEMS = ["hudi_cow_bloom", "naive_pyspark", "pyarrow_floor", *(["deltars"] if HAS_DELTALAKE else [])]
 TINY = Scale("tiny", rows_per_day=500, days=2, batches=2)
@@ -70,61 +67,22 @@ def test_checksum_row_order_does_not_matter() -> None:
     assert checksum_batches([rows]) != checksum_batches([rows.slice(1)])
 
 
-def _run_bench(work: Path, systems: list[str], *extra: str) -> dict[str, Any]:
-    out = work / "results.json"
-    command = [
-        sys.executable,
-        "-m",
-        "bench.run",
-        "--scale",
-        "small",
-        "--rows-per-day",
-        "5000",
-        "--days",
-        "2",
-        "--batches",
-        "2",
-        "--systems",
-        ",".join(systems),
-        "--bloom-fallback",
-        "--no-scans",
-        "--work-dir",
-        str(work),
-        "--out",
-        str(out),
-        "--timeout",
-        "600",
-        "--jobs",
-        "2",
-        *extra,
-    ]
-    proc = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=1500)
-    assert out.exists(), f"no results written (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
-    run: dict[str, Any] = json.loads(out.read_text())
-    run["exit_code"], run["stdout"], run["stderr"] = proc.returncode, proc.stdout, proc.stderr
-    return run
-
-
 @pytest.fixture(scope="module")
 def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _run_bench(tmp_path_factory.mktemp("bench"), SYSTEMS)
-
-
-def _result(run: dict[str, Any], system: str) -> dict[str, Any]:
-    return next(r for r in run["results"] if r["system"] == system)
+    return run_bench(tmp_path_factory.mktemp("bench"), SYSTEMS)
 
 
 @pytest.mark.spark
 def test_bench_small_every_table_has_the_expected_rows(bench_run: dict[str, Any]) -> None:
     correctness = bench_run["correctness"]
-    failures = {r["system"]: r.get("message") for r in bench_run["results"] if r["status"] != "ok"}
+    failures = not_run(bench_run)
     assert not failures, f"systems did not run: {failures}\n{bench_run['stderr'][-4000:]}"
     assert correctness["ok"], correctness["detail"]
     assert bench_run["exit_code"] == 0
     expected = correctness["expected"]["base"]
     assert expected["count"] == 5000 * (2 + 2)
     for system in SYSTEMS:
-        result = _result(bench_run, system)
+        result = result_of(bench_run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [15000, 20000], system
     assert "| system |" in bench_run["stdout"]
@@ -137,7 +95,7 @@ def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
             "delta-rs peer not run: the optional 'deltalake' package is not installed "
             "(pip install 'hudi-sql[bench]')"
         )
-    result = _result(bench_run, "deltars")
+    result = result_of(bench_run, "deltars")
     assert result["status"] == "ok", result.get("message")
     assert result["final"] == bench_run["correctness"]["expected"]["base"]
 
@@ -145,14 +103,14 @@ def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
 @pytest.mark.spark
 def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path) -> None:
     systems = ["hudi_mor", "hudi_sql_merge_partial"]
-    run = _run_bench(tmp_path, systems, "--workload", "update_heavy")
+    run = run_bench(tmp_path, systems, "--workload", "update_heavy")
 
-    failures = {r["system"]: r.get("message") for r in run["results"] if r["status"] != "ok"}
+    failures = not_run(run)
     assert not failures, f"systems did not run: {failures}\n{run['stderr'][-4000:]}"
     assert run["correctness"]["ok"], run["correctness"]["detail"]
     expected = run["correctness"]["expected"]["base"]
     assert expected["count"] == 5000 * 2  # updates only
     for system in systems:
-        result = _result(run, system)
+        result = result_of(run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [10000, 10000], system

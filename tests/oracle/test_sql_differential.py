@@ -1,7 +1,10 @@
 """One SQL script through Apache Hudi's Spark SQL and through ``hudi_sql.connect(spark).sql``.
 
 Each statement runs in both engines (each on its own table of the same name); every query's rows
-must be equal, and a statement one engine accepts the other must accept too.
+must be equal, and a statement one engine accepts the other must accept too. Afterwards each
+engine reads both tables from storage (snapshot, meta columns included) and must see the same
+rows as the other: Apache Hudi reads what every script left in our table (overwrites, dropped
+partitions, savepoints and restores, clean, clustering, archival), and we read its table.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, assert_same_rows, ours_or_error, theirs_or_error
+from oracle_harness import TALLY, Oracle, assert_same_rows, ours, ours_or_error, theirs_or_error
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -258,7 +261,8 @@ def db(spark: Any) -> Iterator[Any]:
 @pytest.mark.parametrize("script", [
     pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]))
     if name in KNOWN_DIFFERENCES else name for name in sorted(SCRIPTS)])
-def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, script: str, tmp_path: Path) -> None:
+def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, spark: Any, script: str,
+                                             tmp_path: Path) -> None:
     table = f"{script}_{uuid.uuid4().hex[:6]}"
     failures = []
     our_vars: dict[str, str] = {}
@@ -283,7 +287,32 @@ def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, script: s
                 assert_same_rows(mine, theirs, what=what, tally=TALLY.script_steps)
             except AssertionError as exc:
                 failures.append(str(exc))
+    failures += _read_by_both(oracle, db, spark, table, script)
     assert not failures, "\n".join(failures)
+
+
+def _location(described: dict[str, Any] | str) -> str | None:
+    """The ``Location`` row of ``DESCRIBE TABLE EXTENDED``; None when the script dropped the table."""
+    if isinstance(described, str):
+        return None
+    return next((str(row[1]) for row in described["rows"] if row[0] == "Location"), None)
+
+
+def _read_by_both(oracle: Oracle, db: Any, spark: Any, table: str, script: str) -> list[str]:
+    """Each engine's table, as it stands after the script, read from storage by both engines."""
+    failures = []
+    describe = f"DESCRIBE TABLE EXTENDED {table}"
+    locations = {"ours": _location(ours_or_error(db, describe)),
+                 "Apache Hudi's": _location(theirs_or_error(oracle, describe))}
+    for whose, location in locations.items():
+        if location is None:
+            continue
+        try:
+            assert_same_rows(ours(spark.read.format("hudi").load(location)), oracle.read(location),
+                             what=f"{script}: {whose} table read by both engines", tally=TALLY.table_reads)
+        except AssertionError as exc:
+            failures.append(str(exc))
+    return failures
 
 
 def _first_cell(result: dict[str, Any] | str) -> str:
