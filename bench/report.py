@@ -177,7 +177,7 @@ def render(run: dict[str, Any]) -> str:
         mor = summary.get("hudi_mor", {}).get("scans_s", {})
         if "snapshot" in mor and "snapshot" in cow:
             derived.append(f"MOR snapshot ÷ COW snapshot: {mor['snapshot'] / cow['snapshot']:.2f}×")
-        for name, peer in (("hudi_cow_bloom", "apache_hudi_cow_bloom"), ("hudi_mor", "apache_hudi_mor")):
+        for name, peer in APACHE_PEER_OF.items():
             mine, theirs = summary.get(name, {}).get("scans_s", {}), summary.get(peer, {}).get("scans_s", {})
             if "snapshot" in mine and "snapshot" in theirs:
                 derived.append(f"{name} snapshot ÷ {peer} snapshot: {mine['snapshot'] / theirs['snapshot']:.2f}×")
