@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 SCHEMA = ("id INT, name STRING, price DOUBLE, ts BIGINT, city STRING, region STRING, "
@@ -45,3 +46,21 @@ def options(name: str, *, table_type: str, keygen: str = "simple", hive_style: b
     }
     opts.update(extra)
     return opts
+
+
+#: The ``hoodie.properties`` keys that say how records are keyed and partitioned.
+KEYGEN_PROPERTIES = ("hoodie.table.keygenerator.class", "hoodie.table.recordkey.fields",
+                     "hoodie.table.partition.fields", "hoodie.datasource.write.hive_style_partitioning")
+
+
+def table_properties(path: Path) -> dict[str, str]:
+    """``hoodie.properties`` as parsed (Java properties escapes undone)."""
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    return dict(TableMetaClient.load(str(path)).properties)
+
+
+def keygen_properties(path: Path, *extra: str) -> dict[str, str]:
+    """The key generator's properties (:data:`KEYGEN_PROPERTIES`, ``hoodie.keygen.*``) and *extra* keys."""
+    return {k: v for k, v in table_properties(path).items()
+            if k in KEYGEN_PROPERTIES or k in extra or k.startswith("hoodie.keygen.")}

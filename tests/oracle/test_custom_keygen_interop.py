@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from oracle_harness import Oracle, assert_same_rows, ours
+from oracle_tables import keygen_properties
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -29,9 +30,6 @@ CASES = [
 # columns and fails ("likely non-encoded slashes ... switching listing mode to eager"); its eager
 # listing, which it names as the workaround, reads the columns from the files.
 APACHE_READ = {"hoodie.metadata.enable": "false", "hoodie.datasource.read.file.index.listing.mode": "eager"}
-KEYGEN_PROPERTIES = ("hoodie.table.keygenerator.class", "hoodie.table.recordkey.fields",
-                     "hoodie.table.partition.fields", "hoodie.datasource.write.hive_style_partitioning",
-                     "hoodie.table.type")
 
 
 def _rows(ids: list[int], ts: int, tag: str) -> list[list[Any]]:
@@ -77,13 +75,6 @@ def _partition_folders(path: Path) -> set[str]:
     return {str(f.parent.relative_to(path)) for f in data}
 
 
-def _keygen_properties(path: Path) -> dict[str, str]:
-    from hudi_sql.table.meta_client import TableMetaClient
-
-    properties = dict(TableMetaClient.load(str(path)).properties)
-    return {k: v for k, v in properties.items() if k in KEYGEN_PROPERTIES or k.startswith("hoodie.keygen.")}
-
-
 @pytest.mark.parametrize(("name", "table_type", "hive_style", "output_format", "output_zone"), CASES,
                          ids=[c[0] for c in CASES])
 def test_custom_key_generator_tables_shared_with_apache_hudi(
@@ -113,4 +104,4 @@ def test_custom_key_generator_tables_shared_with_apache_hudi(
     assert_same_rows(snapshot[mine], snapshot[theirs], what=f"{name}: the two tables")
     assert len(snapshot[mine]["rows"]) == 12
     assert _partition_folders(mine) == _partition_folders(theirs)
-    assert _keygen_properties(mine) == _keygen_properties(theirs)
+    assert keygen_properties(mine, "hoodie.table.type") == keygen_properties(theirs, "hoodie.table.type")

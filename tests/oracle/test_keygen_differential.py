@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from oracle_harness import Oracle, assert_same_rows, ours
+from oracle_tables import keygen_properties, table_properties
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -114,22 +115,6 @@ def _check_generated_keys(result: dict[str, Any], engine: str) -> None:
         assert match.group(1) <= row[index["_hoodie_commit_time"]], f"{engine}: key {key!r} is newer than its row"
 
 
-def _properties(path: Path) -> dict[str, str]:
-    """``hoodie.properties`` as parsed (Java properties escapes undone)."""
-    from hudi_sql.table.meta_client import TableMetaClient
-
-    return dict(TableMetaClient.load(str(path)).properties)
-
-
-_KEYGEN_PROPERTIES = ("hoodie.table.keygenerator.class", "hoodie.table.recordkey.fields",
-                      "hoodie.table.partition.fields", "hoodie.datasource.write.hive_style_partitioning")
-
-
-def _keygen_properties(path: Path) -> dict[str, str]:
-    return {k: v for k, v in _properties(path).items()
-            if k in _KEYGEN_PROPERTIES or k.startswith("hoodie.keygen.")}
-
-
 def test_quickstart_table_without_record_key_same_rows_as_apache_hudi(
         oracle: Oracle, db: Any, tmp_path: Path) -> None:
     table = f"quickstart_{uuid.uuid4().hex[:6]}"
@@ -150,8 +135,8 @@ def test_quickstart_table_without_record_key_same_rows_as_apache_hudi(
         except AssertionError as exc:
             failures.append(str(exc))
     assert not failures, "\n".join(failures)
-    assert _keygen_properties(ours_path) == _keygen_properties(theirs_path)
-    assert "hoodie.table.recordkey.fields" not in _properties(ours_path)
+    assert keygen_properties(ours_path) == keygen_properties(theirs_path)
+    assert "hoodie.table.recordkey.fields" not in table_properties(ours_path)
 
 
 @pytest.mark.parametrize("case", sorted(TIMESTAMP_CASES))
@@ -183,4 +168,4 @@ def test_timestamp_key_generator_in_tblproperties_same_partition_paths_as_apache
         return ours(spark.read.format("hudi").load(str(path)).select(*columns))
 
     assert_same_rows(snapshot(ours_path), snapshot(theirs_path), what=f"timestamp keygen {case}")
-    assert _keygen_properties(ours_path) == _keygen_properties(theirs_path)
+    assert keygen_properties(ours_path) == keygen_properties(theirs_path)
