@@ -6,6 +6,7 @@ from hudi_sql.config.read import HudiReadConfig, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
 from hudi_sql.config.services import CleanerPolicy as CleanerPolicy
 from hudi_sql.config.services import HudiServiceConfig as HudiServiceConfig
+from hudi_sql.config.streaming import HudiStreamingConfig
 from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 
@@ -15,6 +16,7 @@ __all__ = [
     "HudiCompactionConfig",
     "HudiConfigs",
     "HudiReadConfig",
+    "HudiStreamingConfig",
     "HudiTableConfig",
     "HudiWriteConfig",
     "IndexType",

@@ -25,6 +25,7 @@ __all__ = [
     "ConfigScope",
     "HudiConfigs",
     "all_config_enums",
+    "canonical_key",
     "import_plugin_modules",
     "parse_bool",
     "parse_float",
@@ -287,6 +288,16 @@ def import_plugin_modules(modules: Iterable[str], kind: str) -> None:
             importlib.import_module(module)
         except ImportError:  # pragma: no cover - the catalog package is part of the distribution
             _log.debug("%s plugin %s not available", kind, module)
+
+
+def canonical_key(key: str) -> str:
+    """*key* as the registry (or Apache Hudi) spells it, matched regardless of case: Spark hands
+    a Python data source its options lower-cased (``...streaming.startoffset``)."""
+    known = _known_keys()
+    if key in known:
+        return key
+    spelled = {k.lower(): k for k in (*known, *apache_keys.apache_keys())}
+    return spelled.get(key.lower(), key)
 
 
 def _known_keys() -> dict[str, ConfigOption[Any]]:

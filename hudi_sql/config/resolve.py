@@ -210,6 +210,15 @@ class WriteConfig:
         )
 
     @property
+    def commit_extra_metadata(self) -> dict[str, str]:
+        """The options stored in the commit's extra metadata: those whose keys start with
+        ``hoodie.datasource.write.commitmeta.key.prefix`` (Apache Hudi's rule, default ``_``)."""
+        prefix = self.configs.get(HudiWriteConfig.COMMIT_METADATA_KEY_PREFIX)
+        if not prefix:
+            return {}
+        return {key: value for key, value in self.configs.raw().items() if key.startswith(prefix)}
+
+    @property
     def dedup(self) -> bool:
         """Whether this operation combines duplicate keys of the batch before writing."""
         return {

@@ -138,6 +138,10 @@ class HudiWriteConfig(ConfigScope):
     OVERWRITE_MODE = ConfigOption("hoodie.datasource.overwrite.mode", parse_str, None,
                       "SQL INSERT OVERWRITE: STATIC or DYNAMIC (unset: spark.sql.sources.partitionOverwriteMode).",
                       ("STATIC", "DYNAMIC"))
+    COMMIT_METADATA_KEY_PREFIX = ConfigOption(
+        "hoodie.datasource.write.commitmeta.key.prefix", parse_str, "_",
+        "Options whose keys start with this prefix are stored in the commit's extra metadata (a pipeline's "
+        "checkpoint, the streaming sink's batch ids); an empty prefix stores none.")
     MARKERS_TYPE = ConfigOption("hoodie.write.markers.type", parse_str, "DIRECT", "DIRECT or TIMELINE_SERVER_BASED.",
                     ("DIRECT", "TIMELINE_SERVER_BASED"))
     ROLLBACK_USING_MARKERS = ConfigOption("hoodie.rollback.using.markers", parse_bool, True,

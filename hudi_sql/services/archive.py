@@ -29,7 +29,7 @@ The archive file is written and the instant files are deleted inside one
 
 from __future__ import annotations
 
-__all__ = ["ArchivePlan", "ArchiveResult", "ArchiveSettings", "archive", "maybe_archive", "plan_archive",
+__all__ = ["ArchivePlan", "ArchiveResult", "ArchiveSettings", "archive", "has_archived_instants", "maybe_archive", "plan_archive",
            "plan_archive_from", "read_archived_entries", "read_archived_instants"]
 
 import functools
@@ -344,6 +344,12 @@ def _entry(meta_client: TableMetaClient, instant: Instant) -> dict[str, Any]:
         _log.warning("Archiving %s without its metadata: %s", instant, exc)
         return {k: entry[k] for k in ("commitTime", "actionState", "actionType", "version")}
     return entry
+
+
+def has_archived_instants(meta_client: TableMetaClient) -> bool:
+    """Whether archival moved instants out of the active timeline (their commits' metadata is
+    then no longer where incremental readers look)."""
+    return bool(_archive_files(meta_client))
 
 
 def _archive_files(meta_client: TableMetaClient) -> list[tuple[int, str]]:

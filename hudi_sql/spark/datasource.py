@@ -6,7 +6,8 @@ Spark 4 registers a Python data source by itself from every installed top-level 
 :mod:`pyspark_hudi` is that module, and this class is its ``DefaultSource``. So in a session
 hudi-sql did not set up (plain ``pyspark``, ``spark-submit``, Spark's own Thrift server),
 ``spark.read.format("hudi").load(path)`` works with Apache Hudi's read options: snapshot,
-read_optimized, incremental and time travel (``as.of.instant``).
+read_optimized, incremental and time travel (``as.of.instant``); so does
+``spark.readStream.format("hudi").load(path)``, in every session (:mod:`hudi_sql.streaming.source`).
 
 How a read runs. Spark calls :meth:`HudiDataSource.schema` and :meth:`HudiDataSource.reader`
 in Python workers started by the driver, so the plan (:func:`~hudi_sql.read.plan.plan_read`)
@@ -21,7 +22,8 @@ Python here too: the data source API has no way to hand them to Spark's Parquet 
 What it refuses, with a :class:`~hudi_sql.errors.HudiError` naming the alternative:
 
 * writes (``df.write.format("hudi")`` outside hudi-sql's sessions): a Hudi write controls its
-  own shuffle and commit, which the data source API does not allow;
+  own shuffle and commit, which the data source API does not allow (streaming writes go
+  through ``foreachBatch`` instead, :mod:`hudi_sql.streaming.sink`);
 * reads of a catalog table ``USING hudi`` that hudi-sql did not register: Spark 4 hands a
   Python data source no options at all for such a table (not its location, not its
   properties; checked on Spark 4.3), only its schema, so the source finds the table only
@@ -38,25 +40,28 @@ __all__ = [
     "WRITE_INSTEAD",
     "HudiDataSource",
     "HudiDataSourceReader",
-    "SliceInputPartition",
-    "SliceReadContext",
     "register_datasource",
 ]
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceWriter,
+    InputPartition,
+)
 
 from hudi_sql.errors import HudiConfigError, HudiError
+from hudi_sql.spark.slice_read import SliceInputPartition, read_slice, slice_read
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
-    from hudi_sql.model.payload import Payload
     from hudi_sql.read.file_group_reader import FileSliceSpec
     from hudi_sql.read.plan import ReadPlan
     from hudi_sql.table.meta_client import TableMetaClient
@@ -89,43 +94,6 @@ def _no_path_error() -> HudiError:
         "found.", help=USE_INSTEAD)
 
 
-@dataclass(frozen=True)
-class SliceReadContext:
-    """What every read task needs besides its slice (picklable; made from one :class:`ReadPlan`).
-
-    Attributes:
-        target_schema_json: the Spark schema of the rows, as JSON (Arrow schemas are built from it).
-        completed_instants: instants whose log blocks count (the plan's).
-        max_instant: the query instant (log blocks after it are ignored).
-        timeline_start: the first write instant of the active timeline.
-        ordering_field, payload: how log records merge with base rows.
-        begin, end: incremental queries keep rows with ``_hoodie_commit_time`` in (begin, end].
-        skip_undecodable_blocks: the read option ``ignoreCorruptFiles`` (Spark's name): a log
-            block that does not decode is skipped with a warning instead of failing the read.
-        output_columns: the columns Spark asked for, when the read needs more (a catalog table's
-            schema without the meta columns: merging and incremental filtering use them).
-    """
-
-    target_schema_json: str
-    completed_instants: tuple[str, ...]
-    max_instant: str | None
-    timeline_start: str | None
-    ordering_field: str | None
-    payload: Payload
-    begin: str | None = None
-    end: str | None = None
-    skip_undecodable_blocks: bool = False
-    output_columns: tuple[str, ...] | None = None
-
-
-class SliceInputPartition(InputPartition):
-    """One input partition of a read: one file slice (base file and/or log files)."""
-
-    def __init__(self, spec: FileSliceSpec) -> None:
-        super().__init__(spec)
-        self.spec = spec
-
-
 def _table_path(options: Mapping[str, str]) -> str:
     path = options.get("path")
     if not path:
@@ -153,7 +121,10 @@ def _with_marker(options: Mapping[str, str], schema: StructType) -> Mapping[str,
 
 
 def _read_options(options: Mapping[str, str]) -> dict[str, str]:
-    return {str(k): str(v) for k, v in options.items() if str(k).lower() not in _SPARK_OPTIONS}
+    """The Hudi options of a read, spelled as the registry spells them (Spark lower-cases them)."""
+    from hudi_sql.config.registry import canonical_key
+
+    return {canonical_key(str(k)): str(v) for k, v in options.items() if str(k).lower() not in _SPARK_OPTIONS}
 
 
 def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadPlan]:
@@ -199,6 +170,15 @@ class HudiDataSource(DataSource):
         ignore = next((str(v) for k, v in options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
         return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true")
 
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        """``spark.readStream.format("hudi").load(path)``: the records of each newly completed
+        commit (:mod:`hudi_sql.streaming.source`)."""
+        from hudi_sql.spark.table_marker import unmarked
+        from hudi_sql.streaming.source import HudiStreamReader
+
+        options = _with_marker(self.options, schema)
+        return HudiStreamReader(_table_path(options), _read_options(options), unmarked(schema))
+
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         raise _refuse_write()
 
@@ -208,24 +188,8 @@ class HudiDataSourceReader(DataSourceReader):
 
     def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
                  skip_undecodable_blocks: bool = False) -> None:
-        from hudi_sql.config import QueryType
-        from hudi_sql.model.schema import META_FIELDS
-        from hudi_sql.read.file_group_reader import FileSliceSpec
-        from hudi_sql.read.merge_exec import slice_specs
-        from hudi_sql.spark.schema import add_meta_fields
-
-        ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
-        first = meta.timeline.write_timeline().first
-        incremental = plan.query_type is QueryType.INCREMENTAL
-        names = schema.fieldNames()
-        complete = all(name in names for name in META_FIELDS)
-        self.context = SliceReadContext(
-            (schema if complete else add_meta_fields(schema)).json(), plan.completed_instants, plan.as_of,
-            first.instant_time if first else None, ordering_field, payload,
-            plan.begin if incremental else None, plan.end if incremental else None,
-            skip_undecodable_blocks, None if complete else tuple(names))
-        base_only = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
-        self._specs: list[FileSliceSpec] | None = base_only + slice_specs(plan)
+        self.context, specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable_blocks)
+        self._specs: list[FileSliceSpec] | None = specs
 
     def __getstate__(self) -> dict[str, Any]:
         # Spark ships the reader to every read task; the slices travel one per input partition.
@@ -244,33 +208,6 @@ class HudiDataSourceReader(DataSourceReader):
         if not isinstance(partition, SliceInputPartition):  # an empty table: Spark's single empty partition
             return iter(())
         return iter(read_slice(self.context, partition.spec).to_batches())
-
-
-def read_slice(context: SliceReadContext, spec: FileSliceSpec) -> pa.Table:
-    """The rows of one slice in a read task: merged, then filtered to the incremental range."""
-    import pyarrow.compute as pc
-    from pyspark.sql.types import StructType
-
-    from hudi_sql.model.schema import COMMIT_TIME_FIELD
-    from hudi_sql.read.file_group_reader import read_file_slice
-    from hudi_sql.spark.schema import to_arrow_schema
-
-    target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
-    table = read_file_slice(spec, target, completed_instants=context.completed_instants,
-                            max_instant=context.max_instant, timeline_start=context.timeline_start,
-                            ordering_field=context.ordering_field, payload=context.payload,
-                            skip_undecodable_blocks=context.skip_undecodable_blocks)
-    if context.begin is not None and context.end is not None:
-        times = table.column(COMMIT_TIME_FIELD)
-        table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))
-    return table.select(list(context.output_columns)) if context.output_columns is not None else table
-
-
-def _json(text: str) -> dict[str, Any]:
-    import json
-
-    value: dict[str, Any] = json.loads(text)
-    return value
 
 
 _registered: set[int] = set()

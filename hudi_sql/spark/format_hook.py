@@ -7,7 +7,9 @@ commit. Neither fits the data source API. So in the sessions hudi-sql registers,
 ``hudi`` format of ``DataFrameReader.load`` and ``DataFrameWriter.save`` is handled by
 :func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`, and
 ``DataFrameWriter.saveAsTable`` by the SQL session (it creates or resolves a catalog table);
-every other format goes to Spark unchanged.
+and ``DataStreamWriter.start`` by the streaming sink (:mod:`hudi_sql.streaming.sink`); every
+other format goes to Spark unchanged. Streaming reads need no hook: the ``hudi`` Python data
+source serves ``readStream`` in every session.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ def install(spark: SparkSession) -> None:
     if _installed:
         return
     from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-    for cls in (DataFrameReader, DataFrameWriter):
+    for cls in (DataFrameReader, DataFrameWriter, DataStreamWriter):
         _wrap_option_methods(cls)
+    _wrap_stream_start(DataStreamWriter)
     original_load = DataFrameReader.load
     original_save = DataFrameWriter.save
     original_mode = DataFrameWriter.mode
@@ -97,6 +101,34 @@ def install(spark: SparkSession) -> None:
     DataFrameWriter.mode = mode  # type: ignore[method-assign]
     DataFrameWriter.save = save  # type: ignore[method-assign]
     _installed = True
+
+
+def _wrap_stream_start(cls: Any) -> None:
+    """``writeStream.format("hudi").start(path)``: the Hudi streaming sink, through Spark's
+    ``foreachBatch`` (:mod:`hudi_sql.streaming.sink` says why)."""
+    original_start = cls.start
+    original_partition_by = cls.partitionBy
+
+    @functools.wraps(original_partition_by)
+    def partition_by(self: Any, *cols: Any) -> Any:
+        names = cols[0] if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else cols
+        self._hudi_partition_by = [str(c) for c in names]
+        return original_partition_by(self, *cols)
+
+    @functools.wraps(original_start)
+    def start(self: Any, path: str | None = None, format: str | None = None, outputMode: str | None = None,
+              partitionBy: Any = None, queryName: str | None = None, **options: Any) -> Any:
+        if not _is_hudi(self, format):
+            return original_start(self, path, format, outputMode, partitionBy, queryName, **options)
+        from hudi_sql.streaming.sink import StreamingSink, start_options
+
+        merged = _merged_options(self, options)
+        base = path or merged.pop("path", None)
+        sink = StreamingSink(base or "", start_options(merged, partitionBy or getattr(self, "_hudi_partition_by", None)))
+        self.foreachBatch(sink)
+        return original_start(self, None, None, outputMode, None, queryName)
+
+    cls.partitionBy, cls.start = partition_by, start
 
 
 def _is_hudi(obj: Any, format: str | None) -> bool:

@@ -252,7 +252,7 @@ class WriteClient:
                 index.release()
         metadata = CommitMetadata(
             partition_to_write_stats=group_stats(stats), operation_type=operation.value,
-            extra_metadata={"schema": schema_json},
+            extra_metadata={**config.commit_extra_metadata, "schema": schema_json},
         )
         txn.complete(metadata)
         self.post_commit(df.sparkSession, meta)

@@ -118,7 +118,8 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
             tagged.unpersist()
     metadata = CommitMetadata(
         partition_to_write_stats=group_stats(stats), operation_type=operation.value,
-        extra_metadata={"schema": schema_json}, partition_to_replace_file_ids=replaced,
+        extra_metadata={**client.config.commit_extra_metadata, "schema": schema_json},
+        partition_to_replace_file_ids=replaced,
     )
     txn.complete(metadata)
     client.post_commit(df.sparkSession, meta)

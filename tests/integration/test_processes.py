@@ -203,3 +203,70 @@ def test_writer_killed_mid_commit_previous_snapshot_visible_and_next_write_rolls
     final = our_table(spark, str(table))
     assert final.num_rows == 31
     assert data_rows(final, "id") == data_rows(rust_table(str(table)), "id")
+
+
+# -- streaming -----------------------------------------------------------------------------------
+
+
+def _stream_driver(master: str, state: Path, *args: str) -> list[str]:
+    return [sys.executable, str(DRIVERS / "stream_into.py"), master, str(state), *args]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_stream_killed_mid_batch_three_times_resumes_and_applies_every_batch_once(
+        spark: Any, tmp_path: Path, table_type: str) -> None:
+    from streaming_helpers import committed_batches, expected_rows, write_input_files, writes_in_flight
+
+    source, table, checkpoint = tmp_path / "in", tmp_path / "t", tmp_path / "ck"
+    batches = write_input_files(source, files=5)
+    command = _stream_driver("local[2]", tmp_path / "state", "write", str(source), str(table), str(checkpoint),
+                             table_type)
+    killed: set[str] = set()
+    for _ in range(3):
+        proc = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            deadline = time.time() + 180
+            while time.time() < deadline and proc.poll() is None and not writes_in_flight(table) - killed:
+                time.sleep(0.05)
+            fresh = writes_in_flight(table) - killed
+            assert fresh, "the stream ended (or stalled) before a micro-batch could be killed"
+            _kill_tree(proc.pid)  # SIGKILL: the driver, its JVM and its Python workers at once
+            killed |= fresh
+        finally:
+            _stop(proc)
+    final = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=600, check=False,
+                           start_new_session=True)
+    assert final.returncode == 0 and "DONE" in final.stdout, final.stderr[-3000:]
+
+    assert data_rows(our_table(spark, str(table)), "id") == expected_rows(batches)
+    assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
+    assert sorted(committed_batches(str(table))) == list(range(5))  # no batch lost, none applied twice
+    meta = TableMetaClient.load(str(table))
+    assert not meta.timeline.pending_writes(), "a killed batch's instant was left behind"
+    rolled_back = {t for i in meta.timeline.completed().with_actions(Action.ROLLBACK)
+                   for t in meta.rollback_metadata(i.instant_time)["commitsRollback"]}
+    assert killed <= rolled_back | set(meta.timeline.completed_writes().times())
+
+
+def test_stream_into_and_out_of_a_table_on_a_standalone_cluster(
+        spark: Any, standalone_cluster: str, tmp_path: Path) -> None:
+    from streaming_helpers import expected_rows, write_input_files
+
+    source, table, output = tmp_path / "in", tmp_path / "t", tmp_path / "out"
+    batches = write_input_files(source, files=3)
+    for args in (("write", str(source), str(table), str(tmp_path / "ck-in"), "MERGE_ON_READ"),
+                 ("read", str(table), str(output), str(tmp_path / "ck-out"))):
+        run = subprocess.run(_stream_driver(standalone_cluster, tmp_path / f"state-{args[0]}", *args), env=_env(),
+                             capture_output=True, text=True, timeout=600, check=False, start_new_session=True)
+        assert run.returncode == 0 and "DONE" in run.stdout, run.stderr[-3000:]
+    assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
+    # The source emitted each commit's records: the latest value of every key (each written once
+    # per commit, and a key's last commit holds its final value).
+    emitted = spark.read.parquet(str(output)).select("_hoodie_commit_time", "id", "v", "ts", "p").toArrow()
+    last_per_key: dict[int, dict[str, Any]] = {}
+    for row in sorted(emitted.to_pylist(), key=lambda r: r["_hoodie_commit_time"]):
+        last_per_key[row["id"]] = {k: row[k] for k in ("id", "v", "ts", "p")}
+    assert sorted(last_per_key.values(), key=lambda r: str(r["id"])) == expected_rows(batches)
+    pairs = [(r["_hoodie_commit_time"], r["id"]) for r in emitted.to_pylist()]
+    assert len(pairs) == len(set(pairs)), "a record was emitted twice"

@@ -53,6 +53,8 @@ LAYERS: dict[str, int] = {
     "hudi_sql.read.api": 6,
     "hudi_sql.spark.datasource": 6,
     "hudi_sql.spark.format_hook": 6,
+    # Structured Streaming: the sink (above the write client) and the source (the data source's)
+    "hudi_sql.streaming": 6,
     "hudi_sql.spark.session": 6,
     "hudi_sql": 6,
     # the table health report: figures from the timeline, listings and the clean planner

@@ -84,3 +84,13 @@ def test_configs_of_minimum_value_passes() -> None:
 
     configs = HudiConfigs.of({"hoodie.parquet.small.file.limit": "0", "hoodie.upsert.shuffle.parallelism": "0"})
     assert configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT) == 0
+
+
+def test_option_keys_lower_cased_by_spark_are_spelled_back_as_declared() -> None:
+    from hudi_sql.config.registry import canonical_key
+
+    assert canonical_key("hoodie.datasource.streaming.startoffset") == "hoodie.datasource.streaming.startOffset"
+    assert canonical_key("hoodie.datasource.query.type") == "hoodie.datasource.query.type"
+    assert canonical_key("hoodie.datasource.read.streaming.table.version") == (
+        "hoodie.datasource.read.streaming.table.version")  # Apache Hudi's, not implemented here
+    assert canonical_key("hoodie.no.such.key") == "hoodie.no.such.key"  # left for validation to refuse
