@@ -101,6 +101,11 @@ class TableName:
         return f"{self.database}.{self.name}" if self.database else self.name
 
 
+#: The begin instant of ``hudi_table_changes`` that resumes where the statement's target table
+#: last stopped reading the source (:mod:`hudi_sql.sql.operations.pipeline`).
+CHECKPOINT_BEGIN = "checkpoint"
+
+
 @dataclass(frozen=True)
 class TableRef:
     """One table reference in a query, as the runner must bind it.

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import hudi_sql
 from hudi_sql.apps.cli import main
 
 pytestmark = pytest.mark.spark
@@ -48,6 +49,7 @@ def test_examples_exist() -> None:
         "incremental_etl",
         "time_travel",
         "compaction_and_clean",
+        "incremental_pipeline",
     }
 
 
@@ -69,6 +71,11 @@ def test_example_runs(spark: Any, script: Path) -> None:
             ("2024-05-02", 1, "7.25"),
             ("2024-05-03", 1, "12.00"),
         ]
+    elif script.stem == "incremental_pipeline":
+        assert [(r["day"], r["orders"], r["revenue"]) for r in last] == [
+            ("2024-05-01", 2, "30.50"),
+            ("2024-05-02", 1, "7.25"),
+        ]
     elif script.stem == "time_travel":
         assert [(r["sku"], r["price"]) for r in results[-3]] == [("apple", 1.2), ("pear", 2.0)]
     elif script.stem == "compaction_and_clean":
@@ -77,3 +84,45 @@ def test_example_runs(spark: Any, script: Path) -> None:
         cleaned = results[-3]
         assert cleaned and cleaned[0]["total_files_deleted"] > 0
         assert [(r["id"], r["value"]) for r in last] == [(1, 11.0), (2, 102.0), (3, 26.0)]
+
+
+def _statement(script: Path, starting: str) -> str:
+    """The statement of *script* that starts with *starting* (comments dropped)."""
+    text = "\n".join(line for line in script.read_text().splitlines() if not line.lstrip().startswith("--"))
+    return next(part.strip() for part in text.split(";") if part.strip().startswith(starting))
+
+
+def _location(db: Any, table: str) -> str:
+    return str(db.sql(f"DESCRIBE EXTENDED {table}").where("col_name = 'Location'").collect()[0]["data_type"])
+
+
+def test_incremental_pipeline_rerun_reads_only_what_changed_since_its_checkpoint(spark: Any) -> None:
+    from hudi_sql.errors import HudiSqlError
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    script = next(p for p in EXAMPLES if p.stem == "incremental_pipeline")
+    run_example(spark, script)
+    db = hudi_sql.connect(spark)
+    database = "example_incremental_pipeline"
+    merge = _statement(script, "MERGE INTO")
+    db.sql(f"INSERT INTO {database}.orders VALUES (2, 'bob', 22.50, 2, DATE '2024-05-01'), "
+           f"(4, 'dan', 12.00, 2, DATE '2024-05-03')")
+    spark.catalog.setCurrentDatabase(database)
+    try:
+        changed = db.sql(merge).collect()[0]
+        assert changed["num_affected_rows"] == 2  # 2024-05-01 and 2024-05-03; 05-02 was not read again
+        assert [tuple(r) for r in db.sql("SELECT day, orders, revenue FROM daily_revenue ORDER BY day").collect()] == [
+            tuple(r) for r in db.sql("SELECT day, count(*), sum(amount) FROM orders GROUP BY day ORDER BY day").collect()]
+        orders, revenue = (TableMetaClient.load(_location(db, n)) for n in ("orders", "daily_revenue"))
+        recorded = {r["metadata_key"]: r["metadata_value"] for r in db.sql(
+            "CALL show_commit_extra_metadata(table => 'daily_revenue')").collect()}
+        checkpoints = {k: v for k, v in recorded.items() if k.startswith("_hudi_sql.checkpoint.")}
+        assert list(checkpoints.values()) == [orders.timeline.completed_writes().last.instant_time]
+        commits = revenue.timeline.completed_writes().times()
+        unchanged = db.sql(merge).collect()[0]  # nothing new upstream: nothing read, nothing written
+        assert unchanged["num_affected_rows"] == 0
+        assert TableMetaClient.load(revenue.base_path).timeline.completed_writes().times() == commits
+        with pytest.raises(HudiSqlError, match="INSERT INTO or MERGE INTO"):
+            db.sql("SELECT * FROM hudi_table_changes('orders', 'latest_state', 'checkpoint')").collect()
+    finally:
+        spark.catalog.setCurrentDatabase("default")

@@ -164,7 +164,7 @@ def _time_travel(table: exp.Table) -> str | None:
 def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.TableRef:
     args = table.this.expressions
     values = [string_value(arg, f"argument {i + 1} of {function}") for i, arg in enumerate(args)]
-    changes = "'latest_state' | 'cdc', 'begin' [, 'end']"
+    changes = "'latest_state' | 'cdc', 'begin' | 'earliest' | 'checkpoint' [, 'end']"
     usage = {
         "hudi_query": "hudi_query('table', 'snapshot' | 'read_optimized')",
         "hudi_table_changes": f"hudi_table_changes('table' | 'path', {changes})",
@@ -178,7 +178,7 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
         if not 3 <= len(values) <= 4 or values[1].lower() not in ("latest_state", "cdc"):
             raise HudiSqlError(f"bad arguments for {function}: {to_sql(table.this)}", help=f"use {usage}")
         query_type, incremental_format = QueryType.INCREMENTAL, values[1].lower()
-        begin = "000" if values[2].lower() == "earliest" else values[2]
+        begin = {"earliest": "000", st.CHECKPOINT_BEGIN: st.CHECKPOINT_BEGIN}.get(values[2].lower(), values[2])
         end = values[3] if len(values) == 4 else None
     target = values[0]
     by_path = function == "hudi_table_changes_by_path" or "/" in target

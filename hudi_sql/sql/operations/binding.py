@@ -44,6 +44,7 @@ from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.context import OperationContext, Resolved
+from hudi_sql.sql.operations.pipeline import checkpoint_range
 from hudi_sql.sql.planner import read_options
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def bound(ctx: OperationContext, refs: tuple[st.TableRef, ...]) -> Iterator[dict
 def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     """The snapshot *ref* reads when it names a Hudi table (or path), else ``None``."""
     if ref.path is not None:
-        return ctx.snapshot(ref.path, read_options(ref, ctx.options))
+        return ctx.snapshot(ref.path, read_options(_resumed(ref, ref.path), ctx.options))
     assert ref.name is not None
     resolved, query_type = _resolve_read(ctx, ref.name)
     if _is_hudi_view(resolved):
@@ -107,7 +108,15 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     assert info is not None and info.location is not None
     if query_type is not None and ref.query_type is None and ref.as_of is None and ref.table_function is None:
         ref = replace(ref, query_type=query_type)
-    return ctx.snapshot(info.location, read_options(ref, ctx.options))
+    return ctx.snapshot(info.location, read_options(_resumed(ref, info.location), ctx.options))
+
+
+def _resumed(ref: st.TableRef, location: str) -> st.TableRef:
+    """*ref* with a ``'checkpoint'`` begin instant replaced by the range it resumes (:mod:`.pipeline`)."""
+    if ref.table_function is None or ref.begin != st.CHECKPOINT_BEGIN:
+        return ref
+    begin, end = checkpoint_range(location, str(ref.name) if ref.name is not None else location)
+    return replace(ref, begin=begin, end=end)
 
 
 def reads_hudi(ctx: OperationContext, ref: st.TableRef) -> bool:

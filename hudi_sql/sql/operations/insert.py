@@ -19,6 +19,7 @@ from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.partitions import decoded_partition, live_partitions
+from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import drop_meta_columns, write_frame
 from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_insert, spec_matches
@@ -114,7 +115,7 @@ def insert_into(ctx: OperationContext, statement: st.InsertInto, resolved: Resol
     if plan.static_partition is not None:
         options[HudiWriteConfig.STATIC_OVERWRITE_PARTITIONS.key] = ",".join(
             static_partitions(facts, plan.static_partition))
-    with bound(ctx, refs) as views:
+    with writing_to(facts.location), bound(ctx, refs) as views:
         source = ctx.spark.sql(statement.query.bind(views))
         frame = aligned_frame(source, facts, statement)
         if plan.dup_policy == DupPolicy.FAIL:

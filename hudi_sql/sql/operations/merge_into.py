@@ -52,6 +52,7 @@ from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.columns import column
 from hudi_sql.sql.operations.context import OperationContext, Resolved
+from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import key_columns, write_changes
 from hudi_sql.sql.planner import HudiTableFacts, write_options
@@ -86,7 +87,7 @@ def _ident(index: int) -> str:
 @on_hudi_table(lambda statement: statement.target)
 def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolved) -> DataFrame:
     facts = ctx.facts(resolved)
-    with bound(ctx, statement.table_refs) as views:
+    with writing_to(facts.location), bound(ctx, statement.table_refs) as views:
         upserts = upsert_source(ctx, statement, facts, views)
         if upserts is not None:
             return write_changes(ctx, facts, upserts, None)

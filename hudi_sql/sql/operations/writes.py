@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from hudi_sql.config import HudiWriteConfig
 from hudi_sql.errors import CommitStateUnknownError, HudiError
 from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
+from hudi_sql.sql.operations.pipeline import checkpoint_options
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def write_frame(
     from hudi_sql.write.api import write
 
     try:
-        return write(df, facts.location, dict(options))
+        return write(df, facts.location, {**options, **checkpoint_options()})
     except CommitStateUnknownError:
         raise
     except BaseException:

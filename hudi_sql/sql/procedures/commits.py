@@ -1,4 +1,5 @@
-"""Commits: ``show_commits``, ``show_commits_metadata``, ``rollback_to_instant`` (Hudi 0.14 columns)."""
+"""Commits: ``show_commits``, ``show_commits_metadata``, ``show_commit_extra_metadata``,
+``rollback_to_instant`` (Apache Hudi's columns)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,30 @@ def show_commits_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
                         s.total_write_bytes,
                     )
                 )
+    return rows[: args["limit"]]
+
+
+@procedure(
+    "show_commit_extra_metadata",
+    args=[Arg("table", required=True), Arg("limit", "int", default=100), Arg("instant_time"),
+          Arg("metadata_key")],
+    output="instant_time string, action string, metadata_key string, metadata_value string",
+    description="The extra metadata of the latest commit (or of instant_time): its schema, a stream's "
+    "batch ids, a pipeline's checkpoints; one key with metadata_key.",
+)
+def show_commit_extra_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    commits = _commits(ctx.meta(args))
+    wanted = args.get("instant_time")
+    chosen = next((c for c in commits if wanted is None or c[0].instant_time == str(wanted)), None)
+    if chosen is None:
+        raise HudiTimelineError(
+            f"Commit {wanted} not found in the commits of table '{args['table']}'." if wanted is not None
+            else f"Table '{args['table']}' has no commit yet.",
+            help=f"CALL show_commits(table => '{args['table']}') lists them")
+    instant, metadata = chosen
+    key = str(args["metadata_key"]).strip() if args.get("metadata_key") is not None else None
+    rows = [(instant.instant_time, instant.action.value, k, v) for k, v in metadata.extra_metadata.items()
+            if key is None or k == key]
     return rows[: args["limit"]]
 
 
