@@ -67,6 +67,19 @@ def test_show_procedures_named_and_positional(db: Any) -> None:
     assert sizes[-1]["commit_time"] == "ALL" and sizes[-1]["num_files"] == 3
 
 
+def test_show_commit_extra_metadata_of_the_latest_or_a_named_commit(db: Any) -> None:
+    commits = [c["commit_time"] for c in call(db, "CALL show_commits(table => 'mor')")]
+    latest = call(db, "CALL show_commit_extra_metadata(table => 'mor')")
+    assert {r["instant_time"] for r in latest} == {commits[0]} and {r["action"] for r in latest} == {"deltacommit"}
+    assert "schema" in {r["metadata_key"] for r in latest}
+    first = call(db, f"CALL show_commit_extra_metadata(table => 'mor', instant_time => '{commits[1]}', "
+                     "metadata_key => 'schema')")
+    assert [(r["instant_time"], r["metadata_key"]) for r in first] == [(commits[1], "schema")]
+    assert '"name"' in first[0]["metadata_value"]
+    with pytest.raises(HudiTimelineError, match="Commit 20000101000000000 not found"):
+        call(db, "CALL show_commit_extra_metadata(table => 'mor', instant_time => '20000101000000000')")
+
+
 def test_compaction_and_rollback_procedures(db: Any) -> None:
     scheduled = call(db, "CALL run_compaction(op => 'schedule', table => 'mor')")
     assert [(r["operation_size"], r["state"]) for r in scheduled] == [(1, "REQUESTED")]
