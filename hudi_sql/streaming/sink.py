@@ -73,10 +73,7 @@ def last_committed_batch(meta: TableMetaClient, identifier: str) -> int | None:
     """The id of the last micro-batch stream *identifier* committed to the table, if any: the
     newest completed write whose checkpoint names *identifier* (other streams' commits and
     table services in between are passed over)."""
-    for instant in reversed(list(meta.timeline.completed_writes())):
-        raw = meta.commit_metadata(instant).extra_metadata.get(SINK_CHECKPOINT_KEY)
-        if not raw:
-            continue
+    for instant, raw in meta.extra_metadata_values(SINK_CHECKPOINT_KEY):
         try:
             checkpoint = json.loads(raw)
         except ValueError:

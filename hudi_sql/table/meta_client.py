@@ -23,7 +23,7 @@ from __future__ import annotations
 __all__ = ["TableMetaClient", "init_table"]
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -221,6 +221,14 @@ class TableMetaClient:
             cached = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")
             self._metadata_cache[instant] = cached
         return cached
+
+    def extra_metadata_values(self, key: str) -> Iterator[tuple[Instant, str]]:
+        """``(instant, value)`` of *key* in the extra metadata of the completed commits that
+        carry it, newest first: where a stream's batch ids and a pipeline's checkpoints are kept."""
+        for instant in reversed(list(self.timeline.completed_writes())):
+            value = self.commit_metadata(instant).extra_metadata.get(key)
+            if value:
+                yield instant, value
 
     def inflight_workload(self, instant: Instant) -> CommitMetadata:
         """The workload profile in a write's inflight file (empty metadata for an empty file)."""

@@ -81,9 +81,4 @@ def _recorded(target: str, key: str) -> str | None:
     """The value of *key* in the newest completed commit of the target that has it."""
     if not TableMetaClient.exists(target):
         return None
-    meta = TableMetaClient.load(target)
-    for instant in reversed(list(meta.timeline.completed_writes())):
-        value = meta.commit_metadata(instant).extra_metadata.get(key)
-        if value:
-            return value
-    return None
+    return next((value for _, value in TableMetaClient.load(target).extra_metadata_values(key)), None)
