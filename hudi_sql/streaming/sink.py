@@ -9,9 +9,10 @@ Exactly once, Apache Hudi's way. Every commit of the sink records its micro-batc
 commit's extra metadata, ``_hudi_streaming_sink_checkpoint`` = ``{"<identifier>": "<batch id>"}``
 (``hoodie.datasource.write.streaming.checkpoint.identifier``), so the batch id becomes visible
 in the same atomic step as its rows. Spark replays the last micro-batch after a restart when it
-had not recorded it as done; the sink then finds the id in the table and skips it. A batch
-killed before its commit completed left only an inflight instant, which the next write rolls
-back. Deletes are replayed regardless (a repeated delete changes nothing), as Apache Hudi does.
+had not recorded it as done; the sink then finds the id in the table and skips it. The same
+check runs before every retry, so a try that failed after its commit completed is not applied
+twice. A batch killed before its commit completed left only an inflight instant, which the
+next write rolls back. Deletes are replayed regardless (a repeated delete changes nothing), as Apache Hudi does.
 
 Failed micro-batches are tried again ``hoodie.datasource.write.streaming.retry.count`` times,
 the wait doubling from ``retry.interval.ms``; when every try failed the query fails, unless
@@ -112,19 +113,16 @@ class StreamingSink:
             self._write_batch(batch, batch_id)
 
     def _write_batch(self, batch: DataFrame, batch_id: int) -> None:
-        table_type = self.configs.get(HudiWriteConfig.TABLE_TYPE)
-        if TableMetaClient.exists(self.path):
-            meta = TableMetaClient.load(self.path)
-            table_type = meta.table_type
-            last = last_committed_batch(meta, self.identifier)
-            if self.operation is not WriteOperationType.DELETE and last is not None and batch_id <= last:
-                _log.warning("Skipping micro-batch %d of stream '%s': '%s' already holds it (last batch %d).",
-                             batch_id, self.identifier, self.path, last)
-                return
-        options = {**self.options, **_compaction_options(self.configs, table_type),
-                   SINK_CHECKPOINT_KEY: json.dumps({self.identifier: str(batch_id)})}
         wait = self.retry_interval
         for attempt in range(self.retries + 1):
+            # Checked before every try: a try whose commit completed although the try failed
+            # (its outcome unknown to it) must not be applied a second time.
+            meta = TableMetaClient.load(self.path) if TableMetaClient.exists(self.path) else None
+            if self._holds(meta, batch_id):
+                return
+            table_type = meta.table_type if meta is not None else self.configs.get(HudiWriteConfig.TABLE_TYPE)
+            options = {**self.options, **_compaction_options(self.configs, table_type),
+                       SINK_CHECKPOINT_KEY: json.dumps({self.identifier: str(batch_id)})}
             try:
                 result = WriteClient(self.path, options).write(batch)
                 _log.info("Micro-batch %d of stream '%s' committed as %s.", batch_id, self.identifier,
@@ -147,6 +145,18 @@ class StreamingSink:
                                 f"{self.retries + 1} tries: {exc}",
                                 help="the table is as it was before the batch; restart the query to resume "
                                      "from it") from exc
+
+    def _holds(self, meta: TableMetaClient | None, batch_id: int) -> bool:
+        """Whether the table already holds micro-batch *batch_id* of this stream (deletes are
+        applied again regardless: a repeated delete changes nothing)."""
+        if meta is None or self.operation is WriteOperationType.DELETE:
+            return False
+        last = last_committed_batch(meta, self.identifier)
+        if last is None or batch_id > last:
+            return False
+        _log.warning("Skipping micro-batch %d of stream '%s': '%s' already holds it (last batch %d).",
+                     batch_id, self.identifier, self.path, last)
+        return True
 
 
 def _compaction_options(configs: HudiConfigs, table_type: TableType) -> dict[str, str]:
