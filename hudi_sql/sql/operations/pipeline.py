@@ -65,8 +65,12 @@ def checkpoint_range(source_location: str, source_name: str) -> tuple[str, str |
     key = _KEY_PREFIX + source_location.rstrip("/")
     begin = _recorded(write.target, key) or EARLIEST
     source = TableMetaClient.load(source_location)
-    latest = source.timeline.completed_writes().last
-    end = latest.instant_time if latest is not None and latest.instant_time > begin else None
+    completed = source.timeline.completed_writes()
+    if source.timeline.has_completion_times:  # version 8: hudi_table_changes ranges over completion times
+        position = max((i.completion_time for i in completed if i.completion_time), default=None)
+    else:
+        position = completed.last.instant_time if completed.last is not None else None
+    end = position if position is not None and position > begin else None
     write.checkpoints[key] = end or begin
     return begin, end or (begin if begin != EARLIEST else None)
 

@@ -111,3 +111,32 @@ def test_start_offset_is_earliest_latest_or_an_instant_time() -> None:
     assert start("20240101120000000") == "20240101120000000"
     with pytest.raises(HudiConfigError, match="hoodie.datasource.streaming.startOffset"):
         start("yesterday")
+
+
+# -- the SQL pipeline's checkpoint ('checkpoint' as hudi_table_changes' begin) --------------------
+
+def test_a_pipeline_resumes_after_the_source_instant_its_target_recorded(tmp_path: Path) -> None:
+    from hudi_sql.errors import HudiSqlError
+    from hudi_sql.sql.operations.pipeline import checkpoint_options, checkpoint_range, writing_to
+
+    source = init_table(str(tmp_path / "orders"), {HudiTableConfig.NAME.key: "orders"})
+    target = init_table(str(tmp_path / "daily"), {HudiTableConfig.NAME.key: "daily"})
+    first = _commit(source)
+    with writing_to(target.base_path):
+        assert checkpoint_range(source.base_path, "orders") == (EARLIEST, first)  # the first run
+        recorded = checkpoint_options()
+    assert list(recorded.values()) == [first]
+    txn = _begin(target)
+    txn.complete(CommitMetadata({}, "upsert", extra_metadata=recorded))
+    second = _commit(source)
+    with writing_to(target.base_path):
+        assert checkpoint_range(source.base_path, "orders") == (first, second)
+    _commit(target)  # a commit of another kind records nothing; the position stays
+    with writing_to(target.base_path):
+        assert checkpoint_range(source.base_path, "orders") == (first, second)
+    txn = _begin(target)
+    txn.complete(CommitMetadata({}, "upsert", extra_metadata={next(iter(recorded)): second}))
+    with writing_to(target.base_path):
+        assert checkpoint_range(source.base_path, "orders") == (second, second)  # nothing new: empty range
+    with pytest.raises(HudiSqlError, match="INSERT INTO or MERGE INTO"):
+        checkpoint_range(source.base_path, "orders")
