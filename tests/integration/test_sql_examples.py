@@ -91,6 +91,7 @@ def _location(db: Any, table: str) -> str:
     return str(db.sql(f"DESCRIBE EXTENDED {table}").where("col_name = 'Location'").collect()[0]["data_type"])
 
 
+@pytest.mark.streaming
 def test_incremental_pipeline_rerun_reads_only_what_changed_since_its_checkpoint(spark: Any) -> None:
     from hudi_sql.errors import HudiSqlError
     from hudi_sql.table.meta_client import TableMetaClient

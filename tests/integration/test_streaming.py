@@ -21,7 +21,7 @@ from table_helpers import data_rows, our_table, rust_table
 
 import hudi_sql
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.streaming]
 
 DATA = ["id", "v", "ts", "p"]
 
