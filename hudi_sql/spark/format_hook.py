@@ -42,7 +42,6 @@ def install(spark: SparkSession) -> None:
     original_load = DataFrameReader.load
     original_save = DataFrameWriter.save
     original_mode = DataFrameWriter.mode
-    original_partition_by = DataFrameWriter.partitionBy
     original_save_as_table = DataFrameWriter.saveAsTable
 
     @functools.wraps(original_load)
@@ -73,12 +72,6 @@ def install(spark: SparkSession) -> None:
             return None
         return original_save(self, path, format, mode, partitionBy, **options)
 
-    @functools.wraps(original_partition_by)
-    def partition_by(self: DataFrameWriter, *cols: Any) -> DataFrameWriter:
-        names = cols[0] if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else cols
-        self._hudi_partition_by = [str(c) for c in names]  # type: ignore[attr-defined]
-        return original_partition_by(self, *cols)
-
     @functools.wraps(original_save_as_table)
     def save_as_table(self: DataFrameWriter, name: str, format: str | None = None, mode: str | None = None,
                       partitionBy: Any = None, **options: Any) -> None:
@@ -86,7 +79,7 @@ def install(spark: SparkSession) -> None:
             from hudi_sql import connect
 
             if partitionBy is not None:
-                partition_by(self, partitionBy)
+                self.partitionBy(partitionBy)
             merged = _merged_options(self, options)
             connect(self._spark).save_as_table(
                 self._df, name, mode=mode or getattr(self, "_hudi_mode", None), options=merged,
@@ -96,7 +89,8 @@ def install(spark: SparkSession) -> None:
         return original_save_as_table(self, name, format, mode, partitionBy, **options)
 
     DataFrameReader.load = load  # type: ignore[method-assign]
-    DataFrameWriter.partitionBy = partition_by  # type: ignore[method-assign]
+    for cls in (DataFrameWriter, DataStreamWriter):
+        _wrap_partition_by(cls)
     DataFrameWriter.saveAsTable = save_as_table  # type: ignore[method-assign]
     DataFrameWriter.mode = mode  # type: ignore[method-assign]
     DataFrameWriter.save = save  # type: ignore[method-assign]
@@ -107,13 +101,6 @@ def _wrap_stream_start(cls: Any) -> None:
     """``writeStream.format("hudi").start(path)``: the Hudi streaming sink, through Spark's
     ``foreachBatch`` (:mod:`hudi_sql.streaming.sink` says why)."""
     original_start = cls.start
-    original_partition_by = cls.partitionBy
-
-    @functools.wraps(original_partition_by)
-    def partition_by(self: Any, *cols: Any) -> Any:
-        names = cols[0] if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else cols
-        self._hudi_partition_by = [str(c) for c in names]
-        return original_partition_by(self, *cols)
 
     @functools.wraps(original_start)
     def start(self: Any, path: str | None = None, format: str | None = None, outputMode: str | None = None,
@@ -128,7 +115,20 @@ def _wrap_stream_start(cls: Any) -> None:
         self.foreachBatch(sink)
         return original_start(self, None, None, outputMode, None, queryName)
 
-    cls.partitionBy, cls.start = partition_by, start
+    cls.start = start
+
+
+def _wrap_partition_by(cls: Any) -> None:
+    """Keep a Python copy of ``partitionBy``'s columns (batch and stream writers alike)."""
+    original_partition_by = cls.partitionBy
+
+    @functools.wraps(original_partition_by)
+    def partition_by(self: Any, *cols: Any) -> Any:
+        names = cols[0] if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else cols
+        self._hudi_partition_by = [str(c) for c in names]
+        return original_partition_by(self, *cols)
+
+    cls.partitionBy = partition_by
 
 
 def _is_hudi(obj: Any, format: str | None) -> bool:
