@@ -8,7 +8,9 @@ Protocol for rolling back instant F with a new instant R (Java's order, table ve
 3. if F completed, its completed file goes first, so readers stop seeing F at once;
 4. the base files F created (from its markers, else from its write stats, else by listing
    files carrying F's instant) are deleted; for log appends a ROLLBACK command block targeting
-   F is written as a new log version of each slice F appended to;
+   F is written as a new log version of each slice F appended to, except to log files named by
+   F itself (every log file of table version 8, and the first log of a new file group), which
+   are deleted as Apache Hudi deletes them;
 5. ``R.rollback`` holds ``HoodieRollbackMetadata``;
 6. F's requested / inflight files and ``.hoodie/.temp/F/`` are removed.
 
@@ -99,7 +101,7 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
         # No markers (e.g. killed before the first task started, or markers already cleared):
         # base files carry the instant in their name; log appends are found from the slices the
         # inflight workload profile says this instant updated.
-        if instant.action is Action.DELTA_COMMIT and storage.exists(layout.instant_path(instant.to(State.INFLIGHT))):
+        if instant.action is Action.DELTA_COMMIT and storage.exists(meta_client.instant_file_path(instant.to(State.INFLIGHT))):
             workload = meta_client.inflight_workload(instant)
             for partition, stats in workload.partition_to_write_stats.items():
                 for stat in stats:
@@ -109,11 +111,20 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
             if "/.hoodie/" in status.path:
                 continue
             name = BaseFileName.try_parse(status.name)
-            if name is not None and name.instant_time == instant.instant_time:
+            log = LogFileName.try_parse(status.name) if name is None and meta_client.table_version >= 8 else None
+            if (name is not None and name.instant_time == instant.instant_time) or (
+                    log is not None and log.base_instant == instant.instant_time):
                 partition = layout.relative(status.path).rpartition("/")[0]
                 deletes[partition].append(status.path)
-    requests = [RollbackRequest(p, files_to_delete=tuple(sorted(files))) for p, files in sorted(deletes.items())]
     for (partition, file_id, base_instant) in sorted(appends):
+        if base_instant == instant.instant_time:
+            # Table version 8: the log files are named by the instant that wrote them, so they
+            # are that instant's alone and go whole, as Apache Hudi 1.x rolls them back.
+            deletes[partition].extend(p for p, _ in _slice_log_files(meta_client, partition, file_id, base_instant))
+    requests = [RollbackRequest(p, files_to_delete=tuple(sorted(set(files)))) for p, files in sorted(deletes.items())]
+    for (partition, file_id, base_instant) in sorted(appends):
+        if base_instant == instant.instant_time:
+            continue
         logs = _slice_log_files(meta_client, partition, file_id, base_instant)
         requests.append(RollbackRequest(partition, file_id, base_instant, (), tuple(logs)))
     return RollbackPlan(instant, tuple(requests))

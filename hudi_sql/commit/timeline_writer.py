@@ -1,7 +1,7 @@
 """The timeline writer: the only code that creates, transitions or deletes instant files.
 
-Every change to ``.hoodie/`` instant files goes through a :class:`TimelineWriter` (table
-version 6, timeline layout 1; each state is a new file, nothing is renamed)::
+Every change to the timeline's instant files goes through a :class:`TimelineWriter` (each
+state is a new file, nothing is renamed; table version 6 shown, version 8 below)::
 
     with writer.transaction("clean"):            lock, then reload the timeline
         t = writer.new_instant_time()            strictly after every instant on it
@@ -10,6 +10,12 @@ version 6, timeline layout 1; each state is a new file, nothing is renamed)::
     with writer.transaction("clean"):
         writer.start(Instant(t, CLEAN, INFLIGHT), plan_bytes)   <t>.clean.inflight
         writer.complete(Instant(t, CLEAN), metadata)            <t>.clean
+
+Table version 8 (timeline layout 2) keeps the files in ``.hoodie/timeline/`` and names a
+completed instant by its requested and its completion time, ``<t>_<c>.<action>``: :meth:`complete`
+takes the completion time under the lock, after every time on the timeline, so the order of
+completion times is the order in which instants became visible (what incremental reads and
+the slicing of log files go by). Commit metadata is Avro there.
 
 Services and the commit protocol build plans and metadata values
 (:mod:`hudi_sql.model.instant_payloads`); the writer encodes and publishes them, and removes
@@ -140,7 +146,8 @@ class TimelineWriter:
     def _write(self, instant: Instant, payload: Payload, overwrite: bool) -> None:
         self._require_transaction(f"write {instant.file_name}")
         meta = self.meta_client
-        meta.storage.write_bytes(meta.layout.instant_path(instant), encode_payload(instant, payload),
+        meta.storage.write_bytes(meta.instant_file_path(instant),
+                                 encode_payload(instant, payload, timeline_layout=meta.timeline_layout),
                                  overwrite=overwrite)
 
     def request(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
@@ -190,7 +197,10 @@ class TimelineWriter:
             CommitConflictError: the write failed and the file is absent (surely not published).
         """
         assert instant.state is State.COMPLETED, instant
-        target = self.meta_client.layout.instant_path(instant)
+        self._require_transaction(f"complete {instant}")
+        if self.meta_client.timeline_layout == 2 and instant.completion_time is None:
+            instant = instant.with_completion_time(self.next_instant_time())
+        target = self.meta_client.instant_file_path(instant)
         try:
             self._write(instant, payload, overwrite)
         except CommitConflictError:
@@ -205,22 +215,25 @@ class TimelineWriter:
 
     def exists(self, instant: Instant) -> bool:
         """Whether *instant*'s state file is on storage (ignores the loaded timeline)."""
-        return self.meta_client.storage.exists(self.meta_client.layout.instant_path(instant))
+        return self.meta_client.storage.exists(self.meta_client.instant_file_path(instant))
 
     def delete(self, instant: Instant) -> bool:
         """Delete one instant file; ``False`` when it was already gone."""
         self._require_transaction(f"delete {instant.file_name}")
-        deleted = self.meta_client.storage.delete(self.meta_client.layout.instant_path(instant))
+        deleted = self.meta_client.storage.delete(self.meta_client.instant_file_path(instant))
         if deleted:
             _log.debug("Deleted instant file %s", instant.file_name)
         return deleted
 
     def delete_pending_states(self, instant: Instant) -> None:
-        """Delete the inflight and requested files of *instant* (a compaction's with its commit)."""
+        """Delete the inflight and requested files of *instant* (a compaction's with its commit,
+        a layout 2 clustering's with its replacecommit)."""
         for state in (State.INFLIGHT, State.REQUESTED):
             self.delete(instant.to(state))
             if instant.action is Action.COMMIT:
                 self.delete(Instant(instant.instant_time, Action.COMPACTION, state))
+            if instant.action is Action.REPLACE_COMMIT and self.meta_client.timeline_layout == 2:
+                self.delete(Instant(instant.instant_time, Action.CLUSTERING, state))
 
     # -- the marker folder of an instant (.hoodie/.temp/<t>) ----------------------------------
 

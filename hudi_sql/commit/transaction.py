@@ -325,7 +325,7 @@ class Transaction:
             elif instant.action is Action.COMPACTION and instant.state is State.REQUESTED:
                 theirs = {(op.partition_path, op.file_id) for op in meta.compaction_plan(time_).operations}
                 what = "scheduled a compaction of"
-            elif (instant.action is Action.REPLACE_COMMIT and instant.state is State.REQUESTED
+            elif (instant.action in (Action.REPLACE_COMMIT, Action.CLUSTERING) and instant.state is State.REQUESTED
                   and meta.is_clustering_instant(instant)):
                 theirs = set(meta.clustering_plan(time_).input_file_groups())
                 what = "scheduled a clustering of"

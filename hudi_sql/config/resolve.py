@@ -120,6 +120,7 @@ class WriteConfig:
     record_key_fields: tuple[str, ...]
     partition_path_fields: tuple[str, ...]
     precombine_field: str | None
+    write_table_version: int | None  # hoodie.write.table.version: the version of a new table
     payload_class: Payload | None  # the write's payload, parsed (an unknown class failed here)
     populate_meta_fields: bool
     hive_style_partitioning: bool
@@ -179,6 +180,7 @@ class WriteConfig:
             record_key_fields=tuple(keys),
             partition_path_fields=configs.get(HudiWriteConfig.PARTITION_PATH_FIELDS),
             precombine_field=ordering or None,
+            write_table_version=configs.get(HudiWriteConfig.WRITE_TABLE_VERSION),
             payload_class=configs.get(HudiWriteConfig.PAYLOAD_CLASS),
             populate_meta_fields=configs.get(HudiWriteConfig.POPULATE_META_FIELDS),
             hive_style_partitioning=configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING),

@@ -48,6 +48,11 @@ class HudiWriteConfig(ConfigScope):
                   "Table name for a new table (hoodie.table.name is read first).")
     TABLE_TYPE = ConfigOption("hoodie.datasource.write.table.type", TableType.parse, TableType.COPY_ON_WRITE,
                   "COPY_ON_WRITE or MERGE_ON_READ, for a new table.")
+    WRITE_TABLE_VERSION = ConfigOption(
+        "hoodie.write.table.version", parse_int, None,
+        "Table version a write creates a new table at: 6 (the default, Apache Hudi 0.14 / 0.15) or 8 "
+        "(Apache Hudi 1.x). An existing table keeps its version; asking for another one fails.",
+        choices=("6", "8"))
     OPERATION = ConfigOption("hoodie.datasource.write.operation", WriteOperationType.parse, WriteOperationType.UPSERT,
                  "upsert, insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition.")
     RECORD_KEY_FIELDS = ConfigOption("hoodie.datasource.write.recordkey.field", parse_list, NO_VALUES,

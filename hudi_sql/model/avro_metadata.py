@@ -127,6 +127,10 @@ class AvroMetadataKind(Enum):
     RESTORE_PLAN = "HoodieRestorePlan"
     RESTORE_METADATA = "HoodieRestoreMetadata"
     ARCHIVED_META_ENTRY = "HoodieArchivedMetaEntry"
+    #: Table version 8 only: completed and inflight commit / deltacommit files (JSON in version 6).
+    COMMIT_METADATA = "HoodieCommitMetadata"
+    #: Table version 8 only: completed replacecommit files.
+    REPLACE_COMMIT_METADATA = "HoodieReplaceCommitMetadata"
 
     @property
     def full_name(self) -> str:

@@ -1,4 +1,5 @@
-"""Commit metadata of commit / deltacommit / replacecommit instants (JSON in table version 6).
+"""Commit metadata of commit / deltacommit / replacecommit instants (JSON in table version 6,
+Avro in table version 8).
 
 On disk the keys stay exactly as Hudi's Jackson writer emits them (``partitionToWriteStats``,
 ``fileId``, ``prevCommit``, ``numWrites`` ...), in Hudi's order, pretty-printed the way Java
@@ -11,11 +12,26 @@ Rules that readers depend on (see the timeline fact sheet, section 4):
 * numbers are JSON numbers, ``operationType`` the upper-case enum name;
 * inflight files hold the *workload profile*: a stat per partition with ``fileId: ""`` for
   inserts and one per updated file group, all sizes 0, ``path: null``.
+
+Table version 8 (Apache Hudi 1.x) stores the same values as an Avro container of
+``HoodieCommitMetadata`` (``HoodieReplaceCommitMetadata`` for a completed replacecommit) with the
+same field names: :meth:`CommitMetadata.to_avro` gives that record, every write-stat field
+present (null where Java leaves it unset).
 """
 
 from __future__ import annotations
 
 __all__ = ["CommitMetadata", "RuntimeStats", "WriteStat", "to_json_bytes"]
+
+#: Fields of Hudi's Avro ``HoodieWriteStat`` (hudi_sql/model/avsc/HoodieCommitMetadata.avsc).
+_AVRO_WRITE_STAT_FIELDS = (
+    "fileId", "path", "prevCommit", "numWrites", "numDeletes", "numUpdateWrites", "totalWriteBytes",
+    "totalWriteErrors", "partitionPath", "totalLogRecords", "totalLogFiles", "totalUpdatedRecordsCompacted",
+    "numInserts", "totalLogBlocks", "totalCorruptLogBlock", "totalRollbackBlocks", "fileSizeInBytes",
+    "logVersion", "logOffset", "baseFile", "logFiles", "cdcStats", "prevBaseFile", "minEventTime",
+    "maxEventTime", "runtimeStats", "totalLogFilesCompacted", "totalLogReadTimeMs", "totalLogSizeCompacted",
+    "tempPath", "numUpdates",
+)
 
 import json
 from collections.abc import Mapping
@@ -114,6 +130,11 @@ class WriteStat:
             out["recordsStats"] = {"val": None}
         return out
 
+    def to_avro(self) -> dict[str, Any]:
+        """The ``HoodieWriteStat`` Avro record (table version 8): the JSON values, every field set."""
+        values = self.to_json()
+        return {name: values.get(name) for name in _AVRO_WRITE_STAT_FIELDS}
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WriteStat:
         rs = data.get("runtimeStats")
@@ -190,6 +211,23 @@ class CommitMetadata:
 
     def to_bytes(self) -> bytes:
         return to_json_bytes(self.to_json())
+
+    def to_avro(self, *, replace_commit: bool = False) -> dict[str, Any]:
+        """The Avro record of table version 8: ``HoodieCommitMetadata``, or with *replace_commit*
+        ``HoodieReplaceCommitMetadata`` (which has no ``compacted`` field)."""
+        out: dict[str, Any] = {
+            "partitionToWriteStats": {p: [s.to_avro() for s in stats] for p, stats in
+                                      self.partition_to_write_stats.items()},
+            "extraMetadata": {k: str(v) for k, v in self.extra_metadata.items()},
+            "version": 1,
+            "operationType": self.operation_type,
+        }
+        if replace_commit:
+            out["partitionToReplaceFileIds"] = {p: list(ids) for p, ids in
+                                                (self.partition_to_replace_file_ids or {}).items()}
+        else:
+            out["compacted"] = self.compacted
+        return out
 
     @classmethod
     def from_bytes(cls, data: bytes, *, origin: str = "commit metadata") -> CommitMetadata:

@@ -19,6 +19,11 @@ instant file                           encoding                  value here
 ``<t>.restore``                        Avro                      ``HoodieRestoreMetadata`` record
 =====================================  ========================  =================================
 
+Table version 8 (timeline layout 2, Apache Hudi 1.x) keeps every row but the first two: commit
+metadata, completed and inflight, is an Avro ``HoodieCommitMetadata`` (a completed replacecommit a
+``HoodieReplaceCommitMetadata``), and a clustering is requested as ``<t>.clustering.requested``
+holding the same ``HoodieRequestedReplaceMetadata`` as version 6's replacecommit.
+
 The services build these values; :mod:`hudi_sql.commit.timeline_writer` publishes them through
 :func:`encode_payload`, and :class:`~hudi_sql.table.meta_client.TableMetaClient` reads them back
 through :func:`decode_record`, so each kind has one writer and one reader. Everything here is
@@ -410,6 +415,7 @@ _AVRO_KINDS: dict[tuple[Action, State], AvroMetadataKind] = {
     (Action.COMPACTION, State.REQUESTED): AvroMetadataKind.COMPACTION_PLAN,
     (Action.LOG_COMPACTION, State.REQUESTED): AvroMetadataKind.COMPACTION_PLAN,
     (Action.REPLACE_COMMIT, State.REQUESTED): AvroMetadataKind.REQUESTED_REPLACE_METADATA,
+    (Action.CLUSTERING, State.REQUESTED): AvroMetadataKind.REQUESTED_REPLACE_METADATA,
     (Action.ROLLBACK, State.REQUESTED): AvroMetadataKind.ROLLBACK_PLAN,
     (Action.ROLLBACK, State.COMPLETED): AvroMetadataKind.ROLLBACK_METADATA,
     (Action.SAVEPOINT, State.COMPLETED): AvroMetadataKind.SAVEPOINT_METADATA,
@@ -433,8 +439,10 @@ def avro_kind(instant: Instant) -> AvroMetadataKind | None:
     return _AVRO_KINDS.get((instant.action, instant.state))
 
 
-def encode_payload(instant: Instant, payload: Payload) -> bytes:
+def encode_payload(instant: Instant, payload: Payload, *, timeline_layout: int = 1) -> bytes:
     """The bytes of *instant*'s file holding *payload* (``None`` is an empty file).
+
+    Commit metadata is JSON on timeline layout 1 (table version 6) and Avro on layout 2 (version 8).
 
     Raises:
         HudiTimelineError: *payload* is a record or plan and *instant*'s file holds no Avro record.
@@ -445,7 +453,12 @@ def encode_payload(instant: Instant, payload: Payload) -> bytes:
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, CommitMetadata):
-        return payload.to_bytes()
+        if timeline_layout == 1:
+            return payload.to_bytes()
+        replace_commit = instant.action is Action.REPLACE_COMMIT and instant.is_completed
+        metadata_kind = (AvroMetadataKind.REPLACE_COMMIT_METADATA if replace_commit
+                         else AvroMetadataKind.COMMIT_METADATA)
+        return serialize(metadata_kind, payload.to_avro(replace_commit=replace_commit))
     kind = avro_kind(instant)
     if kind is None:
         raise HudiTimelineError(f"{instant.file_name} holds no Avro record; cannot write {type(payload).__name__}.")

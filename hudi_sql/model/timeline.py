@@ -182,8 +182,11 @@ class Timeline:
         return first is not None and instant_time < first.instant_time
 
     def latest_time(self) -> str | None:
-        """The greatest instant time of any state and action (new instants must exceed it)."""
-        return max((i.instant_time for i in self.instants), default=None)
+        """The greatest instant time of any state and action, completion times included (new
+        instants must exceed it: on layout 2 a new instant is also requested after every
+        completion, so a range of requested times stays a range of completion times)."""
+        times = [t for i in self.instants for t in (i.instant_time, i.completion_time) if t is not None]
+        return max(times, default=None)
 
     def find(self, instant_time: str, action: Action | None = None, state: State | None = None) -> Instant | None:
         for instant in reversed(self.instants):

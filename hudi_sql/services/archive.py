@@ -46,7 +46,7 @@ from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import CleanConfig
-from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError
+from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError, UnsupportedFeatureError
 from hudi_sql.log.block import BlockType, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
 from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
@@ -386,6 +386,7 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
             for instant in plan.instants:
                 _log.info("Archival (dry run) would archive %s", instant.file_name)
             return ArchiveResult(plan, dry_run=dry_run)
+        _refuse_lsm_timeline(meta_client)
         settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
         storage, layout = meta_client.storage, meta_client.layout
         records = [_entry(meta_client, instant) for instant in plan.instants]
@@ -408,11 +409,33 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
         return ArchiveResult(plan, target)
 
 
+def _refuse_lsm_timeline(meta_client: TableMetaClient) -> None:
+    """Table version 8 archives into an LSM timeline (``.hoodie/timeline/history/``: Parquet files
+    and a manifest), which hudi-sql does not write yet; ``archived/`` logs there would be ignored
+    by Apache Hudi 1.x and the archived commits lost to it.
+
+    Raises:
+        UnsupportedFeatureError: the table is version 8.
+    """
+    if meta_client.table_version >= 8:
+        raise UnsupportedFeatureError(
+            f"Cannot archive the timeline of '{meta_client.table_name}': it is table version "
+            f"{meta_client.table_version}, whose LSM archived timeline hudi-sql does not write.",
+            help="archive it with Apache Hudi 1.x; hudi-sql's writes and services work on a long active timeline")
+
+
 def maybe_archive(meta_client: TableMetaClient,
                   configs: HudiConfigs | Mapping[str, object] | None = None) -> ArchiveResult | None:
-    """The post-commit hook: archive when ``hoodie.archive.automatic`` is on (Java ``autoArchiveOnCommit``)."""
+    """The post-commit hook: archive when ``hoodie.archive.automatic`` is on (Java ``autoArchiveOnCommit``).
+
+    A version 8 table is left as it is (see :func:`_refuse_lsm_timeline`): its active timeline
+    grows until Apache Hudi 1.x archives it.
+    """
     resolved = _configs(configs)
     if not resolved.get(HudiServiceConfig.ARCHIVE_AUTOMATIC):
+        return None
+    if meta_client.table_version >= 8:
+        _log.debug("Not archiving '%s': table version 8 archives into an LSM timeline.", meta_client.table_name)
         return None
     return archive(meta_client, resolved)
 

@@ -366,7 +366,8 @@ def commits_since_last_clustering(meta: TableMetaClient) -> int:
     this counts from the latest *clustering* one, so an insert_overwrite does not reset it.
     """
     last = None
-    for instant in reversed(meta.timeline.latest_states().with_actions(Action.REPLACE_COMMIT).instants):
+    for instant in reversed(meta.timeline.latest_states().with_actions(Action.REPLACE_COMMIT,
+                                                                        Action.CLUSTERING).instants):
         if meta.is_clustering_instant(instant):
             last = instant.instant_time
             break
@@ -401,7 +402,8 @@ def _check_index(configs: HudiConfigs, table: str) -> None:
 
 
 def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = None) -> ClusteringPlan | None:
-    """Write ``<t>.replacecommit.requested`` with the plan (or nothing when there is nothing to do)."""
+    """Write ``<t>.replacecommit.requested`` (``<t>.clustering.requested`` on version 8) with the
+    plan (or nothing when there is nothing to do)."""
     configs = configs or HudiConfigs()
     with service_scope(configs):
         _check_index(configs, meta.table_name)
@@ -419,7 +421,7 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
             if plan is None:
                 _log.info("Nothing to cluster in '%s'.", meta.table_name)
                 return None
-            writer.request(Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED), plan)
+            writer.request(Instant(instant_time, meta.clustering_action, State.REQUESTED), plan)
         meta.reload_timeline()
         _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
                   len(plan.input_file_groups()))
@@ -447,9 +449,9 @@ def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
     if not hits:
         return
     (partition, file_id), other = min(hits.items())
-    state = State.INFLIGHT if meta.timeline.find(plan.instant_time, Action.REPLACE_COMMIT, State.INFLIGHT) \
-        else State.REQUESTED
-    rollback_instant(meta, Instant(plan.instant_time, Action.REPLACE_COMMIT, state))
+    action = meta.clustering_action
+    state = State.INFLIGHT if meta.timeline.find(plan.instant_time, action, State.INFLIGHT) else State.REQUESTED
+    rollback_instant(meta, Instant(plan.instant_time, action, state))
     raise CommitConflictError(
         f"Clustering {plan.instant_time} of '{meta.table_name}' was rolled back: instant {other} wrote "
         f"file group {file_id} in partition '{partition}' after the clustering was scheduled, and "
@@ -485,14 +487,15 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         schema_json = meta.latest_schema()
         _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
         _abort_on_conflict(meta, plan)
-        inflight = Instant(instant_time, Action.REPLACE_COMMIT, State.INFLIGHT)
+        inflight = Instant(instant_time, meta.clustering_action, State.INFLIGHT)
         workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
                     for p, ids in plan.replaced_file_ids().items()}
         with attempt(meta, "clustering", inflight, CommitMetadata(workload, CLUSTER_OPERATION)) as heartbeat:
             metadata = _execute_clustering(spark, meta, plan, instant_time, configs, schema_json)
             meta.reload_timeline()
             _abort_on_conflict(meta, plan)
-            Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, heartbeat=heartbeat).complete(metadata)
+            Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, pending_action=meta.clustering_action,
+                               heartbeat=heartbeat).complete(metadata)
         _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
                   len(plan.input_file_groups()), len(metadata.write_stats()))
         return instant_time, metadata

@@ -511,6 +511,11 @@ def plan_create(
     payload = options.get(HudiWriteConfig.PAYLOAD_CLASS.key)
     if payload or table_type is TableType.MERGE_ON_READ:
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
+    # the table version: TBLPROPERTIES, else the session's SET hoodie.write.table.version=8
+    version = HudiConfigs.layered({k: v for k, v in (session or {}).items()
+                                   if k == HudiWriteConfig.WRITE_TABLE_VERSION.key}, options)
+    if version.is_set(HudiWriteConfig.WRITE_TABLE_VERSION):
+        props[HudiTableConfig.VERSION.key] = str(version.get(HudiWriteConfig.WRITE_TABLE_VERSION))
     catalog = dict(statement.properties)
     catalog.setdefault(TYPE.name, table_type_short_name(table_type))
     if record_keys:

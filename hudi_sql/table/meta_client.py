@@ -51,7 +51,14 @@ from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
 from hudi_sql.storage.properties import format_properties, parse_properties, table_checksum
-from hudi_sql.table.version import TableVersionSupport, check_readable, check_writable
+from hudi_sql.table.version import (
+    DEFAULT_CREATE_VERSION,
+    READ_SUPPORT,
+    WRITE_VERSIONS,
+    TableVersionSupport,
+    check_readable,
+    check_writable,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -183,6 +190,10 @@ class TableMetaClient:
             return None, Payload.OVERWRITE_WITH_LATEST
         if mode == "EVENT_TIME_ORDERING":
             return self.precombine_field, Payload.EVENT_TIME_ORDERING
+        strategy = self.properties.get(cfg.RECORD_MERGE_STRATEGY_ID.key)
+        named = self.properties.get(cfg.PAYLOAD_CLASS.key)
+        if strategy == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:  # CUSTOM, run by a payload class
+            return self.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
         raise UnsupportedFeatureError(
             f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
             "cannot run (a custom merger is Java code).",
@@ -268,16 +279,27 @@ class TableMetaClient:
                 out[(op.partition_path, op.file_id)] = instant.instant_time
         return out
 
+    @property
+    def clustering_action(self) -> Action:
+        """The action a clustering is requested and inflight as: ``replacecommit`` (version 6) or
+        ``clustering`` (version 8); either way it completes as a ``replacecommit``."""
+        return Action.CLUSTERING if self.timeline_layout == 2 else Action.REPLACE_COMMIT
+
     def requested_replace_metadata(self, instant_time: str) -> dict[str, Any] | None:
-        """The ``HoodieRequestedReplaceMetadata`` of a replacecommit (``None``: no or empty file)."""
-        requested = Instant(instant_time, Action.REPLACE_COMMIT, State.REQUESTED)
-        if not self.storage.exists(self.instant_file_path(requested)):
-            return None
-        return self.instant_record(requested)  # insert_overwrite by some writers: an empty file
+        """The ``HoodieRequestedReplaceMetadata`` of a replacecommit or (layout 2) a clustering
+        (``None``: no or empty file)."""
+        for action in dict.fromkeys((self.clustering_action, Action.REPLACE_COMMIT)):
+            requested = Instant(instant_time, action, State.REQUESTED)
+            if self.storage.exists(self.instant_file_path(requested)):
+                return self.instant_record(requested)  # insert_overwrite by some writers: an empty file
+        return None
 
     def is_clustering_instant(self, instant: Instant) -> bool:
-        """Whether a replacecommit is a clustering: its requested file holds a clustering plan
-        (Java's ``ClusteringUtils.isClusteringInstant``), or, once completed, its operation is CLUSTER."""
+        """Whether an instant is a clustering: a layout 2 ``clustering`` action, or a replacecommit
+        whose requested file holds a clustering plan (Java's ``ClusteringUtils.isClusteringInstant``),
+        or, once completed, whose operation is CLUSTER."""
+        if instant.action is Action.CLUSTERING:
+            return True
         if instant.action is not Action.REPLACE_COMMIT:
             return False
         if instant.is_completed and self.commit_metadata(instant).operation_type == CLUSTER_OPERATION:
@@ -286,12 +308,12 @@ class TableMetaClient:
         return bool(record and record.get("clusteringPlan"))
 
     def pending_clustering_instants(self) -> Timeline:
-        """Pending (requested or inflight) replacecommits that are clusterings, oldest first.
+        """Pending (requested or inflight) clusterings, oldest first.
 
         The write path's failed-write rollback must leave these alone, as Java's
         ``getInstantsToRollback`` does: a scheduled clustering is not a failed write.
         """
-        pending = self.timeline.pending().with_actions(Action.REPLACE_COMMIT)
+        pending = self.timeline.pending().with_actions(Action.REPLACE_COMMIT, Action.CLUSTERING)
         return Timeline.of(i for i in pending if self.is_clustering_instant(i))
 
     def clustering_plan(self, instant_time: str) -> ClusteringPlan:
@@ -330,11 +352,22 @@ class TableMetaClient:
         return self.table_config.get(HudiTableConfig.CREATE_SCHEMA)
 
 
-def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storage | None = None) -> TableMetaClient:
-    """Create an empty v6 table: ``.hoodie/`` with its folders and ``hoodie.properties``.
+#: ``hoodie.record.merge.strategy.id`` of Apache Hudi 1.x's merge modes (``HoodieRecordMerger``).
+EVENT_TIME_MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
+COMMIT_TIME_MERGE_STRATEGY_ID = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
 
-    *properties* holds the table-scope keys; name and type are required. Version, layout,
-    checksum and the v6 defaults the readers require are filled in here.
+
+def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storage | None = None) -> TableMetaClient:
+    """Create an empty table: ``.hoodie/`` with its folders and ``hoodie.properties``.
+
+    *properties* holds the table-scope keys; name and type are required. ``hoodie.table.version``
+    is 6 unless it says 8 (``hoodie.write.table.version``). Layout, checksum and the defaults
+    the readers of that version require are filled in here; for version 8 those Apache Hudi 1.x
+    writes: the timeline folder and its history, the initial version, and the record merge mode
+    with its strategy id (event-time ordering with an ordering field, else commit-time).
+
+    Raises:
+        UnsupportedFeatureError: a version other than 6 or 8.
     """
     storage = storage or Storage()
     layout = TableLayout.of(base_path)
@@ -346,8 +379,13 @@ def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storag
         raise HudiFileFormatError(f"A table needs '{t.NAME.key}'.")
     database = values.setdefault(t.DATABASE_NAME.key, "default")
     values.setdefault(t.TYPE.key, TableType.COPY_ON_WRITE.value)
-    values[t.VERSION.key] = "6"
-    values[t.TIMELINE_LAYOUT_VERSION.key] = "1"
+    version = int(values.get(t.VERSION.key) or DEFAULT_CREATE_VERSION)
+    if version not in WRITE_VERSIONS:
+        raise UnsupportedFeatureError(
+            f"Cannot create table '{layout.base_path}' at table version {version}.",
+            help=f"hudi-sql writes table versions {', '.join(map(str, sorted(WRITE_VERSIONS)))}")
+    values[t.VERSION.key] = str(version)
+    values[t.TIMELINE_LAYOUT_VERSION.key] = str(READ_SUPPORT[version].timeline_layout)
     values.setdefault(t.BASE_FILE_FORMAT.key, "PARQUET")
     values.setdefault(t.ARCHIVELOG_FOLDER.key, "archived")
     values.setdefault(t.TIMELINE_TIMEZONE.key, "UTC")
@@ -356,14 +394,51 @@ def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storag
     values.setdefault(t.DROP_PARTITION_COLUMNS.key, "false")
     if values.get(t.POPULATE_META_FIELDS.key, "true").lower() == "true":
         values.pop(t.POPULATE_META_FIELDS.key, None)
+    if version >= 8:
+        _version_8_defaults(values)
     if values[t.TYPE.key] == TableType.MERGE_ON_READ.value:
         values.setdefault(t.PAYLOAD_CLASS.key, "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
         values.setdefault(t.RECORD_MERGER_STRATEGY.key, "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5")
     values[t.CHECKSUM.key] = str(table_checksum(database, values[t.NAME.key]))
     for folder in INITIAL_FOLDERS:
         storage.mkdirs(f"{layout.meta_path}/{folder}")
+    if version >= 8:
+        storage.mkdirs(f"{layout.meta_path}/{values[t.TIMELINE_PATH.key]}/{values[t.TIMELINE_HISTORY_PATH.key]}")
     storage.write_bytes(layout.properties_path, format_properties(values))
     return TableMetaClient.load(base_path, storage=storage)
+
+
+#: Apache Hudi 1.x's merge mode for the payload classes a version 6 table names; any other
+#: payload is a CUSTOM mode run by the payload (its strategy id is the payload-based one).
+_MERGE_MODE_OF_PAYLOAD = {
+    "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": "COMMIT_TIME_ORDERING",
+    "org.apache.hudi.common.model.DefaultHoodieRecordPayload": "EVENT_TIME_ORDERING",
+    "org.apache.hudi.common.model.EventTimeAvroPayload": "EVENT_TIME_ORDERING",
+}
+PAYLOAD_BASED_MERGE_STRATEGY_ID = "00000000-0000-0000-0000-000000000000"
+
+
+def _version_8_defaults(values: dict[str, str]) -> None:
+    """The properties Apache Hudi 1.0 gives every table it creates at version 8.
+
+    The merge mode follows the payload class when one is named (as Apache Hudi 1.x infers it),
+    else the ordering field: event-time ordering with one, commit-time ordering without.
+    """
+    t = HudiTableConfig
+    values.setdefault(t.INITIAL_VERSION.key, values[t.VERSION.key])
+    values.setdefault(t.TIMELINE_PATH.key, str(t.TIMELINE_PATH.default))
+    values.setdefault(t.TIMELINE_HISTORY_PATH.key, str(t.TIMELINE_HISTORY_PATH.default))
+    payload = values.get(t.PAYLOAD_CLASS.key)
+    if payload:
+        mode = _MERGE_MODE_OF_PAYLOAD.get(payload, "CUSTOM")
+    else:
+        mode = "EVENT_TIME_ORDERING" if values.get(t.PRECOMBINE_FIELD.key) else "COMMIT_TIME_ORDERING"
+    mode = values.setdefault(t.RECORD_MERGE_MODE.key, mode)
+    strategy = {"EVENT_TIME_ORDERING": EVENT_TIME_MERGE_STRATEGY_ID,
+                "COMMIT_TIME_ORDERING": COMMIT_TIME_MERGE_STRATEGY_ID}.get(mode, PAYLOAD_BASED_MERGE_STRATEGY_ID)
+    values.setdefault(t.RECORD_MERGE_STRATEGY_ID.key, strategy)
+    values.setdefault(t.PAYLOAD_CLASS.key, "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+                      if mode == "EVENT_TIME_ORDERING" else "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
 
 
 def _read_properties(storage: Storage, layout: TableLayout) -> dict[str, str]:

@@ -21,7 +21,7 @@ What differs between the versions we read (Apache Hudi's ``HoodieTableVersion``;
 
 from __future__ import annotations
 
-__all__ = ["READ_SUPPORT", "WRITE_VERSIONS", "TableVersionSupport", "check_readable", "check_writable",
+__all__ = ["DEFAULT_CREATE_VERSION", "READ_SUPPORT", "WRITE_VERSIONS", "TableVersionSupport", "check_readable", "check_writable",
            "table_version_of", "timeline_layout_of"]
 
 from collections.abc import Mapping
@@ -45,8 +45,11 @@ READ_SUPPORT: dict[int, TableVersionSupport] = {
     8: TableVersionSupport(8, 2, "1.0"),
 }
 
-#: Versions we write. A version 8 table is read-only here until writing layout 2 is built.
-WRITE_VERSIONS = frozenset({6})
+#: Versions we write: each in its own grammar (a version 8 table stays version 8).
+WRITE_VERSIONS = frozenset({6, 8})
+
+#: The version of a table hudi-sql creates unless ``hoodie.write.table.version`` asks for another.
+DEFAULT_CREATE_VERSION = 6
 
 _MISSING_BY_VERSION = {
     7: "table version 7 was only written by Apache Hudi 1.0 beta releases; upgrade it with Apache Hudi 1.0+ to 8",
@@ -115,5 +118,5 @@ def check_writable(properties: Mapping[str, str], *, base_path: str, operation: 
         raise UnsupportedFeatureError(
             f"Cannot {operation} table '{base_path}': it has table version {version}, and hudi-sql "
             f"writes only version {', '.join(map(str, sorted(WRITE_VERSIONS)))}.",
-            help="write it with Apache Hudi 1.x, or read it only; writing version 8 is not implemented yet",
+            help="write it with Apache Hudi, or read it only",
         )

@@ -6,6 +6,11 @@ data block with the upserted rows and, if any, one delete block after it, both h
 ``INSTANT_TIME = <deltacommit>``. The marker is an APPEND marker named like a base file of
 the slice, as Hudi 0.14 names it, so rollback finds the slice and cancels our blocks with a
 command block.
+
+Table version 8 names the log file by the deltacommit writing it (``.<file id>_<deltacommit>.log.1_<token>``),
+and readers place it in a slice by its completion time; the marker carries the deltacommit in
+the same way, and rollback deletes the file instead of cancelling it (as Apache Hudi 1.x, whose
+rollback of such a marker deletes the log file named by the failed instant).
 """
 
 from __future__ import annotations
@@ -63,10 +68,14 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     started = time.time()
     storage = Storage()
     layout = TableLayout.of(options.base_path)
-    base_instant = bucket.append_base_instant or bucket.prev_commit
+    # the instant in the log file's name: the slice's base (version 6) or this deltacommit (8)
+    base_instant = (options.instant_time if options.log_files_named_by_instant
+                    else bucket.append_base_instant or bucket.prev_commit)
     marker_name = BaseFileName(bucket.file_id, task.write_token, base_instant).name
     write_marker(options, layout, storage, Marker(bucket.partition_path, marker_name, IOType.APPEND))
     log_name, all_logs = _next_log_name(storage, layout, bucket, base_instant, task.write_token)
+    if options.log_files_named_by_instant:
+        all_logs = [log_name.name]  # Apache Hudi 1.x lists the one file this write appended
     path = layout.file_path(bucket.partition_path, log_name.name)
 
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)

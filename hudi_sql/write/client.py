@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
-from hudi_sql.config import HudiConfigs, HudiTableConfig, IndexType, TableType
+from hudi_sql.config import HudiConfigs, HudiTableConfig, HudiWriteConfig, IndexType, TableType
 from hudi_sql.config.concurrency import ConcurrencyConfig
 from hudi_sql.config.resolve import (
     ArchiveConfig,
@@ -83,8 +83,6 @@ _log = logging.getLogger(__name__)
 
 
 def _operation_given(configs: HudiConfigs) -> bool:
-    from hudi_sql.config import HudiWriteConfig
-
     return configs.is_set(HudiWriteConfig.OPERATION)
 
 
@@ -126,6 +124,8 @@ class WriteClient:
             props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
         payload = config.payload_class or (Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST)
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
+        if config.write_table_version is not None:
+            props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
         return init_table(self.base_path, props)
 
     def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
@@ -180,7 +180,8 @@ class WriteClient:
         operation = self.config.operation
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
-            meta.require_writable("write")  # a table version we only read (8) is refused, not corrupted
+            meta.require_writable("write")  # a table version we only read is refused, not corrupted
+            _check_write_table_version(meta, self.config.write_table_version)
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
@@ -384,6 +385,7 @@ class WriteClient:
             file=FileWriteSettings.from_config(config),
             marker_type=config.markers_type, base_path=meta.base_path,
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
+            log_files_named_by_instant=meta.table_version >= 8,
         )
 
     def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:
@@ -516,3 +518,20 @@ class WriteClient:
             statuses = partitioned.mapInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [to_write_stat(row.asDict()) for row in statuses]
+
+
+def _check_write_table_version(meta: TableMetaClient, asked: int | None) -> None:
+    """``hoodie.write.table.version`` only chooses the version of a new table: an existing table
+    keeps its own, and a write asking for another one fails before anything is written (Apache
+    Hudi 1.x would upgrade or refuse; writing one version's files into the other's timeline
+    would corrupt the table).
+
+    Raises:
+        HudiConfigError: the table has another version than the one asked for.
+    """
+    if asked is not None and asked != meta.table_version:
+        raise HudiConfigError(
+            f"'{HudiWriteConfig.WRITE_TABLE_VERSION.key}={asked}' differs from the version of the table at "
+            f"'{meta.base_path}', which is {meta.table_version}.",
+            help=f"leave '{HudiWriteConfig.WRITE_TABLE_VERSION.key}' out to write the table at its own version",
+        )

@@ -105,6 +105,8 @@ class HandleOptions:
     base_path: str = ""
     log_data_block_format: str = "avro"
     log_max_size: int = 1024 * 1024 * 1024
+    #: Table version 8: a log file is named by the deltacommit writing it, not by its slice's base.
+    log_files_named_by_instant: bool = False
 
     def to_json(self) -> str:
         """The options as JSON, for task functions that take plain strings."""

@@ -14,7 +14,7 @@ from hudi_sql.table.meta_client import TableMetaClient
 
 
 def _modified(meta: TableMetaClient, instant: Instant, state: State, fmt: str) -> str | None:
-    path = to_local_path(meta.layout.instant_path(instant.to(state)))
+    path = to_local_path(meta.instant_file_path(instant.to(state)))
     folder = os.path.dirname(path)
     if not os.path.exists(path) and state is not State.COMPLETED:
         # A commit's inflight file is "<t>.inflight"; a compaction is requested as "<t>.compaction.*".

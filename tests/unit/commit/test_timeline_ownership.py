@@ -3,7 +3,7 @@
 The check reads the source (no Spark, no import of the modules): in every function of
 ``hudi_sql`` and ``catalog`` it looks for a file write or delete (``write_bytes``, ``delete``,
 ``delete_dir``, ``os.unlink``, ...) in the same function as a ``.hoodie/`` instant path
-(``instant_path(...)``), or one whose target is built from the ``.hoodie/`` folder itself
+(``instant_path(...)``, ``instant_file_path(...)``), or one whose target is built from the ``.hoodie/`` folder itself
 (``meta_path``). Such a function changes the timeline behind the writer's back, outside its
 transaction and lock. (Creating the folder and ``hoodie.properties`` with a new table is not a
 timeline change.)
@@ -21,8 +21,8 @@ WRITER = ROOT / "hudi_sql" / "commit" / "timeline_writer.py"
 #: Calls that create, replace or remove files.
 WRITE_CALLS = frozenset({"write_bytes", "create_empty", "delete", "delete_dir", "unlink", "remove", "rename",
                          "replace", "rmtree", "link"})
-#: Names an instant file: any write or delete in the same function is suspect.
-INSTANT_PATH = "instant_path"
+#: Name an instant file (layout 1; either layout): any write or delete in the same function is suspect.
+INSTANT_PATHS = frozenset({"instant_path", "instant_file_path"})
 #: The ``.hoodie/`` folder: suspect when a write or delete targets a path built from it.
 META_PATH = "meta_path"
 
@@ -64,7 +64,7 @@ class _Scopes(ast.NodeVisitor):
         self._scope("<lambda>", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr == INSTANT_PATH:
+        if node.attr in INSTANT_PATHS:
             self._stack[-1][1].add(node.attr)
         self.generic_visit(node)
 

@@ -162,15 +162,27 @@ def test_timeline_writer_request_leaves_a_table_without_metadata_table_alone(met
     assert Path(meta.layout.properties_path).read_bytes() == before
 
 
-def test_timeline_writer_refuses_to_start_an_instant_on_a_table_version_it_only_reads(tmp_path: Path) -> None:
-    """A version 8 table (Apache Hudi 1.x) is read, never given a version 6 instant."""
-    meta = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t"})
-    props = Path(meta.layout.properties_path)
-    props.write_text(props.read_text().replace("hoodie.table.version=6", "hoodie.table.version=8")
-                     + "hoodie.timeline.layout.version=2\nhoodie.timeline.path=timeline\n")
-    (Path(meta.layout.meta_path) / "timeline").mkdir()
-    v8 = TableMetaClient.load(meta.base_path)
+def test_timeline_writer_publishes_version_8_instants_in_layout_2_with_a_completion_time(tmp_path: Path) -> None:
+    """A version 8 table (Apache Hudi 1.x) gets its instants in ``.hoodie/timeline/``; a completed
+    one is named by its requested and completion times, the completion after every time on the
+    timeline, and its commit metadata is Avro."""
+    v8 = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t", "hoodie.table.version": "8"})
+    assert v8.table_version == 8 and v8.properties["hoodie.timeline.layout.version"] == "2"
     writer = TimelineWriter(v8)
-    with pytest.raises(HudiError, match="table version 8"), writer.transaction("clean"):
-        writer.request(Instant(writer.next_instant_time(), Action.CLEAN, State.REQUESTED))
-    assert _files(v8) == [] and not any((Path(v8.layout.meta_path) / "timeline").iterdir())
+    with writer.transaction("write"):
+        time_ = writer.next_instant_time()
+        writer.request(Instant(time_, Action.COMMIT, State.REQUESTED))
+        writer.start(Instant(time_, Action.COMMIT, State.INFLIGHT), CommitMetadata(operation_type="UPSERT"))
+        writer.complete(Instant(time_, Action.COMMIT), CommitMetadata(
+            {"p": (WriteStat("f1", "p/f1_0-1-2_" + time_ + ".parquet", "p", num_writes=2),)}, "UPSERT",
+            {"schema": "{}"}))
+    v8.reload_timeline()
+    names = sorted(p.name for p in (Path(v8.layout.meta_path) / "timeline").iterdir() if p.is_file())
+    completed = v8.timeline.find(time_, Action.COMMIT, State.COMPLETED)
+    assert completed is not None and completed.completion_time is not None and completed.completion_time > time_
+    assert names == [f"{time_}.commit.requested", f"{time_}.inflight", f"{time_}_{completed.completion_time}.commit"]
+    data = (Path(v8.layout.meta_path) / "timeline" / names[2]).read_bytes()
+    assert data[:4] == b"Obj\x01"
+    assert v8.commit_metadata(completed).write_stats()[0].num_writes == 2
+    with writer.transaction("next"):
+        assert writer.next_instant_time() > completed.completion_time

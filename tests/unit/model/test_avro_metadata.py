@@ -226,7 +226,30 @@ ARCHIVED_META_ENTRY: dict[str, Any] = {
     "stateTransitionTime": "20240418172805000",
 }
 
+#: A version 8 deltacommit file, as Apache Hudi 1.0.2 writes one (the log-append fields set).
+COMMIT_METADATA: dict[str, Any] = {
+    "partitionToWriteStats": {"city=sf": [{
+        **WRITE_STAT, "path": f"city=sf/.{FID}_20240418172802262.log.1_0-91-123", "prevCommit": "20240418172802262",
+        "logVersion": 1, "logOffset": 0, "baseFile": "", "logFiles": [f".{FID}_20240418172802262.log.1_0-91-123"],
+        "runtimeStats": {"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 152},
+    }]},
+    "compacted": False,
+    "extraMetadata": {"schema": '{"type":"record","name":"trips","fields":[]}'},
+    "version": None,
+    "operationType": "UPSERT_PREPPED",
+}
+
+REPLACE_COMMIT_METADATA: dict[str, Any] = {
+    "partitionToWriteStats": {"city=sf": [WRITE_STAT]},
+    "extraMetadata": {"schema": '{"type":"record","name":"trips","fields":[]}'},
+    "version": 1,
+    "operationType": "INSERT_OVERWRITE",
+    "partitionToReplaceFileIds": {"city=sf": ["5d2a1a3e-0000-4a8f-9d3e-2b8f1c0e7a10-0"]},
+}
+
 REALISTIC: dict[AvroMetadataKind, dict[str, Any]] = {
+    AvroMetadataKind.COMMIT_METADATA: COMMIT_METADATA,
+    AvroMetadataKind.REPLACE_COMMIT_METADATA: REPLACE_COMMIT_METADATA,
     AvroMetadataKind.ROLLBACK_PLAN: ROLLBACK_PLAN,
     AvroMetadataKind.ROLLBACK_METADATA: ROLLBACK_METADATA,
     AvroMetadataKind.REQUESTED_REPLACE_METADATA: REQUESTED_REPLACE_CLUSTERING,
