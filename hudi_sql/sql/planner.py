@@ -508,14 +508,16 @@ def plan_create(
         props[HudiTableConfig.PRECOMBINE_FIELD.key] = precombine
     if not configs.get(HudiWriteConfig.POPULATE_META_FIELDS):
         props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-    payload = options.get(HudiWriteConfig.PAYLOAD_CLASS.key)
-    if payload or table_type is TableType.MERGE_ON_READ:
-        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
     # the table version: TBLPROPERTIES, else the session's SET hoodie.write.table.version=8
-    version = HudiConfigs.layered({k: v for k, v in (session or {}).items()
-                                   if k == HudiWriteConfig.WRITE_TABLE_VERSION.key}, options)
-    if version.is_set(HudiWriteConfig.WRITE_TABLE_VERSION):
-        props[HudiTableConfig.VERSION.key] = str(version.get(HudiWriteConfig.WRITE_TABLE_VERSION))
+    versions = HudiConfigs.layered({k: v for k, v in (session or {}).items()
+                                    if k == HudiWriteConfig.WRITE_TABLE_VERSION.key}, options)
+    version = versions.get(HudiWriteConfig.WRITE_TABLE_VERSION)
+    if version is not None:
+        props[HudiTableConfig.VERSION.key] = str(version)
+    payload = options.get(HudiWriteConfig.PAYLOAD_CLASS.key)
+    if payload or (table_type is TableType.MERGE_ON_READ and version in (None, 6)):
+        # version 8 without a payload: the merge mode follows the ordering field, as in Apache Hudi 1.x
+        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
     catalog = dict(statement.properties)
     catalog.setdefault(TYPE.name, table_type_short_name(table_type))
     if record_keys:

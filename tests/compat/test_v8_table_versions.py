@@ -18,7 +18,7 @@ from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.model.instant import Action, State
 from hudi_sql.model.payload import Payload
 from hudi_sql.storage.properties import format_properties, table_checksum
-from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.table.meta_client import TableMetaClient, init_table
 
 AVSC = Path(__file__).resolve().parents[2] / "hudi_sql" / "model" / "avsc" / "HoodieCommitMetadata.avsc"
 
@@ -80,10 +80,40 @@ def test_meta_client_load_version8_reads_layout2_timeline(tmp_path: Path) -> Non
     assert [(s.partition_path, s.num_writes) for s in metadata.write_stats()] == [("sf", 3)]
 
 
-def test_meta_client_require_writable_version8_refuses(tmp_path: Path) -> None:
+def test_meta_client_require_writable_version8_accepts(tmp_path: Path) -> None:
     meta = TableMetaClient.load(str(_table(tmp_path / "t", "8", layout="2")))
-    with pytest.raises(UnsupportedFeatureError, match="table version 8"):
-        meta.require_writable("write")
+    meta.require_writable("write")  # no error: version 8 is written in its own grammar
+
+
+@pytest.mark.parametrize(("given", "mode", "strategy", "payload"), [
+    ({T.PRECOMBINE_FIELD.key: "ts"}, "EVENT_TIME_ORDERING", "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5",
+     "org.apache.hudi.common.model.DefaultHoodieRecordPayload"),
+    ({}, "COMMIT_TIME_ORDERING", "ce9acb64-bde0-424c-9b91-f6ebba25356d",
+     "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"),
+    ({T.PRECOMBINE_FIELD.key: "ts", T.PAYLOAD_CLASS.key: "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"},
+     "COMMIT_TIME_ORDERING", "ce9acb64-bde0-424c-9b91-f6ebba25356d",
+     "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"),
+    ({T.PRECOMBINE_FIELD.key: "ts", T.PAYLOAD_CLASS.key: "org.apache.hudi.common.model.PartialUpdateAvroPayload"},
+     "CUSTOM", "00000000-0000-0000-0000-000000000000", "org.apache.hudi.common.model.PartialUpdateAvroPayload"),
+])
+def test_init_table_version8_declares_what_apache_hudi_1x_declares(
+        tmp_path: Path, given: dict[str, str], mode: str, strategy: str, payload: str) -> None:
+    """The properties of a table Apache Hudi 1.0.2 creates (seen in its own tables): the merge mode
+    follows the payload class when one is named, else the ordering field."""
+    meta = init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "8", **given})
+    props = meta.properties
+    assert (props[T.VERSION.key], props[T.INITIAL_VERSION.key], props[T.TIMELINE_LAYOUT_VERSION.key]) == ("8", "8", "2")
+    assert (props[T.TIMELINE_PATH.key], props[T.TIMELINE_HISTORY_PATH.key]) == ("timeline", "history")
+    assert (props[T.RECORD_MERGE_MODE.key], props[T.RECORD_MERGE_STRATEGY_ID.key], props[T.PAYLOAD_CLASS.key]) == (
+        mode, strategy, payload)
+    assert (tmp_path / "t" / ".hoodie" / "timeline" / "history").is_dir()
+    assert meta.record_payload()[1] is not None  # every mode we create is one we merge
+
+
+def test_init_table_refuses_a_version_it_does_not_write(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedFeatureError, match="table version 9"):
+        init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "9"})
+    assert not (tmp_path / "t" / ".hoodie").exists()
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("COMMIT_TIME_ORDERING", (None, Payload.OVERWRITE_WITH_LATEST)),

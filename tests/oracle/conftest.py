@@ -1,8 +1,9 @@
-"""The ``oracle`` fixture: one Apache Hudi driver process per pytest session, stopped by pid.
+"""The ``oracle`` fixtures: one Apache Hudi driver process per pytest session and version, stopped by pid.
 
 ``tools/oracle/setup.sh`` (run by ``.ci/run``) prepares a virtualenv with PySpark 3.5 and the
-Hudi Spark bundle in the user's cache folder; tests marked ``oracle`` skip with the setup
-script's reason only when it recorded one (no Java, no download).
+Hudi 0.15 Spark bundle in the user's cache folder, ``tools/oracle/setup_v1.sh`` adds the bundle
+of the latest 1.x release (table version 8) beside it; tests marked ``oracle`` skip with the
+setup script's reason only when it recorded one (no Java, no download).
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ import pytest
 from oracle_harness import DRIVER, FOREIGN_ENV, START_TIMEOUT_S, Oracle, oracle_dir, read_line, stop_driver
 
 
-@pytest.fixture(scope="session")
-def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
-    """The session's Apache Hudi driver; skipped with the setup script's reason when unavailable."""
+def _driver(tmp_path_factory: pytest.TempPathFactory, suffix: str, setup: str) -> Iterator[Oracle]:
+    """Start the driver with the bundle ``READY<suffix>`` names; skip with the reason
+    ``UNAVAILABLE<suffix>`` records."""
     home = oracle_dir()
-    if (home / "UNAVAILABLE").exists():
-        pytest.skip(f"Apache Hudi oracle unavailable: {(home / 'UNAVAILABLE').read_text().strip()}")
-    if not (home / "READY").exists():
-        pytest.skip(f"Apache Hudi oracle not set up in {home}: run tools/oracle/setup.sh")
-    ready = dict(line.split("=", 1) for line in (home / "READY").read_text().split())
-    state = tmp_path_factory.mktemp("hudi-oracle")
+    if (home / f"UNAVAILABLE{suffix}").exists():
+        pytest.skip(f"Apache Hudi oracle unavailable: {(home / f'UNAVAILABLE{suffix}').read_text().strip()}")
+    if not (home / f"READY{suffix}").exists():
+        pytest.skip(f"Apache Hudi oracle not set up in {home}: run {setup}")
+    ready = dict(line.split("=", 1) for line in (home / f"READY{suffix}").read_text().split())
+    state = tmp_path_factory.mktemp(f"hudi-oracle{suffix.lower()}")
     log = state / "oracle.log"
     env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
@@ -43,3 +44,13 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
         stop_driver(process)
 
 
+@pytest.fixture(scope="session")
+def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
+    """The session's Apache Hudi 0.15 driver (table version 6)."""
+    yield from _driver(tmp_path_factory, "", "tools/oracle/setup.sh")
+
+
+@pytest.fixture(scope="session")
+def oracle_v1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
+    """The session's Apache Hudi 1.x driver (table version 8)."""
+    yield from _driver(tmp_path_factory, "_V1", "tools/oracle/setup_v1.sh")

@@ -1,0 +1,211 @@
+"""Table version 8 written by hudi-sql, checked by Apache Hudi 1.x (the ``oracle_v1`` driver).
+
+Two scenarios, each on Copy-On-Write and Merge-On-Read:
+
+* **Apache Hudi 1.x reads what we write.** hudi-sql creates a version 8 table
+  (``'hoodie.write.table.version' = '8'``) and runs the operations and services it supports on
+  it (INSERT, UPDATE, DELETE, MERGE, INSERT OVERWRITE, compaction or clustering, clean, a
+  rollback); after every step Apache Hudi's snapshot equals ours, meta columns included, and
+  so do its incremental and time-travel reads (before the clean) and its read-optimized read
+  of the final table; the Rust reader reads the final table too.
+* **Mixed writers alternate.** Apache Hudi 1.x creates the table (its metadata table on, as by
+  default) and the two engines take turns writing it; both read the same rows after every turn.
+
+Every Apache Hudi write names ``hoodie.write.table.version=8``, so a 1.1 bundle (whose default is
+version 9) writes the same table version as 1.0.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from oracle_harness import Oracle, assert_same_rows, ours
+from sql_session import fresh_database
+from table_helpers import data_rows, our_table, rust_table
+
+pytestmark = [pytest.mark.oracle, pytest.mark.spark]
+
+COLUMNS = "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING"
+#: Apache Hudi lists files from storage: the metadata table we remove on our first write stays away.
+LISTING = {"hoodie.metadata.enable": "false"}
+V8 = {"hoodie.write.table.version": "8"}
+
+
+@pytest.fixture(scope="module")
+def db(spark: Any) -> Iterator[Any]:
+    with fresh_database(spark, "oracle_v8_writes") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def apache(oracle_v1: Oracle) -> Oracle:
+    """The 1.x driver, every SQL write at table version 8."""
+    oracle_v1.sql("SET hoodie.write.table.version=8")
+    return oracle_v1
+
+
+def _agree(spark: Any, oracle: Oracle, path: Path, what: str, options: dict[str, str] | None = None) -> list[str]:
+    """Our read and Apache Hudi's with the same *options*: the differences, if any."""
+    opts = {**LISTING, **(options or {})}
+    theirs = oracle.read(path, opts)
+    mine = ours(spark.read.format("hudi").options(**(options or {})).load(str(path)))
+    try:
+        assert_same_rows(mine, theirs, what=what)
+    except AssertionError as exc:
+        return [str(exc)]
+    return []
+
+
+def _properties(path: Path) -> dict[str, str]:
+    lines = (path / ".hoodie" / "hoodie.properties").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+
+
+def _completed(path: Path) -> list[tuple[str, str, str]]:
+    """(requested time, completion time, action) of the completed instants, in completion order."""
+    out = []
+    for file in (path / ".hoodie" / "timeline").iterdir():
+        stem, _, action = file.name.partition(".")
+        if "_" in stem and not file.name.startswith("."):
+            requested, completion = stem.split("_")
+            out.append((requested, completion, action))
+    return sorted(out, key=lambda t: t[1])
+
+
+def _our_steps(table: str, table_type: str) -> list[str]:
+    service = (f"CALL run_compaction(op => 'run', table => '{table}')" if table_type == "mor"
+               else f"CALL run_clustering(table => '{table}')")
+    return [
+        (f"INSERT INTO {table} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf'), "
+        "(4, 'd', 40.0, 1, 'la')"),
+        f"UPDATE {table} SET price = price * 2, ts = 2 WHERE id IN (1, 2)",
+        f"DELETE FROM {table} WHERE id = 3",
+        (f"MERGE INTO {table} t USING (SELECT 1 AS id, 'late' AS name, 1.0 AS price, 0L AS ts, 'sf' AS city "
+         "UNION ALL SELECT 5, 'e', 50.0, 3L, 'nyc' UNION ALL SELECT 4, 'd2', 44.0, 3L, 'la') s "
+         "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
+        service,
+        f"INSERT OVERWRITE {table} PARTITION (city = 'la') SELECT 6, 'f', 60.0, 4L",
+        f"UPDATE {table} SET name = 'x' WHERE id = 5",
+        f"CALL run_clean(table => '{table}', retain_commits => 1)",
+    ]
+
+
+@pytest.fixture(scope="module", params=["cow", "mor"])
+def written_by_us(request: pytest.FixtureRequest, spark: Any, db: Any, apache: Oracle,
+                  tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A version 8 table hudi-sql created and wrote step by step; the differences after each step."""
+    table_type = request.param
+    table = f"v8_ours_{table_type}_{uuid.uuid4().hex[:6]}"
+    path = tmp_path_factory.mktemp("v8-ours") / table
+    db.sql(f"CREATE TABLE {table} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+           f"TBLPROPERTIES (type = '{table_type}', primaryKey = 'id', preCombineField = 'ts', "
+           "'hoodie.write.table.version' = '8', 'hoodie.clustering.plan.strategy.small.file.limit' = '1073741824')")
+    failures: list[str] = []
+    for index, step in enumerate(_our_steps(table, table_type), 1):
+        db.sql(step)
+        failures += _agree(spark, apache, path, f"{table}/{index} {step.split('(')[0][:40]}")
+        if index == 2:
+            logs_after_update = sorted(p.name for p in path.glob("*/.*.log.*"))
+        if index == 4:  # before any clean: incremental from the second write on, time travel to it
+            second = [t for t in _completed(path) if t[2] in ("commit", "deltacommit")][1]
+            for options in ({"hoodie.datasource.query.type": "incremental",
+                             "hoodie.datasource.read.begin.instanttime": second[1]}, {"as.of.instant": second[0]}):
+                failures += _agree(spark, apache, path, f"{table}/{index} {options}", options)
+    # the latest write undone: Apache Hudi must no longer see it (its log file or base file is gone)
+    latest = [t for t in _completed(path) if t[2] in ("commit", "deltacommit", "replacecommit")][-1][0]
+    logs_before_rollback = sorted(p.name for p in path.glob("*/.*.log.*"))
+    db.sql(f"CALL rollback_to_instant(table => '{table}', instant_time => '{latest}')")
+    failures += _agree(spark, apache, path, f"{table}/rolled back {latest}")
+    return {"table": table, "type": table_type, "path": path, "failures": failures, "rolled_back": latest,
+            "logs_after_update": logs_after_update, "logs_before_rollback": logs_before_rollback,
+            "logs_after_rollback": sorted(p.name for p in path.glob("*/.*.log.*"))}
+
+
+def test_apache_hudi_1x_reads_every_step_of_a_version_8_table_we_write(written_by_us: dict[str, Any]) -> None:
+    assert not written_by_us["failures"], "\n".join(written_by_us["failures"])
+
+
+def test_our_version_8_table_is_laid_out_as_apache_hudi_1x_lays_it_out(written_by_us: dict[str, Any]) -> None:
+    path: Path = written_by_us["path"]
+    props = _properties(path)
+    assert (props["hoodie.table.version"], props["hoodie.timeline.layout.version"]) == ("8", "2")
+    assert props["hoodie.record.merge.mode"] == "EVENT_TIME_ORDERING"
+    completed = _completed(path)
+    assert all(requested < completion for requested, completion, _ in completed)
+    actions = {action for _, _, action in completed}
+    assert {"replacecommit", "clean", "rollback"} <= actions
+    assert ("deltacommit" if written_by_us["type"] == "mor" else "commit") in actions
+    assert not list(path.glob(".hoodie/*.commit")) and not list(path.glob(".hoodie/*.deltacommit"))
+    if written_by_us["type"] == "mor":
+        # a log file is named by the deltacommit that wrote it (the UPDATE, step 2), version 1 ...
+        update = [requested for requested, _, action in completed if action == "deltacommit"][1]
+        logs = written_by_us["logs_after_update"]
+        assert logs and all(f"_{update}.log.1_" in name for name in logs), logs
+        # ... and a rolled-back deltacommit's log files are deleted, not cancelled by a command block
+        rolled_back = written_by_us["rolled_back"]
+        assert any(f"_{rolled_back}.log." in name for name in written_by_us["logs_before_rollback"])
+        assert written_by_us["logs_after_rollback"] == [
+            name for name in written_by_us["logs_before_rollback"] if f"_{rolled_back}.log." not in name]
+
+
+def test_apache_hudi_1x_and_the_rust_reader_read_our_version_8_table_in_every_query(
+        spark: Any, apache: Oracle, written_by_us: dict[str, Any]) -> None:
+    """Snapshot, incremental and time travel were compared along the way; here the read-optimized
+    query of Apache Hudi and the Rust reader's snapshot of the final table."""
+    path: Path = written_by_us["path"]
+    if written_by_us["type"] == "mor":
+        failures = _agree(spark, apache, path, f"{path.name} read_optimized",
+                          {"hoodie.datasource.query.type": "read_optimized"})
+        assert not failures, "\n".join(failures)
+    assert data_rows(rust_table(str(path)), "id") == data_rows(our_table(spark, str(path)), "id")
+
+
+@pytest.fixture(scope="module", params=["cow", "mor"])
+def alternating(request: pytest.FixtureRequest, spark: Any, db: Any, apache: Oracle,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Apache Hudi 1.x creates a table; the two engines alternate writes; differences after each."""
+    table_type = request.param
+    name = f"v8_mixed_{table_type}_{uuid.uuid4().hex[:6]}"
+    path = tmp_path_factory.mktemp("v8-mixed") / name
+    apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+               f"TBLPROPERTIES (type = '{table_type}', primaryKey = 'id', preCombineField = 'ts', "
+               "'hoodie.write.table.version' = '8')")
+    turns: list[tuple[str, str]] = [
+        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')"),
+        ("ours", f"UPDATE {name} SET price = price + 1, ts = 2 WHERE id IN (1, 3)"),
+        ("apache", (f"MERGE INTO {name} t USING (SELECT 2 AS id, 'b2' AS name, 22.0 AS price, 3L AS ts, 'nyc' AS city "
+                   "UNION ALL SELECT 4, 'd', 40.0, 3L, 'sf') s ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")),
+        ("ours", f"DELETE FROM {name} WHERE id = 1"),
+        ("ours", (f"CALL run_compaction(op => 'run', table => '{name}')" if table_type == "mor"
+                  else f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'la')")),
+        ("apache", f"UPDATE {name} SET name = 'apache', ts = 5 WHERE id IN (2, 4)"),
+        ("ours", f"INSERT INTO {name} VALUES (6, 'f', 60.0, 6, 'nyc')"),
+    ]
+    failures: list[str] = []
+    registered = False
+    for index, (who, statement) in enumerate(turns, 1):
+        if who == "apache":
+            apache.sql(statement)
+        else:
+            if not registered:
+                db.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
+                registered = True
+            db.sql(statement)
+        failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
+    # Apache Hudi through its own metadata table (its default), which it rebuilt after our writes
+    theirs = apache.read(path, {"hoodie.metadata.enable": "true"})
+    try:
+        assert_same_rows(ours(spark.read.format("hudi").load(str(path))), theirs, what=f"{name}/metadata table")
+    except AssertionError as exc:
+        failures.append(str(exc))
+    return {"path": path, "failures": failures}
+
+
+def test_mixed_writers_alternate_on_a_version_8_table(alternating: dict[str, Any]) -> None:
+    assert not alternating["failures"], "\n".join(alternating["failures"])
+    assert _properties(alternating["path"])["hoodie.table.version"] == "8"
