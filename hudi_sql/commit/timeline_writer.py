@@ -235,6 +235,26 @@ class TimelineWriter:
             if instant.action is Action.REPLACE_COMMIT and self.meta_client.timeline_layout == 2:
                 self.delete(Instant(instant.instant_time, Action.CLUSTERING, state))
 
+    # -- moving a timeline between layouts (table version upgrade / downgrade) ----------------
+
+    def publish_in_layout(self, instant: Instant, data: bytes, *, layout: int) -> None:
+        """Write *instant*'s file with *data* into the folder of timeline *layout* (whatever the
+        table's version says now), replacing a copy an interrupted upgrade left."""
+        self._require_transaction(f"copy {instant.file_name} to timeline layout {layout}")
+        self.meta_client.storage.write_bytes(self._layout_path(instant, layout), data, overwrite=True)
+
+    def delete_in_layout(self, instant: Instant, *, layout: int) -> bool:
+        """Delete *instant*'s file from the folder of timeline *layout*."""
+        self._require_transaction(f"delete {instant.file_name} of timeline layout {layout}")
+        return self.meta_client.storage.delete(self._layout_path(instant, layout))
+
+    def _layout_path(self, instant: Instant, layout: int) -> str:
+        meta = self.meta_client
+        if layout == 1:
+            return meta.layout.instant_path(instant)
+        folder = meta.properties.get(HudiTableConfig.TIMELINE_PATH.key) or str(HudiTableConfig.TIMELINE_PATH.default)
+        return f"{meta.layout.meta_path}/{folder}/{instant.file_name}"
+
     # -- the marker folder of an instant (.hoodie/.temp/<t>) ----------------------------------
 
     def create_marker_dir(self, instant_time: str) -> None:

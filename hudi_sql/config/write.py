@@ -51,8 +51,12 @@ class HudiWriteConfig(ConfigScope):
     WRITE_TABLE_VERSION = ConfigOption(
         "hoodie.write.table.version", parse_int, None,
         "Table version a write creates a new table at: 6 (the default, Apache Hudi 0.14 / 0.15) or 8 "
-        "(Apache Hudi 1.x). An existing table keeps its version; asking for another one fails.",
+        "(Apache Hudi 1.x). On an existing version 6 table, 8 upgrades it first (with "
+        "hoodie.write.auto.upgrade); any other difference from the table's version fails.",
         choices=("6", "8"))
+    AUTO_UPGRADE = ConfigOption(
+        "hoodie.write.auto.upgrade", parse_bool, True,
+        "Upgrade a table whose version is below hoodie.write.table.version before writing it (Apache Hudi 1.x).")
     OPERATION = ConfigOption("hoodie.datasource.write.operation", WriteOperationType.parse, WriteOperationType.UPSERT,
                  "upsert, insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition.")
     RECORD_KEY_FIELDS = ConfigOption("hoodie.datasource.write.recordkey.field", parse_list, NO_VALUES,

@@ -128,6 +128,31 @@ class WriteClient:
             props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
         return init_table(self.base_path, props)
 
+    def _match_table_version(self, meta: TableMetaClient, df: DataFrame) -> TableMetaClient:
+        """``hoodie.write.table.version`` against an existing table: equal or absent, nothing to do;
+        8 on a version 6 table, upgrade it first (``hoodie.write.auto.upgrade``, as Apache Hudi 1.x
+        does); anything else fails before anything is written (one version's files in the other's
+        timeline would corrupt the table).
+
+        Raises:
+            HudiConfigError: the asked version differs and no upgrade applies.
+        """
+        asked = self.config.write_table_version
+        if asked is None or asked == meta.table_version:
+            return meta
+        if asked > meta.table_version and self.configs.get(HudiWriteConfig.AUTO_UPGRADE):
+            from hudi_sql.services.upgrade import upgrade_table
+
+            upgrade_table(df.sparkSession, meta, to_version=asked, configs=self.configs)
+            return TableMetaClient.load(self.base_path)
+        raise HudiConfigError(
+            f"'{HudiWriteConfig.WRITE_TABLE_VERSION.key}={asked}' differs from the version of the table at "
+            f"'{meta.base_path}', which is {meta.table_version}.",
+            help=f"leave '{HudiWriteConfig.WRITE_TABLE_VERSION.key}' out to write the table at its own version"
+                 + (f", or set '{HudiWriteConfig.AUTO_UPGRADE.key}=true' to upgrade it"
+                    if asked > meta.table_version else ""),
+        )
+
     def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
         from hudi_sql.keygen import key_generator_for
 
@@ -181,7 +206,7 @@ class WriteClient:
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
             meta.require_writable("write")  # a table version we only read is refused, not corrupted
-            _check_write_table_version(meta, self.config.write_table_version)
+            meta = self._match_table_version(meta, df)
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
@@ -518,20 +543,3 @@ class WriteClient:
             statuses = partitioned.mapInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
         self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
         return [to_write_stat(row.asDict()) for row in statuses]
-
-
-def _check_write_table_version(meta: TableMetaClient, asked: int | None) -> None:
-    """``hoodie.write.table.version`` only chooses the version of a new table: an existing table
-    keeps its own, and a write asking for another one fails before anything is written (Apache
-    Hudi 1.x would upgrade or refuse; writing one version's files into the other's timeline
-    would corrupt the table).
-
-    Raises:
-        HudiConfigError: the table has another version than the one asked for.
-    """
-    if asked is not None and asked != meta.table_version:
-        raise HudiConfigError(
-            f"'{HudiWriteConfig.WRITE_TABLE_VERSION.key}={asked}' differs from the version of the table at "
-            f"'{meta.base_path}', which is {meta.table_version}.",
-            help=f"leave '{HudiWriteConfig.WRITE_TABLE_VERSION.key}' out to write the table at its own version",
-        )

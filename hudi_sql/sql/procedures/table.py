@@ -1,9 +1,11 @@
-"""``show_table_properties``: the table's ``hoodie.properties``."""
+"""The table itself: ``show_table_properties`` (its ``hoodie.properties``), and moving it between
+table versions (``upgrade_table``, ``downgrade_table``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
 
@@ -16,3 +18,48 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 def show_table_properties(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     return sorted(meta.properties.items())[: args["limit"]]
+
+
+#: Apache Hudi's ``HoodieTableVersion`` names, which its procedure takes as ``to_version``.
+_VERSION_NAMES = {"SIX": 6, "EIGHT": 8}
+
+
+def _target_version(value: Any) -> int:
+    text = str(value).strip().upper()
+    if text in _VERSION_NAMES:
+        return _VERSION_NAMES[text]
+    if text.isdigit():
+        return int(text)
+    raise HudiSqlError(f"CALL upgrade_table: to_version => '{value}' is not a table version.",
+                       help="to_version => 8 (or 'EIGHT', Apache Hudi's name)")
+
+
+@procedure(
+    "upgrade_table",
+    args=[Arg("table", required=True), Arg("to_version", required=True)],
+    output="result boolean",
+    description="Upgrade the table to version 8 (Apache Hudi 1.x): its timeline, commit metadata and "
+                "properties; a MERGE_ON_READ table is compacted first. Run again, it finishes an "
+                "interrupted upgrade.",
+)
+def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.upgrade import upgrade_table as upgrade
+
+    meta = ctx.meta(args)
+    result = upgrade(ctx.spark, meta, to_version=_target_version(args["to_version"]),
+                     configs=ctx.write_configs(args))
+    return [(result.from_version != result.to_version,)]
+
+
+@procedure(
+    "downgrade_table",
+    args=[Arg("table", required=True), Arg("to_version", required=True)],
+    output="result boolean",
+    description="Downgrade the table (not implemented: hudi-sql upgrades 6 to 8 only).",
+)
+def downgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    meta = ctx.meta(args)
+    raise UnsupportedFeatureError(
+        f"Cannot downgrade '{args['table']}' (table version {meta.table_version}) to version "
+        f"{_target_version(args['to_version'])}: hudi-sql does not implement downgrades.",
+        help="downgrade it with Apache Hudi 1.x (CALL downgrade_table there)")
