@@ -213,16 +213,16 @@ def _stream_driver(master: str, state: Path, *args: str) -> list[str]:
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_stream_killed_mid_batch_three_times_resumes_and_applies_every_batch_once(
+def test_stream_killed_mid_batch_twice_resumes_and_applies_every_batch_once(
         spark: Any, tmp_path: Path, table_type: str) -> None:
     from streaming_helpers import committed_batches, expected_rows, write_input_files, writes_in_flight
 
     source, table, checkpoint = tmp_path / "in", tmp_path / "t", tmp_path / "ck"
-    batches = write_input_files(source, files=5)
+    batches = write_input_files(source, files=4)
     command = _stream_driver("local[2]", tmp_path / "state", "write", str(source), str(table), str(checkpoint),
                              table_type)
     killed: set[str] = set()
-    for _ in range(3):
+    for _ in range(2):  # two kills: the second one hits a restarted stream
         proc = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
@@ -241,7 +241,7 @@ def test_stream_killed_mid_batch_three_times_resumes_and_applies_every_batch_onc
 
     assert data_rows(our_table(spark, str(table)), "id") == expected_rows(batches)
     assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
-    assert sorted(committed_batches(str(table))) == list(range(5))  # no batch lost, none applied twice
+    assert sorted(committed_batches(str(table))) == list(range(4))  # no batch lost, none applied twice
     meta = TableMetaClient.load(str(table))
     assert not meta.timeline.pending_writes(), "a killed batch's instant was left behind"
     rolled_back = {t for i in meta.timeline.completed().with_actions(Action.ROLLBACK)

@@ -209,3 +209,70 @@ def alternating(request: pytest.FixtureRequest, spark: Any, db: Any, apache: Ora
 def test_mixed_writers_alternate_on_a_version_8_table(alternating: dict[str, Any]) -> None:
     assert not alternating["failures"], "\n".join(alternating["failures"])
     assert _properties(alternating["path"])["hoodie.table.version"] == "8"
+
+
+# -- upgrades: version 6 tables moved to version 8 by one engine, written on by the other -------------
+
+
+def _v6_mor(db: Any, name: str, path: Path) -> None:
+    db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+           "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+    db.sql(f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')")
+    db.sql(f"UPDATE {name} SET price = price * 2, ts = 2 WHERE id IN (1, 2)")
+    assert _properties(path)["hoodie.table.version"] == "6"
+
+
+def _register(oracle: Oracle, name: str, path: Path) -> str:
+    """Register an existing table in Apache Hudi's catalog, in the database ``hoodie.properties``
+    names (Apache Hudi refuses another one)."""
+    database = _properties(path).get("hoodie.database.name") or "default"
+    oracle.sql(f"CREATE DATABASE IF NOT EXISTS {database}")
+    oracle.sql(f"CREATE TABLE IF NOT EXISTS {database}.{name} USING hudi LOCATION '{path}'")
+    return f"{database}.{name}"
+
+
+def test_version_6_tables_upgraded_by_us_are_read_and_written_by_apache_hudi_1x(
+        spark: Any, db: Any, oracle: Oracle, apache: Oracle, tmp_path: Path) -> None:
+    """Ours and one Apache Hudi 0.15 wrote (both Merge-On-Read, with log files), upgraded by
+    ``CALL upgrade_table``; Apache Hudi 1.x then reads them and writes on, and we read that."""
+    ours_name, theirs_name = f"up_ours_{uuid.uuid4().hex[:6]}", f"up_theirs_{uuid.uuid4().hex[:6]}"
+    ours_path, theirs_path = tmp_path / ours_name, tmp_path / theirs_name
+    _v6_mor(db, ours_name, ours_path)
+    oracle.sql(f"CREATE TABLE {theirs_name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{theirs_path}' "
+               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+    oracle.sql(f"INSERT INTO {theirs_name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), "
+               "(3, 'c', 30.0, 1, 'la')")
+    oracle.sql(f"UPDATE {theirs_name} SET price = price * 2, ts = 2 WHERE id IN (1, 2)")
+    db.sql(f"CREATE TABLE {theirs_name} USING hudi LOCATION '{theirs_path}'")
+    failures: list[str] = []
+    for name, path in ((ours_name, ours_path), (theirs_name, theirs_path)):
+        # the upgrade compacts the log files: records move to base files, nothing else changes
+        before = ours(spark.read.format("hudi").load(str(path)).drop("_hoodie_file_name"))
+        db.sql(f"CALL upgrade_table(table => '{name}', to_version => 'EIGHT')")
+        assert _properties(path)["hoodie.table.version"] == "8"
+        assert_same_rows(ours(spark.read.format("hudi").load(str(path)).drop("_hoodie_file_name")), before,
+                         what=f"{name} after upgrade")
+        failures += _agree(spark, apache, path, f"{name}/upgraded by us")
+        qualified = _register(apache, name, path)
+        apache.sql(f"UPDATE {qualified} SET name = 'apache', ts = 9 WHERE id IN (2, 3)")
+        failures += _agree(spark, apache, path, f"{name}/then written by Apache Hudi 1.x")
+        db.sql(f"INSERT INTO {name} VALUES (4, 'ours', 40.0, 9, 'sf')")
+        failures += _agree(spark, apache, path, f"{name}/then written by us")
+        assert _properties(path)["hoodie.table.version"] == "8"
+    assert not failures, "\n".join(failures)
+
+
+def test_version_6_table_we_wrote_upgraded_by_apache_hudi_1x_is_read_and_written_by_us(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    """The other way round: Apache Hudi 1.x's first write upgrades our version 6 table."""
+    name = f"up_by_apache_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    _v6_mor(db, name, path)
+    qualified = _register(apache, name, path)
+    apache.sql(f"UPDATE {qualified} SET name = 'apache', ts = 9 WHERE id = 3")
+    assert _properties(path)["hoodie.table.version"] == "8"
+    failures = _agree(spark, apache, path, f"{name}/upgraded by Apache Hudi 1.x")
+    db.sql(f"UPDATE {name} SET name = 'ours', ts = 10 WHERE id IN (1, 3)")
+    db.sql(f"DELETE FROM {name} WHERE id = 2")
+    failures += _agree(spark, apache, path, f"{name}/then written by us")
+    assert not failures, "\n".join(failures)
