@@ -49,6 +49,7 @@ from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, format_instant_time
 from hudi_sql.model.instant_payloads import encode_payload
+from hudi_sql.model.payload import Payload
 from hudi_sql.table.meta_client import (
     COMMIT_TIME_MERGE_STRATEGY_ID,
     EVENT_TIME_MERGE_STRATEGY_ID,
@@ -61,9 +62,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-_DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
-_OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
-_EVENT_TIME_PAYLOAD = "org.apache.hudi.common.model.EventTimeAvroPayload"
+_DEFAULT_PAYLOAD = Payload.DEFAULT.java_class
+_OVERWRITE_PAYLOAD = Payload.OVERWRITE_WITH_LATEST.java_class
+_EVENT_TIME_PAYLOAD = Payload.EVENT_TIME.java_class
 
 
 @dataclass(frozen=True)

@@ -411,9 +411,9 @@ def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storag
 #: Apache Hudi 1.x's merge mode for the payload classes a version 6 table names; any other
 #: payload is a CUSTOM mode run by the payload (its strategy id is the payload-based one).
 _MERGE_MODE_OF_PAYLOAD = {
-    "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": "COMMIT_TIME_ORDERING",
-    "org.apache.hudi.common.model.DefaultHoodieRecordPayload": "EVENT_TIME_ORDERING",
-    "org.apache.hudi.common.model.EventTimeAvroPayload": "EVENT_TIME_ORDERING",
+    Payload.OVERWRITE_WITH_LATEST.java_class: "COMMIT_TIME_ORDERING",
+    Payload.DEFAULT.java_class: "EVENT_TIME_ORDERING",
+    Payload.EVENT_TIME.java_class: "EVENT_TIME_ORDERING",
 }
 PAYLOAD_BASED_MERGE_STRATEGY_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -437,8 +437,8 @@ def _version_8_defaults(values: dict[str, str]) -> None:
     strategy = {"EVENT_TIME_ORDERING": EVENT_TIME_MERGE_STRATEGY_ID,
                 "COMMIT_TIME_ORDERING": COMMIT_TIME_MERGE_STRATEGY_ID}.get(mode, PAYLOAD_BASED_MERGE_STRATEGY_ID)
     values.setdefault(t.RECORD_MERGE_STRATEGY_ID.key, strategy)
-    values.setdefault(t.PAYLOAD_CLASS.key, "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
-                      if mode == "EVENT_TIME_ORDERING" else "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
+    values.setdefault(t.PAYLOAD_CLASS.key, Payload.DEFAULT.java_class if mode == "EVENT_TIME_ORDERING"
+                      else Payload.OVERWRITE_WITH_LATEST.java_class)
 
 
 def _read_properties(storage: Storage, layout: TableLayout) -> dict[str, str]:

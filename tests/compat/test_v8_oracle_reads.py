@@ -163,18 +163,26 @@ def test_v8_incremental_same_rows_as_rust_reader_with_exclusive_start(spark: Any
     assert not failures, "\n".join(failures)
 
 
-def test_v8_write_into_version8_table_refused_table_unchanged(spark: Any, v8_tables: dict[str, Any],
-                                                              tmp_path: Path) -> None:
-    """We read version 8 but write only version 6: a write must fail, naming the version, and
-    leave the table as Apache Hudi wrote it (no version 6 instant beside its layout 2 timeline)."""
+def test_v8_we_write_into_a_table_apache_hudi_1x_wrote_and_it_stays_version_8(
+        spark: Any, v8_tables: dict[str, Any], tmp_path: Path) -> None:
+    """A version 8 table Apache Hudi 1.x wrote takes our upsert in its own grammar: the table stays
+    version 8 with a layout 2 timeline, and the Rust reader reads what we read."""
     import shutil
 
-    table = tmp_path / "v8_cow_p"
-    shutil.copytree(v8_tables["v8_cow_p"]["path"], table)
-    before = sorted(p.relative_to(table).as_posix() for p in table.rglob("*"))
-    frame = spark.createDataFrame([(9, "z", 9.0, 9, "sf")], "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING")
-    with pytest.raises(Exception, match="table version 8"):
-        (frame.write.format("hudi").option("hoodie.table.name", "v8_cow_p")
-         .option("hoodie.datasource.write.recordkey.field", "id")
-         .option("hoodie.datasource.write.partitionpath.field", "city").mode("append").save(str(table)))
-    assert sorted(p.relative_to(table).as_posix() for p in table.rglob("*")) == before
+    from table_helpers import data_rows, our_table, rust_table
+
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    table = tmp_path / "v8_mor_p"
+    shutil.copytree(v8_tables["v8_mor_p"]["path"], table)
+    frame = spark.createDataFrame([(9, "z", 9.0, 9, "sf"), (5, "e2", 55.0, 9, "nyc")],
+                                  "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING")
+    (frame.write.format("hudi").option("hoodie.table.name", "v8_mor_p")
+     .option("hoodie.datasource.write.recordkey.field", "id").option("hoodie.datasource.write.precombine.field", "ts")
+     .option("hoodie.datasource.write.partitionpath.field", "city").mode("append").save(str(table)))
+    meta = TableMetaClient.load(str(table))
+    assert (meta.table_version, meta.timeline_layout) == (8, 2)
+    assert all(i.completion_time for i in meta.timeline.completed().instants)
+    rows = {r["id"]: r["name"] for r in data_rows(our_table(spark, str(table)), "id")}
+    assert rows[9] == "z" and rows[5] == "e2"
+    assert data_rows(rust_table(str(table)), "id") == data_rows(our_table(spark, str(table)), "id")
