@@ -23,6 +23,14 @@ from __future__ import annotations
 
 __all__ = ["CommitMetadata", "RuntimeStats", "WriteStat", "to_json_bytes"]
 
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hudi_sql.errors import HudiFileFormatError
+from hudi_sql.model.avro_metadata import AVRO_MAGIC, deserialize
+
 #: Fields of Hudi's Avro ``HoodieWriteStat`` (hudi_sql/model/avsc/HoodieCommitMetadata.avsc).
 _AVRO_WRITE_STAT_FIELDS = (
     "fileId", "path", "prevCommit", "numWrites", "numDeletes", "numUpdateWrites", "totalWriteBytes",
@@ -32,14 +40,6 @@ _AVRO_WRITE_STAT_FIELDS = (
     "maxEventTime", "runtimeStats", "totalLogFilesCompacted", "totalLogReadTimeMs", "totalLogSizeCompacted",
     "tempPath", "numUpdates",
 )
-
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
-
-from hudi_sql.errors import HudiFileFormatError
-from hudi_sql.model.avro_metadata import AVRO_MAGIC, deserialize
 
 
 @dataclass(frozen=True)

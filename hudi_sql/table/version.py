@@ -14,15 +14,20 @@ What differs between the versions we read (Apache Hudi's ``HoodieTableVersion``;
   completed instants ``<requested>_<completion>.<action>``, Avro commit metadata, log files
   named by the deltacommit that wrote them (sliced by completion time), LSM archived timeline in
   ``.hoodie/timeline/history/``, ``hoodie.record.merge.mode`` and ``hoodie.table.ordering.fields``.
-* **9** (Hudi 1.1's default): not read yet: it changes the record-merging properties
-  (payload classes deprecated in favour of merge modes) and index metadata, which this reader has
-  not been checked against.
+* **9** (Hudi 1.1 / 1.2's default): not read yet. Its files are those of version 8; what changes
+  is how records merge: ``hoodie.table.ordering.fields`` (possibly several, compared as a tuple)
+  instead of the precombine field, partial-update modes and merge properties instead of payload
+  classes, and an ``ArrayWrapper`` ordering value in delete blocks (``docs/compatibility.md``).
+
+Both readable versions are also written, each in its own grammar: a version 8 table stays
+version 8 (``hoodie.write.table.version`` chooses the version of a new table, and a version 6
+table moves to 8 only through ``hudi_sql.services.upgrade``).
 """
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_CREATE_VERSION", "READ_SUPPORT", "WRITE_VERSIONS", "TableVersionSupport", "check_readable", "check_writable",
-           "table_version_of", "timeline_layout_of"]
+__all__ = ["DEFAULT_CREATE_VERSION", "READ_SUPPORT", "WRITE_VERSIONS", "TableVersionSupport", "check_readable",
+           "check_writable", "table_version_of", "timeline_layout_of"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,7 +58,8 @@ DEFAULT_CREATE_VERSION = 6
 
 _MISSING_BY_VERSION = {
     7: "table version 7 was only written by Apache Hudi 1.0 beta releases; upgrade it with Apache Hudi 1.0+ to 8",
-    9: "table version 9 (Apache Hudi 1.1) changes record-merge and index properties this reader does not know",
+    9: "table version 9 (Apache Hudi 1.1 / 1.2) merges records by ordering fields, partial-update modes and merge "
+       "properties this reader does not apply yet",
 }
 
 
