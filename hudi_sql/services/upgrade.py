@@ -69,10 +69,13 @@ _EVENT_TIME_PAYLOAD = Payload.EVENT_TIME.java_class
 
 @dataclass(frozen=True)
 class UpgradeResult:
+    """What an upgrade did: the versions before and after, and the work it took."""
+
     from_version: int
     to_version: int
     #: Instant files moved into the version 8 timeline (0 when the table already was version 8).
     instants_moved: int = 0
+    #: The compaction that merged a Merge-On-Read table's log files first, if one was needed.
     compaction: str | None = None
 
 
