@@ -1,7 +1,5 @@
 """Table version 8 written by hudi-sql, checked by Apache Hudi 1.x (the ``oracle_v1`` driver).
 
-Two scenarios, each on Copy-On-Write and Merge-On-Read:
-
 * **Apache Hudi 1.x reads what we write.** hudi-sql creates a version 8 table
   (``'hoodie.write.table.version' = '8'``) and runs the operations and services it supports on
   it (INSERT, UPDATE, DELETE, MERGE, INSERT OVERWRITE, compaction or clustering, clean, a
@@ -11,6 +9,9 @@ Two scenarios, each on Copy-On-Write and Merge-On-Read:
 * **Mixed writers alternate.** Apache Hudi 1.x creates a Merge-On-Read table (its metadata table
   on, as by default) and the two engines take turns writing it; both read the same rows after
   every turn.
+* **Upgrades.** Version 6 tables (ours, and one Apache Hudi 0.15 wrote) upgraded by
+  ``CALL upgrade_table`` are read and written by Apache Hudi 1.x; a version 6 table of ours
+  that Apache Hudi 1.x upgrades on its first write is read and written by us.
 
 Every Apache Hudi write names ``hoodie.write.table.version=8``, so a 1.1 bundle (whose default is
 version 9) writes the same table version as 1.0.
@@ -33,7 +34,6 @@ pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 COLUMNS = "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING"
 #: Apache Hudi lists files from storage: the metadata table we remove on our first write stays away.
 LISTING = {"hoodie.metadata.enable": "false"}
-V8 = {"hoodie.write.table.version": "8"}
 
 
 @pytest.fixture(scope="module")
