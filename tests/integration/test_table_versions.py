@@ -20,7 +20,7 @@ from hudi_sql.services import upgrade as upgrade_module
 from hudi_sql.services.upgrade import upgrade_table
 from hudi_sql.table.meta_client import TableMetaClient
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.versions]
 
 SCHEMA = "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING"
 
