@@ -216,4 +216,3 @@ def _merge_mode(meta: TableMetaClient) -> dict[str, str | None]:
     else:
         mode, strategy, payload = "COMMIT_TIME_ORDERING", COMMIT_TIME_MERGE_STRATEGY_ID, _OVERWRITE_PAYLOAD
     return {t.PAYLOAD_CLASS.key: payload, t.RECORD_MERGE_MODE.key: mode, t.RECORD_MERGE_STRATEGY_ID.key: strategy}
-
