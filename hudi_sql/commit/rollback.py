@@ -116,18 +116,17 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
                     log is not None and log.base_instant == instant.instant_time):
                 partition = layout.relative(status.path).rpartition("/")[0]
                 deletes[partition].append(status.path)
+    cancels = []
     for (partition, file_id, base_instant) in sorted(appends):
-        if base_instant == instant.instant_time:
-            # Table version 8: the log files are named by the instant that wrote them, so they
-            # are that instant's alone and go whole, as Apache Hudi 1.x rolls them back.
-            deletes[partition].extend(p for p, _ in _slice_log_files(meta_client, partition, file_id, base_instant))
-    requests = [RollbackRequest(p, files_to_delete=tuple(sorted(set(files)))) for p, files in sorted(deletes.items())]
-    for (partition, file_id, base_instant) in sorted(appends):
-        if base_instant == instant.instant_time:
-            continue
         logs = _slice_log_files(meta_client, partition, file_id, base_instant)
-        requests.append(RollbackRequest(partition, file_id, base_instant, (), tuple(logs)))
-    return RollbackPlan(instant, tuple(requests))
+        if base_instant == instant.instant_time:
+            # Log files named by the instant that wrote them (all of table version 8's) are that
+            # instant's alone and go whole, as Apache Hudi rolls them back.
+            deletes[partition].extend(path for path, _ in logs)
+        else:
+            cancels.append(RollbackRequest(partition, file_id, base_instant, (), tuple(logs)))
+    requests = [RollbackRequest(p, files_to_delete=tuple(sorted(set(files)))) for p, files in sorted(deletes.items())]
+    return RollbackPlan(instant, tuple(requests + cancels))
 
 
 def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,

@@ -249,11 +249,7 @@ class TimelineWriter:
         return self.meta_client.storage.delete(self._layout_path(instant, layout))
 
     def _layout_path(self, instant: Instant, layout: int) -> str:
-        meta = self.meta_client
-        if layout == 1:
-            return meta.layout.instant_path(instant)
-        folder = meta.properties.get(HudiTableConfig.TIMELINE_PATH.key) or str(HudiTableConfig.TIMELINE_PATH.default)
-        return f"{meta.layout.meta_path}/{folder}/{instant.file_name}"
+        return f"{self.meta_client.timeline_path_of_layout(layout)}/{instant.file_name}"
 
     # -- the marker folder of an instant (.hoodie/.temp/<t>) ----------------------------------
 

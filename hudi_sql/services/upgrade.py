@@ -139,7 +139,7 @@ def _move_timeline(meta: TableMetaClient, writer: TimelineWriter) -> int:
             f"Cannot upgrade '{meta.table_name}' while write {pending_writes[0]} is pending.",
             help="let the writer finish, or roll its write back, and upgrade again")
     storage = meta.storage
-    folder = f"{meta.layout.meta_path}/{HudiTableConfig.TIMELINE_PATH.default}"
+    folder = meta.timeline_path_of_layout(2)
     history = f"{folder}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}"
     storage.mkdirs(history)
     for stale in storage.list(folder):  # copies of an attempt that was cut short

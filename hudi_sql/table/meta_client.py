@@ -120,6 +120,11 @@ class TableMetaClient:
         """Folder of the active timeline: ``.hoodie`` (layout 1) or ``.hoodie/<hoodie.timeline.path>``."""
         return _timeline_path(self.layout, self.timeline_layout, self.properties)
 
+    def timeline_path_of_layout(self, timeline_layout: int) -> str:
+        """Folder the timeline of *timeline_layout* lives in, whatever the table's version says now
+        (an upgrade writes layout 2 while the table is still version 6)."""
+        return _timeline_path(self.layout, timeline_layout, self.properties)
+
     def instant_file_path(self, instant: Instant) -> str:
         """Path of *instant*'s file; on layout 2 a completed instant is looked up for its completion time."""
         if self.timeline_layout == 1:
