@@ -101,12 +101,13 @@ class Writer:
 
 def writer_spec(writer: str, ids: list[int], partition_of: dict[int, str], options: dict[str, str], *,
                 rounds: int = 2, start_file: Path | None = None, hold_ms: int = 0,
-                hold_lock_ms: int = 0) -> dict[str, Any]:
+                hold_lock_ms: int = 0, clustering_waits: int = 0) -> dict[str, Any]:
     """What :mod:`bench.stress_writer` does: *rounds* upserts of *ids*, each held inflight *hold_ms*
-    (and holding the file-system lock of its completion *hold_lock_ms*)."""
+    (and holding the file-system lock of its completion *hold_lock_ms*); a round refused for a
+    pending clustering is tried again up to *clustering_waits* times."""
     return {"writer": writer, "rounds": rounds, "ids": ids, "partition_of": {str(i): p for i, p in partition_of.items()},
             "options": options, "start_file": str(start_file) if start_file else None, "hold_ms": hold_ms,
-            "hold_lock_ms": hold_lock_ms}
+            "hold_lock_ms": hold_lock_ms, "clustering_waits": clustering_waits}
 
 
 def run_together(table: Path, work: Path, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:

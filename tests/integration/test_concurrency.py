@@ -191,9 +191,11 @@ def test_writer_process_beside_compaction_clean_and_clustering_loses_nothing(spa
 
     go = tmp_path / "go"
     # A clustering of p1 completing while the writer works conflicts with it; the writer retries.
+    # A write starting while that clustering is pending is refused up front (Apache Hudi's reject
+    # strategy); the writer's job then tries again, as a scheduled job would.
     retrying = {**mor, "hoodie.write.num.retries.on.conflict.failures": "10"}
     writer = Writer(table, tmp_path / "state-w", writer_spec("w", own, partition_of, retrying, rounds=3,
-                                                              hold_ms=1500, start_file=go))
+                                                              hold_ms=1500, start_file=go, clustering_waits=40))
     services: dict[str, list[str]] = {}
     reads = 0
     try:
@@ -219,8 +221,9 @@ def test_writer_process_beside_compaction_clean_and_clustering_loses_nothing(spa
     verdict = check(spark, table, outcomes, {"w": own})
     meta = TableMetaClient.load(str(table))
     compactions = meta.timeline.completed().with_actions(Action.COMMIT).instants
+    blocked = sum("blocked" in line for line in writer.lines)
     print(f"[concurrency:services] {verdict.figures.line()} reads={reads} services={services} "
-          f"completed_compactions={len(compactions)}")
+          f"completed_compactions={len(compactions)} writes_blocked_by_clustering={blocked}")
     assert not verdict.violations and not verdict.lost, (verdict.violations, verdict.lost)
     assert not meta.timeline.pending().instants, meta.timeline.pending().instants
     # Compaction (of p0's logs) and clustering always have work in the first round beside the
