@@ -154,16 +154,16 @@ class TimelineWriter:
         """Write ``<t>.<action>.requested`` holding *payload* (a plan, or nothing).
 
         A table with Apache Hudi's metadata table loses it first (see
-        :meth:`_retire_metadata_table`), so no instant of ours is ever missing from it.
+        :meth:`retire_metadata_table`), so no instant of ours is ever missing from it.
         """
         assert instant.state is State.REQUESTED, instant
         self._require_transaction(f"write {instant.file_name}")
         # every write and table service starts here: a table version we only read stays untouched
         self.meta_client.require_writable(f"start a {instant.action.value} on")
-        self._retire_metadata_table()
+        self.retire_metadata_table()
         self._write(instant, payload, overwrite)
 
-    def _retire_metadata_table(self) -> None:
+    def retire_metadata_table(self) -> None:
         """Remove Apache Hudi's metadata table (``.hoodie/metadata``) before our first instant.
 
         hudi-sql does not maintain the metadata table, and a reader that lists files through it
@@ -237,11 +237,16 @@ class TimelineWriter:
 
     # -- moving a timeline between layouts (table version upgrade / downgrade) ----------------
 
-    def publish_in_layout(self, instant: Instant, data: bytes, *, layout: int) -> None:
+    def publish_in_layout(self, instant: Instant, data: bytes, *, layout: int,
+                          modification_time: float | None = None) -> None:
         """Write *instant*'s file with *data* into the folder of timeline *layout* (whatever the
-        table's version says now), replacing a copy an interrupted upgrade left."""
+        table's version says now), replacing a copy an interrupted upgrade left; with
+        *modification_time*, dated then (layout 1 keeps a completion time only there)."""
         self._require_transaction(f"copy {instant.file_name} to timeline layout {layout}")
-        self.meta_client.storage.write_bytes(self._layout_path(instant, layout), data, overwrite=True)
+        path = self._layout_path(instant, layout)
+        self.meta_client.storage.write_bytes(path, data, overwrite=True)
+        if modification_time is not None:
+            self.meta_client.storage.set_modification_time(path, modification_time)
 
     def delete_in_layout(self, instant: Instant, *, layout: int) -> bool:
         """Delete *instant*'s file from the folder of timeline *layout*."""

@@ -151,6 +151,28 @@ class HudiTableConfig(ConfigScope):
         "hoodie.table.ordering.fields", parse_list, NO_VALUES,
         "Version 9 name of the ordering columns (version 8 keeps hoodie.table.precombine.field).",
     )
+    PARTIAL_UPDATE_MODE = ConfigOption(
+        "hoodie.table.partial.update.mode", parse_str, None,
+        "Version 9: which incoming field values keep the stored value instead (IGNORE_DEFAULTS, "
+        "FILL_UNAVAILABLE, ...); unset or NONE for whole-record merges.",
+    )
+    LEGACY_PAYLOAD_CLASS = ConfigOption(
+        "hoodie.table.legacy.payload.class", parse_str, None,
+        "Version 9: the payload class a version 8 table named, kept for the record after the "
+        "upgrade replaced it by a merge mode.",
+    )
+    MERGE_DELETE_FIELD = ConfigOption(
+        "hoodie.record.merge.property.hoodie.payload.delete.field", parse_str, None,
+        "Version 9: a column whose value (the delete marker) makes a record a delete (AWS DMS: Op).",
+    )
+    MERGE_DELETE_MARKER = ConfigOption(
+        "hoodie.record.merge.property.hoodie.payload.delete.marker", parse_str, None,
+        "Version 9: the value of the delete field that marks a delete (AWS DMS: D).",
+    )
+    TABLE_FORMAT = ConfigOption(
+        "hoodie.table.format", parse_str, "native",
+        "Version 9: the table's format; native is Hudi's own timeline and files.",
+    )
     KEY_GENERATOR_TYPE = ConfigOption(
         "hoodie.table.keygenerator.type", parse_str, None, "Version 8: key generator type (SIMPLE, COMPLEX, ...)."
     )

@@ -21,8 +21,11 @@ untested.
 from __future__ import annotations
 
 __all__ = [
+    "ARRAY_WRAPPER",
     "BLOCK_CONTENT_VERSION",
+    "DELETE_RECORD_LIST_READ_SCHEMA",
     "DELETE_RECORD_LIST_SCHEMA",
+    "LOCAL_DATE_WRAPPER",
     "LOG_FORMAT_VERSION",
     "MAGIC",
     "ROLLBACK_WRITE_TOKEN",
@@ -37,6 +40,7 @@ __all__ = [
     "frame_block",
 ]
 
+import copy
 import io
 import struct
 from collections.abc import Iterable, Mapping, Sequence
@@ -72,13 +76,12 @@ _LONG = struct.Struct(">q")
 _MAX_KEY = max(HeaderKey)
 
 
-def _wrapper(kind: OrderingKind, avro_type: Any) -> dict[str, Any]:
-    return {
-        "type": "record",
-        "name": kind.value,
-        "namespace": "org.apache.hudi.avro.model",
-        "fields": [{"name": "value", "type": avro_type}],
-    }
+_MODEL_NAMESPACE = "org.apache.hudi.avro.model"
+
+
+def _wrapper(name: str, avro_type: Any) -> dict[str, Any]:
+    """A single-field wrapper record, as Java wraps an ordering value to put it in a union."""
+    return {"type": "record", "name": name, "namespace": _MODEL_NAMESPACE, "fields": [{"name": "value", "type": avro_type}]}
 
 
 _ORDERING_TYPES: dict[OrderingKind, Any] = {
@@ -114,7 +117,7 @@ DELETE_RECORD_LIST_SCHEMA: dict[str, Any] = {
                         {"name": "partitionPath", "type": ["null", "string"], "default": None},
                         {
                             "name": "orderingVal",
-                            "type": ["null"] + [_wrapper(k, t) for k, t in _ORDERING_TYPES.items()],
+                            "type": ["null"] + [_wrapper(k.value, t) for k, t in _ORDERING_TYPES.items()],
                             "default": None,
                         },
                     ],
@@ -127,6 +130,33 @@ DELETE_RECORD_LIST_SCHEMA: dict[str, Any] = {
 single-field wrapper records (section 5.2 of the format sheet), not of primitives. Only the
 union index tells the wrappers apart on disk."""
 
+
+ARRAY_WRAPPER = f"{_MODEL_NAMESPACE}.ArrayWrapper"
+"""The 13th ``orderingVal`` branch (union index 12), added by Apache Hudi 1.1 for table version 9,
+whose ordering may span several fields (the table's ordering fields): a list of wrappers."""
+LOCAL_DATE_WRAPPER = f"{_MODEL_NAMESPACE}.LocalDateWrapper"
+"""A wrapper only an ``ArrayWrapper`` element may hold: days since the epoch, like ``DateWrapper``."""
+
+
+def _read_schema() -> dict[str, Any]:
+    """:data:`DELETE_RECORD_LIST_SCHEMA` with Apache Hudi 1.1's ``ArrayWrapper`` branch appended.
+
+    Branches only ever get appended to the union, so this one schema decodes the delete blocks
+    of every version; writers keep the narrower schema, which every reader version accepts.
+    """
+    schema = copy.deepcopy(DELETE_RECORD_LIST_SCHEMA)
+    ordering = schema["fields"][0]["type"]["items"]["fields"][2]
+    elements = ["null", *(kind.full_name for kind in _ORDERING_TYPES), _wrapper("LocalDateWrapper", "int")]
+    ordering["type"] = [*ordering["type"], {
+        "type": "record", "name": "ArrayWrapper", "namespace": _MODEL_NAMESPACE,
+        "fields": [{"name": "wrappedValues", "type": ["null", {"type": "array", "items": elements}],
+                    "default": None}],
+    }]
+    return schema
+
+
+DELETE_RECORD_LIST_READ_SCHEMA: dict[str, Any] = _read_schema()
+"""The schema delete blocks are decoded with (see :func:`_read_schema`)."""
 
 _PARSED_DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
 

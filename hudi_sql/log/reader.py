@@ -50,7 +50,14 @@ from hudi_sql.log.block import (
     OrderingValue,
     RawBlock,
 )
-from hudi_sql.log.format import BLOCK_CONTENT_VERSION, DELETE_RECORD_LIST_SCHEMA, LOG_FORMAT_VERSION, MAGIC
+from hudi_sql.log.format import (
+    ARRAY_WRAPPER,
+    BLOCK_CONTENT_VERSION,
+    DELETE_RECORD_LIST_READ_SCHEMA,
+    LOCAL_DATE_WRAPPER,
+    LOG_FORMAT_VERSION,
+    MAGIC,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -62,8 +69,8 @@ _LONG = struct.Struct(">q")
 _MAGIC_LEN = len(MAGIC)
 # format version + type + empty header + content length + empty footer + trailer
 _MIN_BLOCK_LENGTH = 4 + 4 + 4 + 8 + 4 + 8
-_WRAPPERS = {kind.full_name: kind for kind in OrderingKind}
-_DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
+_WRAPPERS = {kind.full_name: kind for kind in OrderingKind} | {LOCAL_DATE_WRAPPER: OrderingKind.DATE}
+_DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_READ_SCHEMA)
 
 
 def _load(source: LogSource, name: str | None) -> tuple[bytes, str]:
@@ -313,8 +320,8 @@ def _decode_deletes(content: bytes, what: str) -> tuple[DeleteRecord, ...]:
         )
     except IndexError as exc:
         raise HudiFileFormatError(
-            f"{what}: an orderingVal union branch beyond TimestampMicrosWrapper",
-            help="Hudi 1.1+ ArrayWrapper ordering values are not part of table version 6",
+            f"{what}: an orderingVal union branch beyond ArrayWrapper",
+            help="the log was written by an Apache Hudi release newer than 1.2; read it with Apache Hudi",
         ) from exc
     except (EOFError, ValueError, UnicodeDecodeError, StopIteration) as exc:
         raise HudiFileFormatError(f"{what}: HoodieDeleteRecordList does not decode: {exc}") from exc
@@ -323,16 +330,33 @@ def _decode_deletes(content: bytes, what: str) -> tuple[DeleteRecord, ...]:
         if item["recordKey"] is None:
             raise HudiFileFormatError(f"{what}: a delete record has a null recordKey")
         records.append(
-            DeleteRecord(item["recordKey"], item["partitionPath"] or "", _ordering(item["orderingVal"]))
+            DeleteRecord(item["recordKey"], item["partitionPath"] or "", _ordering(item["orderingVal"], what))
         )
     return tuple(records)
 
 
-def _ordering(wrapped: Any) -> OrderingValue | None:
+def _ordering(wrapped: Any, what: str) -> OrderingValue | None:
+    """The ordering value of a delete record.
+
+    Apache Hudi 1.1+ (table version 9) wraps it in an ``ArrayWrapper``, one element per ordering
+    field; with one ordering field that element is the value, compared exactly as the plain
+    wrapper of earlier versions. An ordering over several fields is a tuple, which the merge
+    rules here do not compare (tables declaring several are refused before any log is read).
+    """
     if wrapped is None:
         return None
     name, record = wrapped
-    return OrderingValue(_WRAPPERS[name], record["value"])
+    if name != ARRAY_WRAPPER:
+        return OrderingValue(_WRAPPERS[name], record["value"])
+    values = record["wrappedValues"] or []
+    if not values:
+        return None
+    if len(values) > 1:
+        raise HudiFileFormatError(
+            f"{what}: a delete ordered by {len(values)} fields (an ArrayWrapper of {len(values)} values)",
+            help="tables ordered by several fields are not supported; read it with Apache Hudi",
+        )
+    return _ordering(values[0], what)
 
 
 def read_log_blocks(source: LogSource, *, name: str | None = None) -> Iterator[LogBlock]:

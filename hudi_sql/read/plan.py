@@ -114,10 +114,11 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
             f"({HudiReadConfig.BEGIN_INSTANT.key}).", help="swap the two instants")
     by_completion = meta.timeline.has_completion_times
     if by_completion:
-        # Table version 8 (Apache Hudi 1.x): begin and end are completion times, begin inclusive;
-        # rows carry requested times, so the range becomes one over requested times.
+        # Timeline layout 2 (Apache Hudi 1.x): begin and end are completion times, the begin
+        # exclusive as in Apache Hudi 1.1+ (1.0 took it as inclusive) and the Rust reader; rows
+        # carry requested times, so the range becomes one over requested times.
         if begin != EARLIEST:
-            begin = meta.timeline.requested_time_at(begin, inclusive=False) or EARLIEST
+            begin = meta.timeline.requested_time_at(begin) or EARLIEST
         if end_raw:
             end = meta.timeline.requested_time_at(end) or EARLIEST
     schema = meta.latest_schema(end) if end else meta.latest_schema()

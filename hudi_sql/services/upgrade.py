@@ -27,12 +27,12 @@ Not done here: the archived timeline (``.hoodie/archived/``) is not converted to
 timeline (``.hoodie/timeline/history/``), which hudi-sql does not write; it stays where it is, so
 commits archived before the upgrade are invisible to Apache Hudi 1.x's incremental and time
 travel queries over that range (Apache Hudi's upgrade logs and goes on the same way when its
-conversion fails). Downgrading (8 to 6) is not implemented.
+conversion fails). The way back is :mod:`hudi_sql.services.downgrade`.
 """
 
 from __future__ import annotations
 
-__all__ = ["UpgradeResult", "upgrade_table"]
+__all__ = ["UpgradeResult", "compact_all_log_files", "upgrade_table"]
 
 import logging
 from dataclasses import dataclass
@@ -105,7 +105,7 @@ def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int
                 f"Cannot upgrade '{meta.table_name}' from table version {meta.table_version}.",
                 help="hudi-sql upgrades version 6 tables")
         rollback_failed_writes(meta)
-        compaction = _compact_logs(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
+        compaction = compact_all_log_files(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
         with TimelineWriter(meta).transaction("upgrade to version 8") as writer:
             moved = _move_timeline(meta, writer)
         meta.reload_timeline()
@@ -113,8 +113,9 @@ def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int
     return UpgradeResult(6, 8, moved, compaction)
 
 
-def _compact_logs(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
-    """Run the pending compactions, then one more over every slice that still has log files."""
+def compact_all_log_files(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
+    """Run the pending compactions, then one more over every slice that still has log files (the
+    step before a change of log naming, in either direction); returns that last compaction."""
     from hudi_sql.services.compaction import run_compaction, schedule_compaction
 
     meta.reload_timeline()

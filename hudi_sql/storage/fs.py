@@ -157,6 +157,11 @@ class Storage:
         except FileNotFoundError:
             return False
 
+    def set_modification_time(self, path: str, seconds: float) -> None:
+        """Set *path*'s modification time (seconds since the epoch): version 6 readers take a
+        completed instant's completion time from it."""
+        os.utime(to_local_path(path), (seconds, seconds))
+
     def modification_time(self, path: str) -> float | None:
         """Seconds since the epoch of *path*'s last change, ``None`` when it does not exist."""
         try:

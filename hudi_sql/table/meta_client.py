@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
+from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, TableType
 from hudi_sql.errors import (
     HudiFileFormatError,
     HudiTimelineError,
@@ -187,6 +187,8 @@ class TableMetaClient:
             UnsupportedFeatureError: a CUSTOM merge mode.
         """
         cfg = HudiTableConfig
+        if self.table_version >= 9:
+            return self._version_9_merge()
         mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper()
         if self.table_version < 8 or not mode:
             named = self.properties.get(cfg.PAYLOAD_CLASS.key)
@@ -204,6 +206,46 @@ class TableMetaClient:
             "cannot run (a custom merger is Java code).",
             help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
         )
+
+    def _version_9_merge(self) -> tuple[str | None, Payload]:
+        """Version 9 (Apache Hudi 1.1+) describes merging without payload classes: the merge mode,
+        the ordering fields, a partial-update mode and merge properties (a delete field and
+        marker). The combinations that are rules hudi-sql runs map onto them; the others fail
+        naming the property, rather than merging differently from Apache Hudi."""
+        cfg = HudiTableConfig
+        fields = list(self.table_config.get(cfg.ORDERING_FIELDS)) or (
+            [self.precombine_field] if self.precombine_field else [])
+        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper() or (
+            "EVENT_TIME_ORDERING" if fields else "COMMIT_TIME_ORDERING")
+        partial = (self.table_config.get(cfg.PARTIAL_UPDATE_MODE) or "NONE").strip().upper()
+        delete = (self.table_config.get(cfg.MERGE_DELETE_FIELD), self.table_config.get(cfg.MERGE_DELETE_MARKER))
+
+        def refuse(what: str) -> UnsupportedFeatureError:
+            return UnsupportedFeatureError(
+                f"Table '{self.base_path}' (table version 9) merges records {what}, which hudi-sql does not run yet.",
+                help=f"read it with Apache Hudi, or with {HudiReadConfig.QUERY_TYPE.key}=read_optimized (base "
+                     "files only, no merging)")
+
+        if mode == "EVENT_TIME_ORDERING" and len(fields) > 1:
+            raise refuse(f"by {len(fields)} ordering fields compared as a tuple ({cfg.ORDERING_FIELDS.key}="
+                         f"{','.join(fields)})")
+        if partial != "NONE":
+            raise refuse(f"with partial updates ({cfg.PARTIAL_UPDATE_MODE.key}={partial})")
+        if mode == "COMMIT_TIME_ORDERING":
+            if not any(delete):
+                return None, Payload.OVERWRITE_WITH_LATEST
+            if delete == Payload.AWS_DMS.rules.delete_marker:
+                return None, Payload.AWS_DMS
+        elif mode == "EVENT_TIME_ORDERING" and not any(delete):
+            return (fields[0] if fields else None), Payload.EVENT_TIME_ORDERING
+        if any(delete):
+            raise refuse(f"with the delete marker {cfg.MERGE_DELETE_FIELD.key}={delete[0]}, "
+                         f"{cfg.MERGE_DELETE_MARKER.key}={delete[1]} under {mode}")
+        strategy = self.properties.get(cfg.RECORD_MERGE_STRATEGY_ID.key)
+        named = self.properties.get(cfg.PAYLOAD_CLASS.key)
+        if mode == "CUSTOM" and strategy == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:
+            return (fields[0] if fields else None), Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
+        raise refuse(f"with {cfg.RECORD_MERGE_MODE.key}={mode} (a custom merger is Java code)")
 
     @property
     def populate_meta_fields(self) -> bool:

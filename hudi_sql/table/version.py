@@ -14,14 +14,15 @@ What differs between the versions we read (Apache Hudi's ``HoodieTableVersion``;
   completed instants ``<requested>_<completion>.<action>``, Avro commit metadata, log files
   named by the deltacommit that wrote them (sliced by completion time), LSM archived timeline in
   ``.hoodie/timeline/history/``, ``hoodie.record.merge.mode`` and ``hoodie.table.ordering.fields``.
-* **9** (Hudi 1.1 / 1.2's default): not read yet. Its files are those of version 8; what changes
-  is how records merge: ``hoodie.table.ordering.fields`` (possibly several, compared as a tuple)
-  instead of the precombine field, partial-update modes and merge properties instead of payload
-  classes, and an ``ArrayWrapper`` ordering value in delete blocks (``docs/compatibility.md``).
+* **9** (Hudi 1.1 / 1.2's default): the files and timeline of version 8. What changes is how
+  records merge: ``hoodie.table.ordering.fields`` (possibly several, compared as a tuple)
+  replaces the precombine field, and partial-update modes and merge properties (a delete field
+  and marker) replace payload classes (:meth:`TableMetaClient.record_payload` maps the ones we
+  run and names the others); delete blocks may wrap the ordering value in an ``ArrayWrapper``.
 
-Both readable versions are also written, each in its own grammar: a version 8 table stays
-version 8 (``hoodie.write.table.version`` chooses the version of a new table, and a version 6
-table moves to 8 only through ``hudi_sql.services.upgrade``).
+Versions 6 and 8 are also written, each in its own grammar: a version 8 table stays version 8
+(``hoodie.write.table.version`` chooses the version of a new table, and a version 6 table moves
+to 8 only through ``hudi_sql.services.upgrade``). Version 9 is read only.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class TableVersionSupport:
 READ_SUPPORT: dict[int, TableVersionSupport] = {
     6: TableVersionSupport(6, 1, "0.14 / 0.15"),
     8: TableVersionSupport(8, 2, "1.0"),
+    9: TableVersionSupport(9, 2, "1.1 / 1.2"),
 }
 
 #: Versions we write: each in its own grammar (a version 8 table stays version 8).
@@ -58,8 +60,6 @@ DEFAULT_CREATE_VERSION = 6
 
 _MISSING_BY_VERSION = {
     7: "table version 7 was only written by Apache Hudi 1.0 beta releases; upgrade it with Apache Hudi 1.0+ to 8",
-    9: "table version 9 (Apache Hudi 1.1 / 1.2) merges records by ordering fields, partial-update modes and merge "
-       "properties this reader does not apply yet",
 }
 
 
@@ -108,6 +108,13 @@ def check_readable(properties: Mapping[str, str], *, base_path: str) -> TableVer
             f"Table '{base_path}' has table version {version}, which hudi-sql cannot read: {why}.",
             help=f"readable table versions: {known}; read it with Apache Hudi or the Rust reader "
                  "(pip install hudi), or have Apache Hudi 1.x write it at version 8",
+        )
+    table_format = (properties.get(HudiTableConfig.TABLE_FORMAT.key) or "native").strip().lower()
+    if table_format != "native":
+        raise UnsupportedFeatureError(
+            f"Table '{base_path}' declares {HudiTableConfig.TABLE_FORMAT.key}={table_format}: its timeline and "
+            "files are another format's, which hudi-sql does not read.",
+            help="read it with Apache Hudi or with the engine of that format",
         )
     timeline_layout_of(properties)
     return support

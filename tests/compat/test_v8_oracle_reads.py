@@ -1,7 +1,8 @@
-"""hudi-sql reads table version 8 as Apache Hudi 1.x and the Rust reader do.
+"""hudi-sql reads table versions 8 and 9 as Apache Hudi 1.x and the Rust reader do.
 
 Apache Hudi 1.x (``tools/oracle/setup_v1.sh``: the Spark 3.5 bundle of the latest 1.x release)
-writes a few small version 8 tables once per session through ``tools/oracle/make_v8_tables.py``:
+writes a few small version 8 tables, and the same at version 9 (its default since 1.1), once
+per session through ``tools/oracle/make_v8_tables.py``:
 COW and MOR, partitioned and not, event-time and commit-time ordering, MOR logs holding updates
 and deletes. The script also records Apache Hudi's own reads of each table (snapshot,
 read-optimized, incremental from every completed write, time travel to every write). Each of
@@ -41,7 +42,22 @@ def _load(path: Path, name: str) -> Any:
 
 
 harness = _load(HARNESS, "hudi_oracle_harness_v8")
-TABLES = sorted(_load(GENERATOR, "hudi_oracle_make_v8").TABLES)
+_generator = _load(GENERATOR, "hudi_oracle_make_v8")
+V8_TABLES = sorted(_generator.TABLES)
+TABLES = V8_TABLES + [_generator.versioned(name, 9) for name in V8_TABLES]
+
+
+def _writes_version_9(hudi: str) -> bool:
+    """Apache Hudi 1.1 introduced table version 9."""
+    major, minor = (int(part) for part in hudi.split(".")[:2])
+    return (major, minor) >= (1, 1)
+
+
+def _table(tables: dict[str, Any], name: str) -> dict[str, Any]:
+    if name not in tables:
+        pytest.skip(f"Apache Hudi {tables['_hudi']} does not write table version 9 (1.1+ does)")
+    table: dict[str, Any] = tables[name]
+    return table
 
 
 @pytest.fixture(scope="session")
@@ -66,9 +82,10 @@ def v8_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     log = out / "generator.log"
     env = {k: v for k, v in os.environ.items() if k not in harness.FOREIGN_ENV}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    versions = ["8", "9"] if _writes_version_9(ready["hudi"]) else ["8"]
     done = subprocess.run(
         [str(home / "venv" / "bin" / "python"), str(GENERATOR), "--jar", ready["jar"], "--out", str(out),
-         "--log", str(log)],
+         "--log", str(log), "--versions", *versions],
         capture_output=True, text=True, env=env, timeout=GENERATE_TIMEOUT_S, check=False)
     answer = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
     if done.returncode != 0 or not json.loads(answer).get("ok"):
@@ -83,25 +100,35 @@ def _ours(spark: Any, path: str, options: dict[str, str]) -> dict[str, Any]:
     return harness.ours(spark.read.format("hudi").options(**options).load(path))
 
 
-def test_v8_generated_tables_are_version_8_layout_2(v8_tables: dict[str, Any]) -> None:
+def test_v8_generated_tables_are_of_their_version_with_layout_2(v8_tables: dict[str, Any]) -> None:
     from hudi_sql.table.meta_client import TableMetaClient
 
-    for name in TABLES:
+    for name in (n for n in TABLES if n in v8_tables):
         meta = TableMetaClient.load(v8_tables[name]["path"])
-        assert (meta.table_version, meta.timeline_layout) == (8, 2), name
+        assert (meta.table_version, meta.timeline_layout) == (v8_tables[name].get("version", 8), 2), name
         writes = [(i.instant_time, i.completion_time) for i in meta.timeline.completed_writes()]
         assert writes == [(w["requested"], w["completion"]) for w in
                           sorted(v8_tables[name]["writes"], key=lambda w: w["requested"])], name
 
 
+def _same_question(options: dict[str, str], hudi: str) -> dict[str, str]:
+    """Our options asking what Apache Hudi *hudi* was asked: 1.0 took the incremental begin as
+    inclusive, 1.1+ (and hudi-sql) as exclusive, so a 1.0 begin is ours one millisecond earlier."""
+    begin = options.get("hoodie.datasource.read.begin.instanttime")
+    if hudi.startswith("1.0") and begin and begin != "000":
+        return {**options, "hoodie.datasource.read.begin.instanttime": _just_before(begin)}
+    return options
+
+
 @pytest.mark.parametrize("name", TABLES)
 def test_v8_reads_same_rows_as_apache_hudi(spark: Any, v8_tables: dict[str, Any], name: str) -> None:
-    table = v8_tables[name]
+    table = _table(v8_tables, name)
     failures = []
     for read in table["reads"]:
         what = f"{name}/{read['label']}"
         try:
-            harness.assert_same_rows(_ours(spark, table["path"], read["options"]), read["result"], what=what)
+            ours = _ours(spark, table["path"], _same_question(read["options"], v8_tables["_hudi"]))
+            harness.assert_same_rows(ours, read["result"], what=what)
         except Exception as exc:  # noqa: BLE001 - every read is compared, then all differences reported
             failures.append(f"{what}: {exc}")
     assert not failures, f"{len(failures)} of {len(table['reads'])} reads differ from Apache Hudi " \
@@ -113,7 +140,7 @@ def test_v8_snapshot_and_time_travel_same_rows_as_rust_reader(spark: Any, v8_tab
                                                              name: str) -> None:
     from table_helpers import rust_table
 
-    table = v8_tables[name]
+    table = _table(v8_tables, name)
     cases: list[tuple[str, dict[str, str], dict[str, str]]] = [("snapshot", {}, {})]
     for write in table["writes"]:
         cases.append((f"as_of_{write['completion']}", {"as.of.instant": write["completion"]},
@@ -130,19 +157,18 @@ def test_v8_snapshot_and_time_travel_same_rows_as_rust_reader(spark: Any, v8_tab
     assert not failures, "\n".join(failures)
 
 
-def _just_after(instant_time: str) -> str:
-    """The next millisecond of a 17-digit instant time (string arithmetic keeps leading digits)."""
-    return str(int(instant_time) + 1).zfill(len(instant_time))
+def _just_before(instant_time: str) -> str:
+    """The previous millisecond of a 17-digit instant time (string arithmetic keeps leading digits)."""
+    return str(int(instant_time) - 1).zfill(len(instant_time))
 
 
 @pytest.mark.parametrize("name", TABLES)
-def test_v8_incremental_same_rows_as_rust_reader_with_exclusive_start(spark: Any, v8_tables: dict[str, Any],
-                                                                      name: str) -> None:
-    """The Rust reader (hudi 0.5.0) takes the start completion time as exclusive where Apache Hudi 1.x
-    takes it as inclusive (docs/compatibility.md); starting ours one millisecond later must agree."""
+def test_v8_incremental_same_rows_as_rust_reader(spark: Any, v8_tables: dict[str, Any], name: str) -> None:
+    """The Rust reader (hudi 0.5.0) takes the begin completion time as exclusive, as Apache Hudi
+    1.1+ and hudi-sql do (docs/compatibility.md)."""
     from table_helpers import rust_table
 
-    table = v8_tables[name]
+    table = _table(v8_tables, name)
     writes = sorted(table["writes"], key=lambda w: w["completion"])
     failures = []
     for i, write in enumerate(writes[:-1]):
@@ -152,7 +178,7 @@ def test_v8_incremental_same_rows_as_rust_reader_with_exclusive_start(spark: Any
             theirs = {"columns": rust.column_names,
                       "rows": [[harness.render(row[c]) for c in rust.column_names] for row in rust.to_pylist()]}
             options = {"hoodie.datasource.query.type": "incremental",
-                       "hoodie.datasource.read.begin.instanttime": _just_after(write["completion"])}
+                       "hoodie.datasource.read.begin.instanttime": write["completion"]}
             if end:
                 options["hoodie.datasource.read.end.instanttime"] = end
             try:

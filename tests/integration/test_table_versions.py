@@ -1,7 +1,8 @@
-"""Writing table version 8, and upgrading version 6 tables to it, with our own reader as the judge.
+"""Writing table version 8, upgrading version 6 tables to it and back, with our own reader as the judge.
 
-Apache Hudi 1.x's view of the same tables is in ``tests/oracle/test_v8_writes.py``; here the
-properties a user checks, the rows, and an upgrade interrupted at its two dangerous points.
+Apache Hudi's view of the same tables is in ``tests/oracle/test_v8_writes.py``; here the
+properties a user checks, the rows, and an upgrade or downgrade interrupted at its two
+dangerous points.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from table_helpers import data_rows, our_table, rust_table
 import hudi_sql
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.errors import HudiConfigError
+from hudi_sql.model.instant import parse_instant_time
+from hudi_sql.services import downgrade as downgrade_module
 from hudi_sql.services import upgrade as upgrade_module
+from hudi_sql.services.downgrade import downgrade_table
 from hudi_sql.services.upgrade import upgrade_table
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -133,11 +137,11 @@ def test_interrupted_upgrade_leaves_a_readable_table_and_is_finished_by_the_next
         copied: list[str] = []
         original = TimelineWriter.publish_in_layout
 
-        def publish(self: TimelineWriter, instant: Any, data: bytes, *, layout: int) -> None:
+        def publish(self: TimelineWriter, instant: Any, data: bytes, **kwargs: Any) -> None:
             if len(copied) == 3:
                 raise _Interrupted(cut)
             copied.append(instant.file_name)
-            original(self, instant, data, layout=layout)
+            original(self, instant, data, **kwargs)
 
         monkeypatch.setattr(TimelineWriter, "publish_in_layout", publish)
     else:
@@ -155,3 +159,77 @@ def test_interrupted_upgrade_leaves_a_readable_table_and_is_finished_by_the_next
     assert not [p for p in (path / ".hoodie").iterdir() if p.is_file() and p.name[:1].isdigit()]
     _write(spark, path, [(3, "c2", 31.0, 5, "sf")], options)
     assert [r["name"] for r in _rows(spark, path)] == ["a2", "b2", "c2"]
+
+
+# -- back to version 6 --------------------------------------------------------------------------
+
+
+def _v8_mor(spark: Any, path: Path) -> dict[str, str]:
+    """A version 8 Merge-On-Read table whose latest slices hold an update and a delete in log files."""
+    options = _options("t8", "MERGE_ON_READ", **{"hoodie.write.table.version": "8"})
+    _write(spark, path, [(1, "a", 10.0, 1, "sf"), (2, "b", 20.0, 1, "nyc"), (3, "c", 30.0, 1, "sf")], options)
+    _write(spark, path, [(1, "a2", 11.0, 2, "sf")], options)
+    _write(spark, path, [(2, "b", 20.0, 3, "nyc")], options, "delete")
+    assert _version(path) == "8" and list(path.glob("*/.*.log.*"))
+    return _options("t8", "MERGE_ON_READ")
+
+
+def test_downgrade_to_version_6_keeps_every_row_and_version_6_goes_on(spark: Any, tmp_path: Path) -> None:
+    path = tmp_path / "down"
+    options = _v8_mor(spark, path)
+    completed_v8 = {i.instant_time: i.completion_time
+                    for i in TableMetaClient.load(str(path)).timeline.completed().instants}
+    before = _rows(spark, path)
+    result = downgrade_table(spark, TableMetaClient.load(str(path)))
+    meta = TableMetaClient.load(str(path))
+    assert (result.from_version, result.to_version, meta.table_version, meta.timeline_layout) == (8, 6, 6, 1)
+    assert result.compaction is not None  # the deltacommit-named logs are compacted away first
+    props = meta.properties
+    assert props["hoodie.compaction.payload.class"] == "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+    assert not {"hoodie.record.merge.mode", "hoodie.table.initial.version", "hoodie.timeline.path"} & set(props)
+    assert not [p for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file()]
+    # version 6 keeps a completion time as the completed file's modification time
+    for instant in meta.timeline.completed().instants:
+        if instant.instant_time in completed_v8:
+            written = (path / ".hoodie" / instant.file_name).stat().st_mtime
+            assert written == pytest.approx(parse_instant_time(completed_v8[instant.instant_time]).timestamp())
+    assert _rows(spark, path) == before
+    _write(spark, path, [(3, "c2", 31.0, 5, "sf"), (4, "d", 40.0, 5, "la")], options)
+    assert _version(path) == "6"
+    assert [(r["id"], r["name"]) for r in _rows(spark, path)] == [(1, "a2"), (3, "c2"), (4, "d")]
+    assert data_rows(rust_table(str(path)), "id") == _rows(spark, path)
+    assert downgrade_table(spark, TableMetaClient.load(str(path))).from_version == 6  # nothing left to do
+
+
+@pytest.mark.parametrize("cut", ["while copying instants", "after hoodie.properties"])
+def test_interrupted_downgrade_leaves_a_readable_table_and_is_finished_by_the_next_one(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: str) -> None:
+    path = tmp_path / "cut_down"
+    options = _v8_mor(spark, path)
+    before = _rows(spark, path)
+    if cut == "while copying instants":
+        copied: list[str] = []
+        original = TimelineWriter.publish_in_layout
+
+        def publish(self: TimelineWriter, instant: Any, data: bytes, **kwargs: Any) -> None:
+            if kwargs.get("layout") == 1 and len(copied) == 3:
+                raise _Interrupted(cut)
+            copied.append(instant.file_name)
+            original(self, instant, data, **kwargs)
+
+        monkeypatch.setattr(TimelineWriter, "publish_in_layout", publish)
+    else:
+        def stop(*args: Any, **kwargs: Any) -> int:
+            raise _Interrupted(cut)
+
+        monkeypatch.setattr(downgrade_module, "_delete_instants_of_layout_2", stop)
+    with pytest.raises(_Interrupted):
+        downgrade_table(spark, TableMetaClient.load(str(path)))
+    monkeypatch.undo()
+    assert _version(path) == ("8" if cut == "while copying instants" else "6")
+    assert _rows(spark, path) == before  # readable, as the version it says it is
+    downgrade_table(spark, TableMetaClient.load(str(path)))
+    assert _version(path) == "6" and _rows(spark, path) == before
+    assert not [p for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file()]
+    _write(spark, path, [(3, "c2", 31.0, 5, "sf")], options)
+    assert [r["name"] for r in _rows(spark, path)] == ["a2", "c2"]

@@ -12,6 +12,8 @@
 * **Upgrades.** Version 6 tables (ours, and one Apache Hudi 0.15 wrote) upgraded by
   ``CALL upgrade_table`` are read and written by Apache Hudi 1.x; a version 6 table of ours
   that Apache Hudi 1.x upgrades on its first write is read and written by us.
+* **Downgrades.** Version 8 tables (ours, and one Apache Hudi 1.x wrote) moved back by
+  ``CALL downgrade_table`` are read and written by Apache Hudi 0.15.
 
 Every Apache Hudi write names ``hoodie.write.table.version=8``, so a 1.1 bundle (whose default is
 version 9) writes the same table version as 1.0.
@@ -276,4 +278,48 @@ def test_version_6_table_we_wrote_upgraded_by_apache_hudi_1x_is_read_and_written
     db.sql(f"UPDATE {name} SET name = 'ours', ts = 10 WHERE id IN (1, 3)")
     db.sql(f"DELETE FROM {name} WHERE id = 2")
     failures += _agree(spark, apache, path, f"{name}/then written by us")
+    assert not failures, "\n".join(failures)
+
+
+# -- downgrades: version 8 tables moved back to version 6 by us, written on by Apache Hudi 0.15 --------
+
+#: On Merge-On-Read, the update and the delete go to log files.
+_LOGGED_STEPS = ("INSERT INTO {t} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')",
+                 "UPDATE {t} SET price = price * 2, ts = 2 WHERE id IN (1, 2)", "DELETE FROM {t} WHERE id = 3")
+
+
+def test_version_8_tables_downgraded_by_us_are_read_and_written_by_apache_hudi_0_15(
+        spark: Any, db: Any, oracle: Oracle, apache: Oracle, tmp_path: Path) -> None:
+    """Ours and one Apache Hudi 1.x wrote (both Merge-On-Read with log files; Apache's with its
+    metadata table), moved back by ``CALL downgrade_table``; Apache Hudi 0.15 then reads them and
+    writes on, and we read that."""
+    ours_name, theirs_name = f"down_ours_{uuid.uuid4().hex[:6]}", f"down_theirs_{uuid.uuid4().hex[:6]}"
+    ours_path, theirs_path = tmp_path / ours_name, tmp_path / theirs_name
+    db.sql(f"CREATE TABLE {ours_name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{ours_path}' "
+           "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '8')")
+    for step in _LOGGED_STEPS:
+        db.sql(step.format(t=ours_name))
+    apache.sql(f"CREATE TABLE {theirs_name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{theirs_path}' "
+               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+    for step in _LOGGED_STEPS:
+        apache.sql(step.format(t=theirs_name))
+    db.sql(f"CREATE TABLE {theirs_name} USING hudi LOCATION '{theirs_path}'")
+    failures: list[str] = []
+    for name, path in ((ours_name, ours_path), (theirs_name, theirs_path)):
+        assert _properties(path)["hoodie.table.version"] == "8"
+        before = ours(spark.read.format("hudi").load(str(path)).drop("_hoodie_file_name"))
+        db.sql(f"CALL downgrade_table(table => '{name}', to_version => 'SIX')")
+        props = _properties(path)
+        assert (props["hoodie.table.version"], props["hoodie.timeline.layout.version"]) == ("6", "1")
+        assert "hoodie.record.merge.mode" not in props and not (path / ".hoodie" / "metadata").exists()
+        assert_same_rows(ours(spark.read.format("hudi").load(str(path)).drop("_hoodie_file_name")), before,
+                         what=f"{name} after the downgrade")
+        failures += _agree(spark, oracle, path, f"{name}/downgraded by us, read by Apache Hudi 0.15")
+        qualified = _register(oracle, name, path)
+        oracle.sql(f"UPDATE {qualified} SET name = 'apache015', ts = 9 WHERE id = 2")
+        oracle.sql(f"INSERT INTO {qualified} VALUES (5, 'e', 50.0, 9, 'la')")
+        failures += _agree(spark, oracle, path, f"{name}/then written by Apache Hudi 0.15")
+        db.sql(f"UPDATE {name} SET name = 'ours', ts = 10 WHERE id IN (1, 5)")
+        failures += _agree(spark, oracle, path, f"{name}/then written by us")
+        assert _properties(path)["hoodie.table.version"] == "6"
     assert not failures, "\n".join(failures)

@@ -1,11 +1,12 @@
-"""Write small table-version-8 tables with Apache Hudi 1.x, and record Apache Hudi's own reads of them.
+"""Write small table-version-8 (and 9) tables with Apache Hudi 1.x, and record Apache Hudi's own reads of them.
 
 Run by the oracle virtualenv's interpreter (PySpark 3.5) with the 1.x bundle that
 ``tools/oracle/setup_v1.sh`` fetches, never by ours::
 
-    python tools/oracle/make_v8_tables.py --jar <hudi-spark3.5-bundle 1.x> --out <dir> --log <file>
+    python tools/oracle/make_v8_tables.py --jar <hudi-spark3.5-bundle 1.x> --out <dir> --log <file> [--versions 8 9]
 
-It writes ``<dir>/<table>/`` for each case of :data:`TABLES` through Apache Hudi's SQL, then
+It writes ``<dir>/<table>/`` for each case of :data:`TABLES` and each table version asked for
+(``v8_cow_p``, ``v9_cow_p``, ...; version 9 needs Apache Hudi 1.1+) through Apache Hudi's SQL, then
 ``<dir>/expected.json``: per table its path, type, the completed write instants
 (requested and completion time, read from ``.hoodie/timeline/``) and, for every read the
 tests replay on our side (snapshot, read-optimized, incremental, time travel), the options
@@ -62,8 +63,14 @@ TABLES: dict[str, tuple[str, bool, str | None, list[str]]] = {
 }
 
 
-def _create(spark: Any, name: str, path: Path, table_type: str, partitioned: bool, ordering: str | None) -> None:
-    props = [f"type = '{table_type}'", "primaryKey = 'id'", "'hoodie.write.table.version' = '8'"]
+def versioned(name: str, version: int) -> str:
+    """The name of a :data:`TABLES` case written at *version* (the cases are named for version 8)."""
+    return name.replace("v8_", f"v{version}_", 1)
+
+
+def _create(spark: Any, name: str, path: Path, table_type: str, partitioned: bool, ordering: str | None,
+            version: int) -> None:
+    props = [f"type = '{table_type}'", "primaryKey = 'id'", f"'hoodie.write.table.version' = '{version}'"]
     if ordering:
         props.append(f"preCombineField = '{ordering}'")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
@@ -109,6 +116,7 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--only", nargs="*", help="table names (default: all)")
+    parser.add_argument("--versions", nargs="*", type=int, default=[8], help="table versions to write (default: 8)")
     args = parser.parse_args()
     out_dir = Path(args.out).resolve()
     state = out_dir / "_state"
@@ -121,11 +129,12 @@ def main() -> int:
         spark = _session(args.jar, str(state))
         spark.sparkContext.setLogLevel("WARN")
         expected: dict[str, Any] = {}
-        for name, (table_type, partitioned, ordering, steps) in TABLES.items():
+        cases = [(versioned(case, version), version, spec) for version in args.versions for case, spec in TABLES.items()]
+        for name, version, (table_type, partitioned, ordering, steps) in cases:
             if args.only and name not in args.only:
                 continue
             path = out_dir / name
-            _create(spark, name, path, table_type, partitioned, ordering)
+            _create(spark, name, path, table_type, partitioned, ordering, version)
             for step in steps:
                 spark.sql(step.format(t=name))
             writes = completed_writes(path)
@@ -135,7 +144,7 @@ def main() -> int:
                 for key, value in options.items():
                     reader = reader.option(key, value)
                 reads.append({"label": label, "options": options, "result": _frame_result(reader.load(str(path)))})
-            expected[name] = {"path": str(path), "type": table_type, "partitioned": partitioned,
+            expected[name] = {"path": str(path), "version": version, "type": table_type, "partitioned": partitioned,
                               "ordering": ordering, "writes": writes, "reads": reads}
         (out_dir / "expected.json").write_text(json.dumps(expected, indent=1))
         spark.stop()

@@ -8,12 +8,12 @@
 # still exits 0 and leaves UNAVAILABLE_V1 (the reason), so tests marked `oracle` that need 1.x
 # skip with that reason.
 #
-# Candidates are tried newest first. Apache Hudi 1.1 writes table version 9 by default; the
-# generator (tools/oracle/make_v8_tables.py) asks for version 8 explicitly
-# (hoodie.write.table.version=8), so either line produces the version 8 tables the tests need.
+# Candidates are tried newest first. Apache Hudi 1.1+ writes table version 9 by default; the
+# generator (tools/oracle/make_v8_tables.py) asks for each version explicitly
+# (hoodie.write.table.version), and writes version 9 tables too when the bundle is 1.1+.
 set -uo pipefail
 
-CANDIDATES="${HUDI_V1_VERSIONS:-1.1.0 1.0.2}"
+CANDIDATES="${HUDI_V1_VERSIONS:-1.2.0 1.1.1 1.0.2}"
 ORACLE_DIR="${HUDI_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hudi-sql/oracle}"
 JARS="$ORACLE_DIR/jars"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -26,9 +26,11 @@ unavailable() {
     exit 0
 }
 
+# Cached only when it is the newest candidate: a cache of an older release is replaced.
 if [[ -f "$ORACLE_DIR/READY_V1" ]]; then
     jar="$(sed -n 's/^jar=//p' "$ORACLE_DIR/READY_V1")"
-    if [[ -s "$jar" && -x "$ORACLE_DIR/venv/bin/python" ]]; then
+    cached="$(sed -n 's/^hudi=//p' "$ORACLE_DIR/READY_V1")"
+    if [[ -s "$jar" && -x "$ORACLE_DIR/venv/bin/python" && "$cached" == "${CANDIDATES%% *}" ]]; then
         echo "Apache Hudi 1.x oracle: cached ($jar)"
         exit 0
     fi

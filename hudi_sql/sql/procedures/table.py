@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError
+from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
 
@@ -24,14 +24,14 @@ def show_table_properties(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
 _VERSION_NAMES = {"SIX": 6, "EIGHT": 8}
 
 
-def _target_version(value: Any) -> int:
+def _target_version(value: Any, procedure_name: str) -> int:
     text = str(value).strip().upper()
     if text in _VERSION_NAMES:
         return _VERSION_NAMES[text]
     if text.isdigit():
         return int(text)
-    raise HudiSqlError(f"CALL upgrade_table: to_version => '{value}' is not a table version.",
-                       help="to_version => 8 (or 'EIGHT', Apache Hudi's name)")
+    raise HudiSqlError(f"CALL {procedure_name}: to_version => '{value}' is not a table version.",
+                       help="to_version => 8 or 6 (or 'EIGHT' / 'SIX', Apache Hudi's names)")
 
 
 @procedure(
@@ -46,7 +46,7 @@ def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
     from hudi_sql.services.upgrade import upgrade_table as upgrade
 
     meta = ctx.meta(args)
-    result = upgrade(ctx.spark, meta, to_version=_target_version(args["to_version"]),
+    result = upgrade(ctx.spark, meta, to_version=_target_version(args["to_version"], "upgrade_table"),
                      configs=ctx.write_configs(args))
     return [(result.from_version != result.to_version,)]
 
@@ -55,11 +55,14 @@ def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
     "downgrade_table",
     args=[Arg("table", required=True), Arg("to_version", required=True)],
     output="result boolean",
-    description="Downgrade the table (not implemented: hudi-sql upgrades 6 to 8 only).",
+    description="Downgrade the table from version 8 to 6 (Apache Hudi 0.14 / 0.15): its timeline, commit "
+                "metadata and properties; a MERGE_ON_READ table is compacted first. Run again, it finishes an "
+                "interrupted downgrade.",
 )
 def downgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.services.downgrade import downgrade_table as downgrade
+
     meta = ctx.meta(args)
-    raise UnsupportedFeatureError(
-        f"Cannot downgrade '{args['table']}' (table version {meta.table_version}) to version "
-        f"{_target_version(args['to_version'])}: hudi-sql does not implement downgrades.",
-        help="downgrade it with Apache Hudi 1.x (CALL downgrade_table there)")
+    result = downgrade(ctx.spark, meta, to_version=_target_version(args["to_version"], "downgrade_table"),
+                       configs=ctx.write_configs(args))
+    return [(result.from_version != result.to_version,)]

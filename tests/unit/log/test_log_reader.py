@@ -237,9 +237,9 @@ def test_read_log_blocks_delete_null_ordering_value_tolerated_as_none() -> None:
 
 
 def test_read_log_blocks_delete_unknown_wrapper_branch_raises() -> None:
-    avro = bytes.fromhex("020202") + b"k" + bytes.fromhex("00180000")  # union index 12
+    avro = bytes.fromhex("020202") + b"k" + bytes.fromhex("001a0000")  # union index 13, after ArrayWrapper
 
-    with pytest.raises(HudiFileFormatError, match="ArrayWrapper"):
+    with pytest.raises(HudiFileFormatError, match="beyond ArrayWrapper"):
         list(read_log_blocks(_delete_block_with_avro(avro)))
 
 

@@ -1,0 +1,189 @@
+"""Downgrading a table from version 8 (Apache Hudi 1.x) back to version 6 (Apache Hudi 0.14 / 0.15).
+
+The reverse of :mod:`hudi_sql.services.upgrade`, as Apache Hudi 1.x's own downgrade
+(``EightToSevenDowngradeHandler``, then ``SevenToSix``, which changes nothing on disk) does it,
+so that a table can go back to jobs still on Hudi 0.x:
+
+1. **Failed writes are rolled back, and a Merge-On-Read table is compacted**, so the latest
+   file slices hold no log files named the version 8 way (by their deltacommit).
+2. **The timeline moves back** from ``.hoodie/timeline/`` to ``.hoodie/``. A completed instant
+   loses its completion time from its name (``<t>_<c>.<action>`` becomes ``<t>.<action>``) and
+   keeps it as the file's modification time, which is where version 6 readers look for it; the
+   ``clustering`` action becomes ``replacecommit`` again. Commit metadata goes from Avro back to
+   JSON; other files are copied as they are.
+3. **``hoodie.properties``** says version 6 and timeline layout 1, and loses what only version 8
+   declares (timeline folder, initial version, merge mode and strategy). The merge mode goes
+   back to a payload class (``EVENT_TIME_ORDERING``: ``DefaultHoodieRecordPayload``,
+   ``COMMIT_TIME_ORDERING``: ``OverwriteWithLatestAvroPayload``; ``CUSTOM`` keeps the class it
+   names), partition fields lose their key generator types (``city:SIMPLE`` becomes ``city``), and a
+   key generator given only by its type gets its class.
+4. **Apache Hudi's metadata table**, written in version 8's format, is removed (as hudi-sql
+   removes it before any write); an Apache Hudi 0.x writer with it enabled rebuilds it.
+
+**Crash safety**, as for the upgrade: copy every instant into ``.hoodie/`` (clearing an earlier
+attempt's copies first), then rewrite ``hoodie.properties``, then delete the version 8 files.
+Until the properties say 6 the table is the version 8 table it was (its readers only look into
+``timeline/``); from then on it is a version 6 table whose leftovers nobody reads. Running the
+downgrade again finishes it.
+
+Not done: a table whose LSM archived timeline (``.hoodie/timeline/history/``) holds archived
+instants is refused; Apache Hudi rewrites those into ``.hoodie/archived/``, a format hudi-sql
+does not convert.
+"""
+
+from __future__ import annotations
+
+__all__ = ["downgrade_table"]
+
+import logging
+from typing import TYPE_CHECKING
+
+from hudi_sql.commit.locks import service_scope
+from hudi_sql.commit.rollback import rollback_failed_writes
+from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
+from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
+from hudi_sql.keygen.base import key_generator_class
+from hudi_sql.model.commit_metadata import CommitMetadata
+from hudi_sql.model.instant import Action, Instant, parse_instant_time
+from hudi_sql.model.instant_payloads import encode_payload
+from hudi_sql.model.payload import Payload
+from hudi_sql.services.upgrade import UpgradeResult, compact_all_log_files
+from hudi_sql.table.meta_client import TableMetaClient
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_log = logging.getLogger(__name__)
+
+#: The payload class version 6 names for each version 8 merge mode (Apache Hudi's ``unsetRecordMergeMode``).
+_PAYLOAD_OF_MODE = {"EVENT_TIME_ORDERING": Payload.DEFAULT.java_class,
+                    "COMMIT_TIME_ORDERING": Payload.OVERWRITE_WITH_LATEST.java_class}
+
+
+def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 6,
+                    configs: HudiConfigs | None = None) -> UpgradeResult:
+    """Downgrade the version 8 table to *to_version* (6), or finish a downgrade that was cut short.
+
+    Raises:
+        UnsupportedFeatureError: a target other than 6, a table version other than 8 or 6, or a
+            table with archived instants in its LSM timeline.
+        HudiConfigError: a CUSTOM merge mode without the payload class version 6 would need.
+        HudiTimelineError: a write of another writer is still running.
+    """
+    if to_version != 6:
+        raise UnsupportedFeatureError(
+            f"Cannot downgrade '{meta.table_name}' to table version {to_version}: hudi-sql downgrades to version 6.",
+            help="CALL downgrade_table(table => ..., to_version => 6)")
+    configs = configs or HudiConfigs()
+    with service_scope(configs):
+        if meta.table_version == 6:
+            with TimelineWriter(meta).transaction("finish the downgrade to version 6") as writer:
+                leftovers = _delete_instants_of_layout_2(meta, writer)
+            if leftovers:
+                _log.info("Finished the downgrade of '%s': deleted %d version 8 instant files.",
+                          meta.table_name, leftovers)
+            return UpgradeResult(6, 6)
+        if meta.table_version != 8:
+            raise UnsupportedFeatureError(
+                f"Cannot downgrade '{meta.table_name}' from table version {meta.table_version}.",
+                help="hudi-sql downgrades version 8 tables to 6; for version 9 use Apache Hudi 1.1+")
+        _refuse_lsm_archive(meta)
+        changes = _downgraded_properties(meta)  # a CUSTOM mode without a class fails before any change
+        rollback_failed_writes(meta)
+        compaction = compact_all_log_files(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
+        with TimelineWriter(meta).transaction("downgrade to version 6") as writer:
+            moved = _move_timeline_back(meta, writer, changes)
+        meta.reload_timeline()
+    _log.info("Downgraded '%s' to table version 6 (%d instant files moved).", meta.table_name, moved)
+    return UpgradeResult(8, 6, moved, compaction)
+
+
+def _refuse_lsm_archive(meta: TableMetaClient) -> None:
+    history = f"{meta.timeline_path_of_layout(2)}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}"
+    archived = [status.name for status in meta.storage.list(history)] if meta.storage.exists(history) else []
+    if archived:
+        raise UnsupportedFeatureError(
+            f"Cannot downgrade '{meta.table_name}': its LSM archived timeline ({history}) holds archived "
+            f"instants ({len(archived)} files), which hudi-sql does not convert to version 6's archive.",
+            help="downgrade it with Apache Hudi 1.x (CALL downgrade_table there), which converts them")
+
+
+def _move_timeline_back(meta: TableMetaClient, writer: TimelineWriter, changes: dict[str, str | None]) -> int:
+    """Copy, switch ``hoodie.properties``, delete (the crash-safe order of the module docstring)."""
+    meta.reload_timeline()
+    pending_writes = [i for i in meta.timeline.pending_writes() if not meta.is_clustering_instant(i)]
+    if pending_writes:
+        raise HudiTimelineError(
+            f"Cannot downgrade '{meta.table_name}' while write {pending_writes[0]} is pending.",
+            help="let the writer finish, or roll its write back, and downgrade again")
+    writer.retire_metadata_table()
+    for stale in meta.storage.list(meta.layout.meta_path):  # copies of an attempt that was cut short
+        parsed = None if stale.is_dir else Instant.parse_file_name(stale.name, layout=1)
+        if parsed is not None:
+            writer.delete_in_layout(parsed, layout=1)
+    current = list(meta.timeline.instants)
+    for instant in current:
+        target = _version_6_instant(meta, instant)
+        completed_at = parse_instant_time(instant.completion_time).timestamp() if instant.completion_time else None
+        writer.publish_in_layout(target, _version_6_content(instant, target, meta.read_instant_bytes(instant)),
+                                 layout=1, modification_time=completed_at)
+    meta.update_properties(changes)
+    _delete_instants_of_layout_2(meta, writer, current)
+    return len(current)
+
+
+def _version_6_instant(meta: TableMetaClient, instant: Instant) -> Instant:
+    if instant.action is Action.CLUSTERING:
+        return Instant(instant.instant_time, Action.REPLACE_COMMIT, instant.state)
+    return instant.with_completion_time(None)
+
+
+def _version_6_content(instant: Instant, target: Instant, data: bytes) -> bytes:
+    """Commit metadata as JSON (commits and deltacommits in every state, completed replacecommits)."""
+    rewrite = instant.action in (Action.COMMIT, Action.DELTA_COMMIT) or (
+        instant.action is Action.REPLACE_COMMIT and instant.is_completed)
+    if not rewrite or not data.strip():
+        return data
+    metadata = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")
+    return encode_payload(target, metadata, timeline_layout=1)
+
+
+def _delete_instants_of_layout_2(meta: TableMetaClient, writer: TimelineWriter,
+                                 instants: list[Instant] | None = None) -> int:
+    """Delete the version 8 instant files in ``.hoodie/timeline/`` (listed again when not given)."""
+    folder = meta.timeline_path_of_layout(2)
+    if instants is None:
+        statuses = meta.storage.list(folder) if meta.storage.exists(folder) else []
+        instants = [parsed for status in statuses if not status.is_dir
+                    for parsed in [Instant.parse_file_name(status.name, layout=2)] if parsed is not None]
+    return sum(1 for instant in instants if writer.delete_in_layout(instant, layout=2))
+
+
+def _downgraded_properties(meta: TableMetaClient) -> dict[str, str | None]:
+    t = HudiTableConfig
+    props = meta.properties
+    changes: dict[str, str | None] = {
+        t.VERSION.key: "6",
+        t.TIMELINE_LAYOUT_VERSION.key: "1",
+        t.TIMELINE_PATH.key: None,
+        t.TIMELINE_HISTORY_PATH.key: None,
+        t.INITIAL_VERSION.key: None,
+        t.RECORD_MERGE_MODE.key: None,
+        t.RECORD_MERGE_STRATEGY_ID.key: None,
+    }
+    mode = (props.get(t.RECORD_MERGE_MODE.key) or "").strip().upper()
+    if mode in _PAYLOAD_OF_MODE:
+        changes[t.PAYLOAD_CLASS.key] = _PAYLOAD_OF_MODE[mode]
+    elif mode == "CUSTOM" and not props.get(t.PAYLOAD_CLASS.key):
+        raise HudiConfigError(
+            f"Cannot downgrade '{meta.table_name}': it merges with a custom merger "
+            f"({t.RECORD_MERGE_MODE.key}=CUSTOM) and names no payload class, which version 6 needs.",
+            help=f"set {t.PAYLOAD_CLASS.key} to the payload class of that merger first")
+    fields = props.get(t.PARTITION_FIELDS.key)
+    if fields and ":" in fields:
+        changes[t.PARTITION_FIELDS.key] = ",".join(f.split(":", 1)[0] for f in fields.split(","))
+    keygen_type = props.get(t.KEY_GENERATOR_TYPE.key)
+    if keygen_type and not props.get(t.KEY_GENERATOR_CLASS.key):
+        changes[t.KEY_GENERATOR_CLASS.key] = key_generator_class(keygen_type).class_name
+    return changes
