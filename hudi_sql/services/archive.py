@@ -54,6 +54,7 @@ from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import decode_record
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.clean import earliest_commit_to_retain
+from hudi_sql.table.lsm_timeline import has_lsm_instants, read_lsm_instants
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -348,7 +349,10 @@ def _entry(meta_client: TableMetaClient, instant: Instant) -> dict[str, Any]:
 
 def has_archived_instants(meta_client: TableMetaClient) -> bool:
     """Whether archival moved instants out of the active timeline (their commits' metadata is
-    then no longer where incremental readers look)."""
+    then no longer where incremental readers look): into ``.hoodie/archived/`` (layout 1) or
+    the LSM timeline (layout 2)."""
+    if meta_client.timeline_layout == 2:
+        return has_lsm_instants(meta_client)
     return bool(_archive_files(meta_client))
 
 
@@ -483,7 +487,11 @@ _STATE_ORDER = {"REQUESTED": 0, "INFLIGHT": 1, "COMPLETED": 2}
 
 
 def read_archived_instants(meta_client: TableMetaClient) -> list[dict[str, Any]]:
-    """The archived timeline: ``commitTime``, ``actionType`` and ``state`` of every archived state file."""
+    """The archived timeline: ``commitTime``, ``actionType`` and ``state`` of every archived state
+    file (layout 2 archives completed instants only, one entry each)."""
+    if meta_client.timeline_layout == 2:
+        return [{"commitTime": i.instant_time, "actionType": i.action, "state": "COMPLETED"}
+                for i in read_lsm_instants(meta_client)]
     rows = [{"commitTime": e.get("commitTime"), "actionType": e.get("actionType"), "state": e.get("actionState")}
             for e in read_archived_entries(meta_client)]
     return sorted(rows, key=lambda r: (str(r["commitTime"]), _STATE_ORDER.get(str(r["state"]), 3)))

@@ -49,6 +49,7 @@ from hudi_sql.model.instant import Action, Instant, parse_instant_time
 from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
 from hudi_sql.services.upgrade import UpgradeResult, compact_all_log_files
+from hudi_sql.table.lsm_timeline import has_lsm_instants, lsm_history_path, read_lsm_instants
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -100,12 +101,10 @@ def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: i
 
 
 def _refuse_lsm_archive(meta: TableMetaClient) -> None:
-    history = f"{meta.timeline_path_of_layout(2)}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}"
-    archived = [status.name for status in meta.storage.list(history)] if meta.storage.exists(history) else []
-    if archived:
+    if has_lsm_instants(meta):
         raise UnsupportedFeatureError(
-            f"Cannot downgrade '{meta.table_name}': its LSM archived timeline ({history}) holds archived "
-            f"instants ({len(archived)} files), which hudi-sql does not convert to version 6's archive.",
+            f"Cannot downgrade '{meta.table_name}': its LSM archived timeline ({lsm_history_path(meta)}) holds "
+            f"{len(read_lsm_instants(meta))} archived instants, which hudi-sql does not convert to version 6's archive.",
             help="downgrade it with Apache Hudi 1.x (CALL downgrade_table there), which converts them")
 
 

@@ -212,3 +212,20 @@ def test_v8_we_write_into_a_table_apache_hudi_1x_wrote_and_it_stays_version_8(
     rows = {r["id"]: r["name"] for r in data_rows(our_table(spark, str(table)), "id")}
     assert rows[9] == "z" and rows[5] == "e2"
     assert data_rows(rust_table(str(table)), "id") == data_rows(our_table(spark, str(table)), "id")
+
+
+@pytest.mark.parametrize("name", [n for n in TABLES if n.endswith("_archived")])
+def test_v8_lsm_archived_timeline_lists_what_apache_hudi_archived(v8_tables: dict[str, Any], name: str) -> None:
+    """Apache Hudi 1.x archived the oldest commits into ``.hoodie/timeline/history/``; our
+    archived timeline (``CALL show_archived_commits``) lists the same commits, and the table
+    still reads as Apache Hudi reads it (the reads above)."""
+    from hudi_sql.services.archive import has_archived_instants, read_archived_instants
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    table = _table(v8_tables, name)
+    meta = TableMetaClient.load(table["path"])
+    commits = sorted({i["commitTime"] for i in read_archived_instants(meta)
+                      if i["actionType"] in ("commit", "deltacommit", "replacecommit")})
+    assert table["archived"], "Apache Hudi archived nothing: the case no longer tests the LSM timeline"
+    assert has_archived_instants(meta) and commits == table["archived"]
+    assert not set(commits) & {i.instant_time for i in meta.timeline.instants}

@@ -54,12 +54,24 @@ TABLES: dict[str, tuple[str, bool, str | None, list[str]]] = {
          "UNION ALL SELECT 5, 'e', 50.0, 3L, 'nyc' UNION ALL SELECT 4, 'd2', 44.0, 3L, 'la') s "
          "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
     ]),
+    "v8_cow_archived": ("cow", True, "ts", [
+        f"INSERT INTO {{t}} VALUES ({i}, 'n{i}', {i}.0, {i}, '{city}')"
+        for i, city in enumerate(["sf", "nyc", "sf", "la", "nyc", "sf", "la"], 1)
+    ] + ["UPDATE {t} SET name = 'late', ts = 9 WHERE id = 1"]),
     "v8_mor_np": ("mor", False, None, [
         "INSERT INTO {t} VALUES (1, 'a', 10.0, 5, 'sf'), (2, 'b', 20.0, 5, 'nyc'), (3, 'c', 30.0, 5, 'sf')",
         # commit-time ordering (no ordering field): the later write wins whatever its ts
         "UPDATE {t} SET name = 'a2', ts = 1 WHERE id = 1",
         "DELETE FROM {t} WHERE id = 2",
     ]),
+}
+
+
+#: Table properties of cases beyond the defaults: archival after a few commits, so that Apache
+#: Hudi moves the oldest instants into the LSM timeline (``.hoodie/timeline/history/``).
+EXTRA_PROPERTIES: dict[str, dict[str, str]] = {
+    "v8_cow_archived": {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+                        "hoodie.cleaner.commits.retained": "1", "hoodie.metadata.enable": "false"},
 }
 
 
@@ -70,7 +82,9 @@ def versioned(name: str, version: int) -> str:
 
 def _create(spark: Any, name: str, path: Path, table_type: str, partitioned: bool, ordering: str | None,
             version: int) -> None:
-    props = [f"type = '{table_type}'", "primaryKey = 'id'", f"'hoodie.write.table.version' = '{version}'"]
+    case = name.replace(f"v{version}_", "v8_", 1)
+    props = [f"type = '{table_type}'", "primaryKey = 'id'", f"'hoodie.write.table.version' = '{version}'",
+             *(f"'{key}' = '{value}'" for key, value in EXTRA_PROPERTIES.get(case, {}).items())]
     if ordering:
         props.append(f"preCombineField = '{ordering}'")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
@@ -88,6 +102,12 @@ def completed_writes(path: Path) -> list[dict[str, str]]:
             requested, completion = stem.split("_", 1)
             out.append({"requested": requested, "completion": completion, "action": action})
     return sorted(out, key=lambda i: i["completion"])
+
+
+def _archived_commits(spark: Any, name: str) -> list[str]:
+    """The instant times Apache Hudi's ``show_archived_commits`` lists (its first column)."""
+    rows = spark.sql(f"CALL show_archived_commits(table => '{name}', limit => 1000)").collect()
+    return sorted(str(row[0]) for row in rows)
 
 
 def _reads(table_type: str, writes: list[dict[str, str]]) -> list[tuple[str, dict[str, str]]]:
@@ -145,7 +165,8 @@ def main() -> int:
                     reader = reader.option(key, value)
                 reads.append({"label": label, "options": options, "result": _frame_result(reader.load(str(path)))})
             expected[name] = {"path": str(path), "version": version, "type": table_type, "partitioned": partitioned,
-                              "ordering": ordering, "writes": writes, "reads": reads}
+                              "ordering": ordering, "writes": writes, "reads": reads,
+                              "archived": _archived_commits(spark, name)}
         (out_dir / "expected.json").write_text(json.dumps(expected, indent=1))
         spark.stop()
     except Exception as exc:  # noqa: BLE001 - reported to the caller, details in the log
