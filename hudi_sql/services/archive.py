@@ -4,8 +4,10 @@ When the active timeline holds more than ``hoodie.keep.max.commits`` completed c
 oldest are archived until ``hoodie.keep.min.commits`` remain. Each archived instant becomes one
 ``HoodieArchivedMetaEntry`` record per state file (requested, inflight, completed), written as
 Avro data blocks (header ``SCHEMA`` only, as Java writes them) of a new log file
-``.hoodie/archived/.commits_.archive.<N>_1-0-1``; then the instant files are deleted, pending
-states first and completed files oldest first, so the timeline never has a hole.
+``.hoodie/archived/.commits_.archive.<N>_1-0-1``. On timeline layout 2 (table versions 8 and 9)
+the archive is the LSM timeline instead, one Parquet row per instant
+(:mod:`hudi_sql.services.archive_lsm`). Then the instant files are deleted, pending states
+first and completed files oldest first, so the timeline never has a hole.
 
 What stops archival (nothing at or after these instants is archived):
 
@@ -46,13 +48,14 @@ from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import CleanConfig
-from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError
 from hudi_sql.log.block import BlockType, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
 from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import decode_record
 from hudi_sql.model.timeline import Timeline
+from hudi_sql.services.archive_lsm import write_lsm_batch
 from hudi_sql.services.clean import earliest_commit_to_retain
 from hudi_sql.table.lsm_timeline import has_lsm_instants, read_lsm_instants
 from hudi_sql.table.meta_client import TableMetaClient
@@ -379,7 +382,8 @@ def _encode_blocks(records: Sequence[Mapping[str, Any]], batch_size: int) -> byt
 
 def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,
             dry_run: bool = False) -> ArchiveResult:
-    """Archive what :func:`plan_archive` selects: write the archive file, then delete the instant files.
+    """Archive what :func:`plan_archive` selects: write the archive file (``.hoodie/archived/`` on
+    timeline layout 1, the LSM timeline on layout 2), then delete the instant files.
 
     With *dry_run* only the plan is returned (and logged).
     """
@@ -390,16 +394,18 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
             for instant in plan.instants:
                 _log.info("Archival (dry run) would archive %s", instant.file_name)
             return ArchiveResult(plan, dry_run=dry_run)
-        _refuse_lsm_timeline(meta_client)
         settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
         storage, layout = meta_client.storage, meta_client.layout
-        records = [_entry(meta_client, instant) for instant in plan.instants]
         with TimelineWriter(meta_client).transaction("archive") as writer:
-            existing = _archive_files(meta_client)
-            version = existing[-1][0] + 1 if existing else 1
-            # Local file systems do not append: Java rolls over to a new version for each archival.
-            target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
-            storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
+            if meta_client.timeline_layout == 2:
+                target = write_lsm_batch(meta_client, plan.instants)
+            else:
+                records = [_entry(meta_client, instant) for instant in plan.instants]
+                existing = _archive_files(meta_client)
+                version = existing[-1][0] + 1 if existing else 1
+                # Local file systems do not append: Java rolls over to a new version for each archival.
+                target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
+                storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
             pending = [i for i in plan.instants if not i.is_completed]
             completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
             for instant in pending + completed:
@@ -413,33 +419,11 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
         return ArchiveResult(plan, target)
 
 
-def _refuse_lsm_timeline(meta_client: TableMetaClient) -> None:
-    """Table version 8 archives into an LSM timeline (``.hoodie/timeline/history/``: Parquet files
-    and a manifest), which hudi-sql does not write yet; ``archived/`` logs there would be ignored
-    by Apache Hudi 1.x and the archived commits lost to it.
-
-    Raises:
-        UnsupportedFeatureError: the table is version 8.
-    """
-    if meta_client.table_version >= 8:
-        raise UnsupportedFeatureError(
-            f"Cannot archive the timeline of '{meta_client.table_name}': it is table version "
-            f"{meta_client.table_version}, whose LSM archived timeline hudi-sql does not write.",
-            help="archive it with Apache Hudi 1.x; hudi-sql's writes and services work on a long active timeline")
-
-
 def maybe_archive(meta_client: TableMetaClient,
                   configs: HudiConfigs | Mapping[str, object] | None = None) -> ArchiveResult | None:
-    """The post-commit hook: archive when ``hoodie.archive.automatic`` is on (Java ``autoArchiveOnCommit``).
-
-    A version 8 table is left as it is (see :func:`_refuse_lsm_timeline`): its active timeline
-    grows until Apache Hudi 1.x archives it.
-    """
+    """The post-commit hook: archive when ``hoodie.archive.automatic`` is on (Java ``autoArchiveOnCommit``)."""
     resolved = _configs(configs)
     if not resolved.get(HudiServiceConfig.ARCHIVE_AUTOMATIC):
-        return None
-    if meta_client.table_version >= 8:
-        _log.debug("Not archiving '%s': table version 8 archives into an LSM timeline.", meta_client.table_name)
         return None
     return archive(meta_client, resolved)
 

@@ -20,7 +20,7 @@ The metadata is kept as it was written (Avro commit metadata for commits), for c
 
 from __future__ import annotations
 
-__all__ = ["ArchivedInstant", "has_lsm_instants", "lsm_history_path", "read_lsm_instants"]
+__all__ = ["ArchivedInstant", "has_lsm_instants", "latest_snapshot", "lsm_history_path", "read_lsm_instants"]
 
 import json
 import re
@@ -57,34 +57,42 @@ def lsm_history_path(meta: TableMetaClient) -> str:
     return f"{meta.timeline_path_of_layout(2)}/{history}"
 
 
-def _latest_manifest(meta: TableMetaClient) -> str | None:
+def _latest_version(meta: TableMetaClient) -> int:
+    """The latest snapshot version; 0 when nothing was ever archived (the first is 1)."""
     folder = lsm_history_path(meta)
     storage = meta.storage
     if not storage.exists(folder):
-        return None
-    version = None
+        return 0
     version_file = f"{folder}/{_VERSION_FILE}"
     if storage.exists(version_file):
         text = storage.read_bytes(version_file).decode("utf-8", "replace").strip()
-        version = int(text) if text.isdigit() else None
-    if version is None:
-        numbers = [int(m.group(1)) for s in storage.list(folder) for m in [_MANIFEST.match(s.name)] if m]
-        version = max(numbers, default=None)
-    return None if version is None else f"{folder}/manifest_{version}"
+        if text.isdigit():
+            return int(text)
+    return max((int(m.group(1)) for s in storage.list(folder) for m in [_MANIFEST.match(s.name)] if m), default=0)
 
 
-def _manifest_files(meta: TableMetaClient) -> list[str]:
-    manifest = _latest_manifest(meta)
-    if manifest is None:
-        return []
+def latest_snapshot(meta: TableMetaClient) -> tuple[int, list[str]]:
+    """(version, file names) of the latest snapshot: ``(0, [])`` when nothing is archived.
+
+    Raises:
+        HudiFileFormatError: the manifest of that version does not decode.
+    """
+    version = _latest_version(meta)
+    if version == 0:
+        return 0, []
+    manifest = f"{lsm_history_path(meta)}/manifest_{version}"
     try:
         entries = json.loads(meta.storage.read_bytes(manifest))["files"]
         names = [str(entry["fileName"]) for entry in entries]
-    except (ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise HudiFileFormatError(f"{manifest}: not an LSM timeline manifest ({exc}).",
                                   help="the archived timeline is damaged; the active timeline is still readable") from None
+    return version, sorted(names)
+
+
+def _manifest_files(meta: TableMetaClient) -> list[str]:
     folder = lsm_history_path(meta)
-    return [f"{folder}/{name}" for name in sorted(names)]
+    return [f"{folder}/{name}" for name in latest_snapshot(meta)[1]]
 
 
 def has_lsm_instants(meta: TableMetaClient) -> bool:

@@ -233,3 +233,27 @@ def test_interrupted_downgrade_leaves_a_readable_table_and_is_finished_by_the_ne
     assert not [p for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file()]
     _write(spark, path, [(3, "c2", 31.0, 5, "sf")], options)
     assert [r["name"] for r in _rows(spark, path)] == ["a2", "c2"]
+
+
+# -- archival into the LSM timeline ---------------------------------------------------------------
+
+
+def test_archival_of_a_version_8_table_moves_old_commits_into_the_lsm_timeline(spark: Any, tmp_path: Path) -> None:
+    from hudi_sql.services.archive import has_archived_instants, read_archived_instants
+
+    path = tmp_path / "archived"
+    options = _options("t8a", "COPY_ON_WRITE", **{"hoodie.write.table.version": "8", "hoodie.keep.min.commits": "2",
+                                                  "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"})
+    for i in range(1, 7):
+        _write(spark, path, [(i, f"n{i}", float(i), i, "sf")], options, "insert")
+    meta = TableMetaClient.load(str(path))
+    history = path / ".hoodie" / "timeline" / "history"
+    archived = [e["commitTime"] for e in read_archived_instants(meta) if e["actionType"] == "commit"]
+    active = [i.instant_time for i in meta.timeline.completed().instants if i.action.value == "commit"]
+    assert has_archived_instants(meta) and archived and len(active) <= 3
+    assert sorted(archived + active) == sorted(set(archived + active)) and min(active) > max(archived)
+    assert list(history.glob("*_0.parquet")) and (history / "_version_").read_text().strip().isdigit()
+    instant_files = [p.name for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file()]
+    assert not [name for name in instant_files if name.split(".")[0].split("_")[0] in archived]
+    assert [r["id"] for r in _rows(spark, path)] == [1, 2, 3, 4, 5, 6]
+    assert data_rows(rust_table(str(path)), "id") == _rows(spark, path)

@@ -323,3 +323,47 @@ def test_version_8_tables_downgraded_by_us_are_read_and_written_by_apache_hudi_0
         failures += _agree(spark, oracle, path, f"{name}/then written by us")
         assert _properties(path)["hoodie.table.version"] == "6"
     assert not failures, "\n".join(failures)
+
+
+# -- archival: our LSM timeline, read and extended by Apache Hudi 1.x ----------------------------
+
+
+def _archived_by_apache(oracle: Oracle, qualified: str) -> list[str]:
+    """The commit times Apache Hudi's ``show_archived_commits`` lists (its first column)."""
+    rows = oracle.sql(f"CALL show_archived_commits(table => '{qualified}', limit => 100)")["rows"]
+    return sorted(str(row[0]) for row in rows)
+
+
+def test_apache_hudi_1x_reads_the_lsm_timeline_we_archive_and_archives_on(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    """We archive a version 8 table into the LSM timeline; Apache Hudi 1.x lists the same archived
+    commits (``show_archived_commits``), reads the same rows, and its own next archivals add to
+    the same LSM timeline, which we read back."""
+    from hudi_sql.services.archive import read_archived_instants
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    name = f"archived_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    archival = "'hoodie.keep.min.commits' = '2', 'hoodie.keep.max.commits' = '3', 'hoodie.cleaner.commits.retained' = '1'"
+    db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+           f"TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "
+           f"'hoodie.write.table.version' = '8', {archival})")
+    for i in range(1, 7):
+        db.sql(f"INSERT INTO {name} VALUES ({i}, 'n{i}', {i}.0, {i}, 'sf')")
+
+    def ours_archived() -> list[str]:
+        meta = TableMetaClient.load(str(path))
+        return sorted(e["commitTime"] for e in read_archived_instants(meta) if e["actionType"] == "commit")
+
+    archived_by_us = ours_archived()
+    assert archived_by_us, "our archival archived nothing"
+    qualified = _register(apache, name, path)
+    theirs = _archived_by_apache(apache, qualified)
+    assert theirs == archived_by_us
+    failures = _agree(spark, apache, path, f"{name}/archived by us")
+    for i in range(7, 10):
+        apache.sql(f"INSERT INTO {qualified} VALUES ({i}, 'apache{i}', {i}.0, {i}, 'sf')")
+    failures += _agree(spark, apache, path, f"{name}/then written and archived by Apache Hudi 1.x")
+    theirs = _archived_by_apache(apache, qualified)
+    assert theirs == ours_archived() and set(archived_by_us) < set(theirs)
+    assert not failures, "\n".join(failures)
