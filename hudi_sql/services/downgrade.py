@@ -9,8 +9,8 @@ so that a table can go back to jobs still on Hudi 0.x:
 2. **The timeline moves back** from ``.hoodie/timeline/`` to ``.hoodie/``. A completed instant
    loses its completion time from its name (``<t>_<c>.<action>`` becomes ``<t>.<action>``) and
    keeps it as the file's modification time, which is where version 6 readers look for it; the
-   ``clustering`` action becomes ``replacecommit`` again. Commit metadata goes from Avro back to
-   JSON; other files are copied as they are.
+   ``clustering`` action becomes ``replacecommit`` again. Commit metadata (inflight and
+   completed) goes from Avro back to JSON; other files are copied as they are.
 3. **``hoodie.properties``** says version 6 and timeline layout 1, and loses what only version 8
    declares (timeline folder, initial version, merge mode and strategy). The merge mode goes
    back to a payload class (``EVENT_TIME_ORDERING``: ``DefaultHoodieRecordPayload``,
@@ -45,7 +45,7 @@ from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
-from hudi_sql.model.instant import Action, Instant, parse_instant_time
+from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
 from hudi_sql.services.upgrade import UpgradeResult, compact_all_log_files
@@ -139,9 +139,11 @@ def _version_6_instant(meta: TableMetaClient, instant: Instant) -> Instant:
 
 
 def _version_6_content(instant: Instant, target: Instant, data: bytes) -> bytes:
-    """Commit metadata as JSON (commits and deltacommits in every state, completed replacecommits)."""
-    rewrite = instant.action in (Action.COMMIT, Action.DELTA_COMMIT) or (
-        instant.action is Action.REPLACE_COMMIT and instant.is_completed)
+    """Commit metadata as JSON: the inflight and completed files of commits, deltacommits,
+    replacecommits and clusterings (a requested replacecommit or clustering holds its plan,
+    Avro in both versions; other requested files are empty)."""
+    rewrite = instant.action in (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT, Action.CLUSTERING) \
+        and instant.state is not State.REQUESTED
     if not rewrite or not data.strip():
         return data
     metadata = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")

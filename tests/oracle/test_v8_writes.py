@@ -328,10 +328,15 @@ def test_version_8_tables_downgraded_by_us_are_read_and_written_by_apache_hudi_0
 # -- archival: our LSM timeline, read and extended by Apache Hudi 1.x ----------------------------
 
 
-def _archived_by_apache(oracle: Oracle, qualified: str) -> list[str]:
-    """The commit times Apache Hudi's ``show_archived_commits`` lists (its first column)."""
-    rows = oracle.sql(f"CALL show_archived_commits(table => '{qualified}', limit => 100)")["rows"]
-    return sorted(str(row[0]) for row in rows)
+def _archived_by_apache(oracle: Oracle, path: Path) -> list[str]:
+    """The commits in Apache Hudi's own archived timeline of *path* (its Java meta client)."""
+    code = ("jvm = spark._jvm\n"
+            "conf = jvm.org.apache.hudi.storage.hadoop.HadoopStorageConfiguration(spark._jsc.hadoopConfiguration())\n"
+            "meta = jvm.org.apache.hudi.common.table.HoodieTableMetaClient.builder().setConf(conf)"
+            ".setBasePath(path).build()\n"
+            "times = [str(i.requestedTime()) for i in meta.getArchivedTimeline().getCommitsTimeline().getInstants()]\n"
+            "result = spark.createDataFrame([(t,) for t in times], 't string')")
+    return sorted(row[0] for row in oracle.python(code, path=str(path))["rows"])
 
 
 def test_apache_hudi_1x_reads_the_lsm_timeline_we_archive_and_archives_on(
@@ -358,12 +363,12 @@ def test_apache_hudi_1x_reads_the_lsm_timeline_we_archive_and_archives_on(
     archived_by_us = ours_archived()
     assert archived_by_us, "our archival archived nothing"
     qualified = _register(apache, name, path)
-    theirs = _archived_by_apache(apache, qualified)
+    theirs = _archived_by_apache(apache, path)
     assert theirs == archived_by_us
     failures = _agree(spark, apache, path, f"{name}/archived by us")
     for i in range(7, 10):
         apache.sql(f"INSERT INTO {qualified} VALUES ({i}, 'apache{i}', {i}.0, {i}, 'sf')")
     failures += _agree(spark, apache, path, f"{name}/then written and archived by Apache Hudi 1.x")
-    theirs = _archived_by_apache(apache, qualified)
+    theirs = _archived_by_apache(apache, path)
     assert theirs == ours_archived() and set(archived_by_us) < set(theirs)
     assert not failures, "\n".join(failures)
