@@ -31,6 +31,8 @@ from oracle_harness import Oracle, assert_same_rows, ours
 from sql_session import fresh_database
 from table_helpers import data_rows, our_table, rust_table
 
+import hudi_sql
+
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
 COLUMNS = "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING"
@@ -295,12 +297,19 @@ def test_version_8_tables_downgraded_by_us_are_read_and_written_by_apache_hudi_0
     writes on, and we read that."""
     ours_name, theirs_name = f"down_ours_{uuid.uuid4().hex[:6]}", f"down_theirs_{uuid.uuid4().hex[:6]}"
     ours_path, theirs_path = tmp_path / ours_name, tmp_path / theirs_name
-    db.sql(f"CREATE TABLE {ours_name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{ours_path}' "
-           "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '8')")
+    # Created at version 8 by a write option, not TBLPROPERTIES: a table property asking for version
+    # 8 would upgrade the table again on our next write through the catalog, as it would in Apache Hudi.
+    first = spark.createDataFrame([(9, "z", 9.0, 0, "la")], COLUMNS)
+    hudi_sql.write(first, str(ours_path), {
+        "hoodie.table.name": ours_name, "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+        "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.partitionpath.field": "city", "hoodie.datasource.write.hive_style_partitioning": "true",
+        "hoodie.write.table.version": "8"})
+    db.sql(f"CREATE TABLE {ours_name} USING hudi LOCATION '{ours_path}'")
     for step in _LOGGED_STEPS:
         db.sql(step.format(t=ours_name))
     apache.sql(f"CREATE TABLE {theirs_name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{theirs_path}' "
-               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '8')")
     for step in _LOGGED_STEPS:
         apache.sql(step.format(t=theirs_name))
     db.sql(f"CREATE TABLE {theirs_name} USING hudi LOCATION '{theirs_path}'")
@@ -366,8 +375,18 @@ def test_apache_hudi_1x_reads_the_lsm_timeline_we_archive_and_archives_on(
     theirs = _archived_by_apache(apache, path)
     assert theirs == archived_by_us
     failures = _agree(spark, apache, path, f"{name}/archived by us")
-    for i in range(7, 10):
-        apache.sql(f"INSERT INTO {qualified} VALUES ({i}, 'apache{i}', {i}.0, {i}, 'sf')")
+    # Apache Hudi takes these from the session, not from our catalog; without the metadata table,
+    # whose missing compactions would hold its archival back.
+    archival_settings = ("hoodie.keep.min.commits", "2"), ("hoodie.keep.max.commits", "3"), \
+        ("hoodie.cleaner.commits.retained", "1"), ("hoodie.metadata.enable", "false")
+    for key, value in archival_settings:
+        apache.sql(f"SET {key}={value}")
+    try:
+        for i in range(7, 10):
+            apache.sql(f"INSERT INTO {qualified} VALUES ({i}, 'apache{i}', {i}.0, {i}, 'sf')")
+    finally:
+        for key, _ in archival_settings:
+            apache.sql(f"RESET {key}")
     failures += _agree(spark, apache, path, f"{name}/then written and archived by Apache Hudi 1.x")
     theirs = _archived_by_apache(apache, path)
     assert theirs == ours_archived() and set(archived_by_us) < set(theirs)
