@@ -21,8 +21,9 @@ What differs between the versions we read (Apache Hudi's ``HoodieTableVersion``;
   run and names the others); delete blocks may wrap the ordering value in an ``ArrayWrapper``.
 
 Versions 6 and 8 are also written, each in its own grammar: a version 8 table stays version 8
-(``hoodie.write.table.version`` chooses the version of a new table, and a version 6 table moves
-to 8 only through ``hudi_sql.services.upgrade``). Version 9 is read only.
+(``hoodie.write.table.version`` chooses the version of a new table; a version 6 table moves to 8
+only through ``hudi_sql.services.upgrade``, and back through ``hudi_sql.services.downgrade``).
+Version 9 is read only.
 """
 
 from __future__ import annotations

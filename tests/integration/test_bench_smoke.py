@@ -2,7 +2,8 @@
 
 It runs ``python -m bench.run`` as CI would (each system in its own process, two at a time, so the shared
 test SparkSession is not used) and asserts that every final table holds the expected rows.
-No timing is asserted. delta-rs runs only when the optional ``deltalake`` package is there.
+No timing is asserted. The runs start processes of their own (a JVM per system, over three minutes
+in all), so they are in the ``processes`` group; the generator checks stay in the default suite. delta-rs runs only when the optional ``deltalake`` package is there.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.spark
+@pytest.mark.processes
 def test_bench_small_every_table_has_the_expected_rows(bench_run: dict[str, Any]) -> None:
     correctness = bench_run["correctness"]
     failures = not_run(bench_run)
@@ -89,6 +91,7 @@ def test_bench_small_every_table_has_the_expected_rows(bench_run: dict[str, Any]
 
 
 @pytest.mark.spark
+@pytest.mark.processes
 def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
     if not HAS_DELTALAKE:
         pytest.skip(
@@ -101,6 +104,7 @@ def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.processes
 def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path) -> None:
     systems = ["hudi_mor", "hudi_sql_merge_partial"]
     run = run_bench(tmp_path, systems, "--workload", "update_heavy")

@@ -56,7 +56,7 @@ TABLES: dict[str, tuple[str, bool, str | None, list[str]]] = {
     ]),
     "v8_cow_archived": ("cow", True, "ts", [
         f"INSERT INTO {{t}} VALUES ({i}, 'n{i}', {i}.0, {i}, '{city}')"
-        for i, city in enumerate(["sf", "nyc", "sf", "la", "nyc", "sf", "la"], 1)
+        for i, city in enumerate(["sf", "nyc", "sf", "la", "nyc"], 1)
     ] + ["UPDATE {t} SET name = 'late', ts = 9 WHERE id = 1"]),
     "v8_mor_np": ("mor", False, None, [
         "INSERT INTO {t} VALUES (1, 'a', 10.0, 5, 'sf'), (2, 'b', 20.0, 5, 'nyc'), (3, 'c', 30.0, 5, 'sf')",
@@ -73,6 +73,12 @@ EXTRA_PROPERTIES: dict[str, dict[str, str]] = {
     "v8_cow_archived": {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
                         "hoodie.cleaner.commits.retained": "1", "hoodie.metadata.enable": "false"},
 }
+
+
+#: The cases also written at version 9: the merge descriptions it changes (event time with logs
+#: holding updates and deletes, commit time), each on Merge-On-Read, and a Copy-On-Write table;
+#: the others would add time, not coverage (version 9 keeps version 8's files and timeline).
+VERSION_9_CASES = ("v8_cow_p", "v8_mor_p", "v8_mor_np")
 
 
 def versioned(name: str, version: int) -> str:
@@ -157,7 +163,8 @@ def main() -> int:
         spark = _session(args.jar, str(state))
         spark.sparkContext.setLogLevel("WARN")
         expected: dict[str, Any] = {}
-        cases = [(versioned(case, version), version, spec) for version in args.versions for case, spec in TABLES.items()]
+        cases = [(versioned(case, version), version, spec) for version in args.versions
+                 for case, spec in TABLES.items() if version == 8 or case in VERSION_9_CASES]
         for name, version, (table_type, partitioned, ordering, steps) in cases:
             if args.only and name not in args.only:
                 continue
