@@ -394,6 +394,7 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
             for instant in plan.instants:
                 _log.info("Archival (dry run) would archive %s", instant.file_name)
             return ArchiveResult(plan, dry_run=dry_run)
+        meta_client.require_writable("archive the timeline of")  # version 9 is read only
         settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
         storage, layout = meta_client.storage, meta_client.layout
         with TimelineWriter(meta_client).transaction("archive") as writer:

@@ -23,11 +23,10 @@ of version 6 never look into ``timeline/``); from then on it is a version 8 tabl
 are ignored. Running the upgrade again redoes a copy that was cut short, or finishes the
 deletion. All of it happens under the table lock.
 
-Not done here: the archived timeline (``.hoodie/archived/``) is not converted to the LSM
-timeline (``.hoodie/timeline/history/``), which hudi-sql does not write; it stays where it is, so
-commits archived before the upgrade are invisible to Apache Hudi 1.x's incremental and time
-travel queries over that range (Apache Hudi's upgrade logs and goes on the same way when its
-conversion fails). The way back is :mod:`hudi_sql.services.downgrade`.
+Not done here: the archived timeline (``.hoodie/archived/``) is not converted into the LSM
+timeline (``.hoodie/timeline/history/``, where later archivals go); it stays where it is, so
+commits archived before the upgrade are invisible to Apache Hudi 1.x's archived-timeline readers
+(Apache Hudi's upgrade logs and goes on the same way when its conversion fails). The way back is :mod:`hudi_sql.services.downgrade`.
 """
 
 from __future__ import annotations
