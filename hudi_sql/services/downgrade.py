@@ -123,7 +123,7 @@ def _move_timeline_back(meta: TableMetaClient, writer: TimelineWriter, changes: 
             writer.delete_in_layout(parsed, layout=1)
     current = list(meta.timeline.instants)
     for instant in current:
-        target = _version_6_instant(meta, instant)
+        target = _version_6_instant(instant)
         completed_at = parse_instant_time(instant.completion_time).timestamp() if instant.completion_time else None
         writer.publish_in_layout(target, _version_6_content(instant, target, meta.read_instant_bytes(instant)),
                                  layout=1, modification_time=completed_at)
@@ -132,7 +132,7 @@ def _move_timeline_back(meta: TableMetaClient, writer: TimelineWriter, changes: 
     return len(current)
 
 
-def _version_6_instant(meta: TableMetaClient, instant: Instant) -> Instant:
+def _version_6_instant(instant: Instant) -> Instant:
     if instant.action is Action.CLUSTERING:
         return Instant(instant.instant_time, Action.REPLACE_COMMIT, instant.state)
     return instant.with_completion_time(None)
