@@ -28,6 +28,7 @@ __all__ = ["LSM_INSTANT_SCHEMA", "write_lsm_batch"]
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -64,7 +65,7 @@ def write_lsm_batch(meta: TableMetaClient, instants: Sequence[Instant]) -> str:
     """Archive the completed instants among *instants* (every state file of each) as one new
     layer-0 file, and publish it; returns the file's path. Nothing is deleted here."""
     rows = _rows(meta, instants)
-    times = [row["instantTime"] for row in rows]
+    times = [str(row["instantTime"]) for row in rows]
     folder = lsm_history_path(meta)
     name = f"{min(times)}_{max(times)}_0.parquet"
     version, files = latest_snapshot(meta)
@@ -83,7 +84,7 @@ def write_lsm_batch(meta: TableMetaClient, instants: Sequence[Instant]) -> str:
     return f"{folder}/{name}"
 
 
-def _rows(meta: TableMetaClient, instants: Sequence[Instant]) -> list[dict[str, object]]:
+def _rows(meta: TableMetaClient, instants: Sequence[Instant]) -> list[dict[str, Any]]:
     by_time: dict[str, dict[State, Instant]] = defaultdict(dict)
     for instant in instants:
         by_time[instant.instant_time][instant.state] = instant
