@@ -35,27 +35,22 @@ from __future__ import annotations
 
 __all__ = ["downgrade_table"]
 
-import logging
 from typing import TYPE_CHECKING
 
-from hudi_sql.commit.locks import service_scope
-from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
-from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
+from hudi_sql.config import HudiConfigs, HudiTableConfig
+from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
-from hudi_sql.services.upgrade import UpgradeResult, compact_all_log_files
+from hudi_sql.services.version_change import UpgradeResult, change_table_version, delete_instants_of_layout
 from hudi_sql.table.lsm_timeline import has_lsm_instants, lsm_history_path, read_lsm_instants
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-_log = logging.getLogger(__name__)
 
 #: The payload class version 6 names for each version 8 merge mode (Apache Hudi's ``unsetRecordMergeMode``).
 _PAYLOAD_OF_MODE = {"EVENT_TIME_ORDERING": Payload.DEFAULT.java_class,
@@ -76,28 +71,12 @@ def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: i
         raise UnsupportedFeatureError(
             f"Cannot downgrade '{meta.table_name}' to table version {to_version}: hudi-sql downgrades to version 6.",
             help="CALL downgrade_table(table => ..., to_version => 6)")
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
-        if meta.table_version == 6:
-            with TimelineWriter(meta).transaction("finish the downgrade to version 6") as writer:
-                leftovers = _delete_instants_of_layout_2(meta, writer)
-            if leftovers:
-                _log.info("Finished the downgrade of '%s': deleted %d version 8 instant files.",
-                          meta.table_name, leftovers)
-            return UpgradeResult(6, 6)
-        if meta.table_version != 8:
-            raise UnsupportedFeatureError(
-                f"Cannot downgrade '{meta.table_name}' from table version {meta.table_version}.",
-                help="hudi-sql downgrades version 8 tables to 6; for version 9 use Apache Hudi 1.1+")
+    def check() -> None:
         _refuse_lsm_archive(meta)
-        changes = _downgraded_properties(meta)  # a CUSTOM mode without a class fails before any change
-        rollback_failed_writes(meta)
-        compaction = compact_all_log_files(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
-        with TimelineWriter(meta).transaction("downgrade to version 6") as writer:
-            moved = _move_timeline_back(meta, writer, changes)
-        meta.reload_timeline()
-    _log.info("Downgraded '%s' to table version 6 (%d instant files moved).", meta.table_name, moved)
-    return UpgradeResult(8, 6, moved, compaction)
+        _downgraded_properties(meta)  # a CUSTOM mode without a class fails before any change
+
+    return change_table_version(spark, meta, configs, source=8, target=6, verb="downgrade", check=check,
+                                move=lambda writer: _move_timeline_back(meta, writer))
 
 
 def _refuse_lsm_archive(meta: TableMetaClient) -> None:
@@ -108,27 +87,18 @@ def _refuse_lsm_archive(meta: TableMetaClient) -> None:
             help="downgrade it with Apache Hudi 1.x (CALL downgrade_table there), which converts them")
 
 
-def _move_timeline_back(meta: TableMetaClient, writer: TimelineWriter, changes: dict[str, str | None]) -> int:
+def _move_timeline_back(meta: TableMetaClient, writer: TimelineWriter) -> int:
     """Copy, switch ``hoodie.properties``, delete (the crash-safe order of the module docstring)."""
-    meta.reload_timeline()
-    pending_writes = [i for i in meta.timeline.pending_writes() if not meta.is_clustering_instant(i)]
-    if pending_writes:
-        raise HudiTimelineError(
-            f"Cannot downgrade '{meta.table_name}' while write {pending_writes[0]} is pending.",
-            help="let the writer finish, or roll its write back, and downgrade again")
     writer.retire_metadata_table()
-    for stale in meta.storage.list(meta.layout.meta_path):  # copies of an attempt that was cut short
-        parsed = None if stale.is_dir else Instant.parse_file_name(stale.name, layout=1)
-        if parsed is not None:
-            writer.delete_in_layout(parsed, layout=1)
+    delete_instants_of_layout(meta, writer, 1)  # copies of an attempt that was cut short
     current = list(meta.timeline.instants)
     for instant in current:
         target = _version_6_instant(instant)
         completed_at = parse_instant_time(instant.completion_time).timestamp() if instant.completion_time else None
         writer.publish_in_layout(target, _version_6_content(instant, target, meta.read_instant_bytes(instant)),
                                  layout=1, modification_time=completed_at)
-    meta.update_properties(changes)
-    _delete_instants_of_layout_2(meta, writer, current)
+    meta.update_properties(_downgraded_properties(meta))
+    delete_instants_of_layout(meta, writer, 2, current)
     return len(current)
 
 
@@ -148,17 +118,6 @@ def _version_6_content(instant: Instant, target: Instant, data: bytes) -> bytes:
         return data
     metadata = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")
     return encode_payload(target, metadata, timeline_layout=1)
-
-
-def _delete_instants_of_layout_2(meta: TableMetaClient, writer: TimelineWriter,
-                                 instants: list[Instant] | None = None) -> int:
-    """Delete the version 8 instant files in ``.hoodie/timeline/`` (listed again when not given)."""
-    folder = meta.timeline_path_of_layout(2)
-    if instants is None:
-        statuses = meta.storage.list(folder) if meta.storage.exists(folder) else []
-        instants = [parsed for status in statuses if not status.is_dir
-                    for parsed in [Instant.parse_file_name(status.name, layout=2)] if parsed is not None]
-    return sum(1 for instant in instants if writer.delete_in_layout(instant, layout=2))
 
 
 def _downgraded_properties(meta: TableMetaClient) -> dict[str, str | None]:

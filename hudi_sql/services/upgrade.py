@@ -31,24 +31,20 @@ commits archived before the upgrade are invisible to Apache Hudi 1.x's archived-
 
 from __future__ import annotations
 
-__all__ = ["UpgradeResult", "compact_all_log_files", "upgrade_table"]
+__all__ = ["UpgradeResult", "upgrade_table"]
 
-import logging
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from hudi_sql.commit.locks import service_scope
-from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
-from hudi_sql.config.compaction import HudiCompactionConfig
-from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
+from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, format_instant_time
 from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
+from hudi_sql.services.version_change import UpgradeResult, change_table_version, delete_instants_of_layout
 from hudi_sql.table.meta_client import (
     COMMIT_TIME_MERGE_STRATEGY_ID,
     EVENT_TIME_MERGE_STRATEGY_ID,
@@ -59,23 +55,9 @@ from hudi_sql.table.meta_client import (
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_log = logging.getLogger(__name__)
-
 _DEFAULT_PAYLOAD = Payload.DEFAULT.java_class
 _OVERWRITE_PAYLOAD = Payload.OVERWRITE_WITH_LATEST.java_class
 _EVENT_TIME_PAYLOAD = Payload.EVENT_TIME.java_class
-
-
-@dataclass(frozen=True)
-class UpgradeResult:
-    """What an upgrade did: the versions before and after, and the work it took."""
-
-    from_version: int
-    to_version: int
-    #: Instant files moved into the version 8 timeline (0 when the table already was version 8).
-    instants_moved: int = 0
-    #: The compaction that merged a Merge-On-Read table's log files first, if one was needed.
-    compaction: str | None = None
 
 
 def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 8,
@@ -90,62 +72,15 @@ def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int
         raise UnsupportedFeatureError(
             f"Cannot upgrade '{meta.table_name}' to table version {to_version}: hudi-sql upgrades to version 8.",
             help="CALL upgrade_table(table => ..., to_version => 8)")
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
-        if meta.table_version == 8:
-            with TimelineWriter(meta).transaction("finish the upgrade to version 8") as writer:
-                leftovers = _delete_legacy_instants(meta, writer)
-            if leftovers:
-                _log.info("Finished the upgrade of '%s': deleted %d version 6 instant files.",
-                          meta.table_name, leftovers)
-            return UpgradeResult(8, 8)
-        if meta.table_version != 6:
-            raise UnsupportedFeatureError(
-                f"Cannot upgrade '{meta.table_name}' from table version {meta.table_version}.",
-                help="hudi-sql upgrades version 6 tables")
-        rollback_failed_writes(meta)
-        compaction = compact_all_log_files(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
-        with TimelineWriter(meta).transaction("upgrade to version 8") as writer:
-            moved = _move_timeline(meta, writer)
-        meta.reload_timeline()
-    _log.info("Upgraded '%s' to table version 8 (%d instant files moved).", meta.table_name, moved)
-    return UpgradeResult(6, 8, moved, compaction)
-
-
-def compact_all_log_files(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
-    """Run the pending compactions, then one more over every slice that still has log files (the
-    step before a change of log naming, in either direction); returns that last compaction."""
-    from hudi_sql.services.compaction import run_compaction, schedule_compaction
-
-    meta.reload_timeline()
-    for pending in meta.timeline.pending_compactions().instants:
-        run_compaction(spark, meta, pending.instant_time, configs)
-    plan = schedule_compaction(meta, configs.with_options({HudiCompactionConfig.STRATEGY.key: _ALL_SLICES}))
-    if plan is None:
-        return None
-    run_compaction(spark, meta, plan.instant_time, configs)
-    return plan.instant_time
-
-
-#: Compacts every slice with log files (Apache Hudi's ``UnBoundedCompactionStrategy``).
-_ALL_SLICES = "org.apache.hudi.table.action.compact.strategy.UnBoundedCompactionStrategy"
+    return change_table_version(spark, meta, configs, source=6, target=8, verb="upgrade",
+                                move=lambda writer: _move_timeline(meta, writer))
 
 
 def _move_timeline(meta: TableMetaClient, writer: TimelineWriter) -> int:
     """Copy, switch ``hoodie.properties``, delete (the crash-safe order of the module docstring)."""
-    pending_writes = [i for i in meta.timeline.pending_writes() if not meta.is_clustering_instant(i)]
-    if pending_writes:
-        raise HudiTimelineError(
-            f"Cannot upgrade '{meta.table_name}' while write {pending_writes[0]} is pending.",
-            help="let the writer finish, or roll its write back, and upgrade again")
     storage = meta.storage
-    folder = meta.timeline_path_of_layout(2)
-    history = f"{folder}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}"
-    storage.mkdirs(history)
-    for stale in storage.list(folder):  # copies of an attempt that was cut short
-        parsed = None if stale.is_dir else Instant.parse_file_name(stale.name, layout=2)
-        if parsed is not None:
-            writer.delete_in_layout(parsed, layout=2)
+    storage.mkdirs(f"{meta.timeline_path_of_layout(2)}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}")
+    delete_instants_of_layout(meta, writer, 2)  # copies of an attempt that was cut short
     modified = {status.name: status.modification_time for status in storage.list(meta.layout.meta_path)}
     legacy = list(meta.timeline.instants)
     for instant in legacy:
@@ -153,7 +88,7 @@ def _move_timeline(meta: TableMetaClient, writer: TimelineWriter) -> int:
         target = _version_8_instant(meta, instant, modified.get(instant.file_name))
         writer.publish_in_layout(target, _version_8_content(instant, target, data), layout=2)
     meta.update_properties(_upgraded_properties(meta))
-    _delete_legacy_instants(meta, writer, legacy)
+    delete_instants_of_layout(meta, writer, 1, legacy)
     return len(legacy)
 
 
@@ -176,15 +111,6 @@ def _version_8_content(instant: Instant, target: Instant, data: bytes) -> bytes:
         return data
     metadata = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")
     return encode_payload(target, metadata, timeline_layout=2)
-
-
-def _delete_legacy_instants(meta: TableMetaClient, writer: TimelineWriter,
-                            instants: list[Instant] | None = None) -> int:
-    """Delete the version 6 instant files left in ``.hoodie/`` (listed again when not given)."""
-    if instants is None:
-        instants = [parsed for status in meta.storage.list(meta.layout.meta_path) if not status.is_dir
-                    for parsed in [Instant.parse_file_name(status.name, layout=1)] if parsed is not None]
-    return sum(1 for instant in instants if writer.delete_in_layout(instant, layout=1))
 
 
 def _upgraded_properties(meta: TableMetaClient) -> dict[str, str | None]:

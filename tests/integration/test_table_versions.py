@@ -18,8 +18,6 @@ import hudi_sql
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.instant import parse_instant_time
-from hudi_sql.services import downgrade as downgrade_module
-from hudi_sql.services import upgrade as upgrade_module
 from hudi_sql.services.downgrade import downgrade_table
 from hudi_sql.services.upgrade import upgrade_table
 from hudi_sql.table.meta_client import TableMetaClient
@@ -127,28 +125,37 @@ class _Interrupted(RuntimeError):
     pass
 
 
+def _cut_the_move(monkeypatch: pytest.MonkeyPatch, cut: str, *, into_layout: int) -> None:
+    """Interrupt the next upgrade or downgrade at one of its two dangerous points: after three
+    instant files were copied into *into_layout*, or right after ``hoodie.properties`` switched."""
+    if cut == "while copying instants":
+        copied: list[str] = []
+        original_publish = TimelineWriter.publish_in_layout
+
+        def publish(self: TimelineWriter, instant: Any, data: bytes, **kwargs: Any) -> None:
+            if kwargs.get("layout") == into_layout and len(copied) == 3:
+                raise _Interrupted(cut)
+            copied.append(instant.file_name)
+            original_publish(self, instant, data, **kwargs)
+
+        monkeypatch.setattr(TimelineWriter, "publish_in_layout", publish)
+    else:
+        original_update = TableMetaClient.update_properties
+
+        def update_then_stop(self: TableMetaClient, changes: Any) -> None:
+            original_update(self, changes)
+            raise _Interrupted(cut)
+
+        monkeypatch.setattr(TableMetaClient, "update_properties", update_then_stop)
+
+
 @pytest.mark.parametrize("cut", ["while copying instants", "after hoodie.properties"])
 def test_interrupted_upgrade_leaves_a_readable_table_and_is_finished_by_the_next_one(
         spark: Any, six: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: str) -> None:
     path = tmp_path / "cut"
     options = six("COPY_ON_WRITE", path)
     before = _rows(spark, path)
-    if cut == "while copying instants":
-        copied: list[str] = []
-        original = TimelineWriter.publish_in_layout
-
-        def publish(self: TimelineWriter, instant: Any, data: bytes, **kwargs: Any) -> None:
-            if len(copied) == 3:
-                raise _Interrupted(cut)
-            copied.append(instant.file_name)
-            original(self, instant, data, **kwargs)
-
-        monkeypatch.setattr(TimelineWriter, "publish_in_layout", publish)
-    else:
-        def stop(*args: Any, **kwargs: Any) -> int:
-            raise _Interrupted(cut)
-
-        monkeypatch.setattr(upgrade_module, "_delete_legacy_instants", stop)
+    _cut_the_move(monkeypatch, cut, into_layout=2)
     with pytest.raises(_Interrupted):
         upgrade_table(spark, TableMetaClient.load(str(path)))
     monkeypatch.undo()
@@ -207,22 +214,7 @@ def test_interrupted_downgrade_leaves_a_readable_table_and_is_finished_by_the_ne
     path = tmp_path / "cut_down"
     options = _v8_mor(spark, path)
     before = _rows(spark, path)
-    if cut == "while copying instants":
-        copied: list[str] = []
-        original = TimelineWriter.publish_in_layout
-
-        def publish(self: TimelineWriter, instant: Any, data: bytes, **kwargs: Any) -> None:
-            if kwargs.get("layout") == 1 and len(copied) == 3:
-                raise _Interrupted(cut)
-            copied.append(instant.file_name)
-            original(self, instant, data, **kwargs)
-
-        monkeypatch.setattr(TimelineWriter, "publish_in_layout", publish)
-    else:
-        def stop(*args: Any, **kwargs: Any) -> int:
-            raise _Interrupted(cut)
-
-        monkeypatch.setattr(downgrade_module, "_delete_instants_of_layout_2", stop)
+    _cut_the_move(monkeypatch, cut, into_layout=1)
     with pytest.raises(_Interrupted):
         downgrade_table(spark, TableMetaClient.load(str(path)))
     monkeypatch.undo()
