@@ -2,15 +2,16 @@
 
 from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.concurrency import HudiConcurrencyConfig as HudiConcurrencyConfig
-from hudi_sql.config.read import HudiReadConfig, QueryType
+from hudi_sql.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
 from hudi_sql.config.services import CleanerPolicy as CleanerPolicy
 from hudi_sql.config.services import HudiServiceConfig as HudiServiceConfig
 from hudi_sql.config.streaming import HudiStreamingConfig
-from hudi_sql.config.table import HudiTableConfig, TableType
+from hudi_sql.config.table import CdcLoggingMode, HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 
 __all__ = [
+    "CdcLoggingMode",
     "ConfigEnum",
     "ConfigKey",
     "HudiCompactionConfig",
@@ -19,6 +20,7 @@ __all__ = [
     "HudiStreamingConfig",
     "HudiTableConfig",
     "HudiWriteConfig",
+    "IncrementalFormat",
     "IndexType",
     "QueryType",
     "TableType",

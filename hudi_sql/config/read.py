@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["HudiReadConfig", "QueryType"]
+__all__ = ["HudiReadConfig", "IncrementalFormat", "QueryType"]
 
 from enum import Enum
 
@@ -22,6 +22,20 @@ class QueryType(str, Enum):
             raise ValueError(f"'{value}' is not a query type (snapshot, read_optimized, incremental)") from None
 
 
+class IncrementalFormat(str, Enum):
+    """What an incremental query returns: each changed record's latest state, or its changes."""
+
+    LATEST_STATE = "latest_state"
+    CDC = "cdc"
+
+    @classmethod
+    def parse(cls, value: str) -> IncrementalFormat:
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            raise ValueError(f"'{value}' is not an incremental format (latest_state, cdc)") from None
+
+
 class HudiReadConfig(ConfigScope):
     """Options of a query: query type, incremental range, time travel (read scope)."""
 
@@ -31,6 +45,10 @@ class HudiReadConfig(ConfigScope):
                      "Incremental: changes after this instant (exclusive).")
     END_INSTANT = ConfigOption("hoodie.datasource.read.end.instanttime", parse_str, None,
                    "Incremental: changes up to this instant (inclusive); default the latest.")
+    INCREMENTAL_FORMAT = ConfigOption(
+        "hoodie.datasource.query.incremental.format", IncrementalFormat.parse, IncrementalFormat.LATEST_STATE,
+        "Incremental: latest_state (the rows as last written in the range) or cdc (one row per change: op, "
+        "ts_ms, before, after).")
     AS_OF_INSTANT = ConfigOption("as.of.instant", parse_str, None,
                      "Time travel: the table as of this instant (yyyyMMddHHmmssSSS or a date-time).")
     INCR_FALLBACK_FULL_SCAN = ConfigOption("hoodie.datasource.read.incr.fallback.fulltablescan.enable", parse_bool, False,

@@ -38,7 +38,7 @@ from hudi_sql.config.operation import WriteOperationType
 from hudi_sql.config.read import HudiReadConfig, QueryType
 from hudi_sql.config.registry import ConfigOption, HudiConfigs
 from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
-from hudi_sql.config.table import HudiTableConfig, TableType
+from hudi_sql.config.table import CdcLoggingMode, HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.payload import Payload
@@ -87,6 +87,8 @@ class TableConfig:
     populate_meta_fields: bool
     payload_class: str
     base_file_format: str
+    #: the CDC logging mode when the table logs changes (``hoodie.table.cdc.enabled``), else None
+    cdc_logging_mode: CdcLoggingMode | None = None
 
     @classmethod
     def of(cls, properties: Mapping[str, str] | HudiConfigs) -> TableConfig:
@@ -104,7 +106,18 @@ class TableConfig:
             populate_meta_fields=configs.get(HudiTableConfig.POPULATE_META_FIELDS),
             payload_class=configs.get(HudiTableConfig.PAYLOAD_CLASS) or OVERWRITE_PAYLOAD,
             base_file_format=configs.get(HudiTableConfig.BASE_FILE_FORMAT) or "PARQUET",
+            cdc_logging_mode=(configs.get(HudiTableConfig.CDC_SUPPLEMENTAL_LOGGING_MODE)
+                              if configs.get(HudiTableConfig.CDC_ENABLED) else None),
         )
+
+    @staticmethod
+    def cdc_properties(configs: HudiConfigs) -> dict[str, str]:
+        """The CDC entries of a new table's ``hoodie.properties``: both keys when the options turn
+        CDC on (the mode defaulted, as Apache Hudi records it), none otherwise."""
+        if not configs.get(HudiTableConfig.CDC_ENABLED):
+            return {}
+        mode: CdcLoggingMode = configs.get(HudiTableConfig.CDC_SUPPLEMENTAL_LOGGING_MODE)
+        return {HudiTableConfig.CDC_ENABLED.key: "true", HudiTableConfig.CDC_SUPPLEMENTAL_LOGGING_MODE.key: mode.value}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["HudiTableConfig", "TableType"]
+__all__ = ["CdcLoggingMode", "HudiTableConfig", "TableType"]
 
 from enum import Enum
 
@@ -34,6 +34,25 @@ class TableType(str, Enum):
         if lowered in ("mor", "merge_on_read"):
             return cls.MERGE_ON_READ
         raise ValueError(f"'{value}' is not a table type (COPY_ON_WRITE, MERGE_ON_READ, cow, mor)")
+
+
+class CdcLoggingMode(str, Enum):
+    """What a change data capture log records per changed row (Apache Hudi's
+    ``HoodieCDCSupplementalLoggingMode``): the less it holds, the more a CDC query reads back
+    from the file slices before and after the write."""
+
+    OP_KEY_ONLY = "OP_KEY_ONLY"
+    DATA_BEFORE = "DATA_BEFORE"
+    DATA_BEFORE_AFTER = "DATA_BEFORE_AFTER"
+
+    @classmethod
+    def parse(cls, value: str) -> CdcLoggingMode:
+        """Accepts the names in any case (Apache Hudi's SQL examples write them in lower case)."""
+        try:
+            return cls(value.strip().upper())
+        except ValueError:
+            raise ValueError(f"'{value}' is not a CDC logging mode (op_key_only, data_before, "
+                             "data_before_after)") from None
 
 
 class HudiTableConfig(ConfigScope):
@@ -127,7 +146,15 @@ class HudiTableConfig(ConfigScope):
         "hoodie.table.metadata.partitions.inflight", parse_str, "",
         "Metadata table partitions being built (cleared with the metadata table).",
     )
-    CDC_ENABLED = ConfigOption("hoodie.table.cdc.enabled", parse_bool, False, "Change data capture logs (not supported).")
+    CDC_ENABLED = ConfigOption(
+        "hoodie.table.cdc.enabled", parse_bool, False,
+        "Change data capture: writers that rewrite a base file also write a CDC log beside it, and "
+        "incremental queries can return the changes (op, ts_ms, before, after).",
+    )
+    CDC_SUPPLEMENTAL_LOGGING_MODE = ConfigOption(
+        "hoodie.table.cdc.supplemental.logging.mode", CdcLoggingMode.parse, CdcLoggingMode.DATA_BEFORE_AFTER,
+        "What a CDC log holds per change: op_key_only, data_before, or data_before_after (the images in full).",
+    )
     LOG_FILE_FORMAT = ConfigOption("hoodie.table.log.file.format", parse_str, "HOODIE_LOG", "Log file format.")
     # -- table version 8 (Apache Hudi 1.x); read by hudi_sql/table/version.py and the meta client --
     TIMELINE_PATH = ConfigOption(

@@ -55,7 +55,7 @@ class BlockType(IntEnum):
     """Metadata table only; not supported here."""
     PARQUET_DATA = 5
     CDC_DATA = 6
-    """Only on tables with change data capture on (``HudiTableConfig.CDC_ENABLED``); not supported here."""
+    """The one block of a CDC log file (``.cdc``): Avro records of the CDC schema, coded as type 3's."""
 
 
 class HeaderKey(IntEnum):

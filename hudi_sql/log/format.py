@@ -32,6 +32,7 @@ __all__ = [
     "LogFileName",
     "encode_avro_data_block",
     "encode_avro_data_content",
+    "encode_cdc_data_block",
     "encode_delete_block",
     "encode_delete_content",
     "encode_metadata",
@@ -277,6 +278,13 @@ def encode_avro_data_block(
     header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema_json}
     content = encode_avro_data_content(schema_json, records)
     return frame_block(BlockType.AVRO_DATA, _ordered(header, header_order), content)
+
+
+def encode_cdc_data_block(instant_time: str, schema_json: str, records: Iterable[Mapping[str, Any]]) -> bytes:
+    """The block of a CDC log file (type 6): Avro content as type 3's, the header ``SCHEMA``
+    (the CDC schema of the logging mode) before ``INSTANT_TIME``, as Apache Hudi writes it."""
+    header = {HeaderKey.SCHEMA: schema_json, HeaderKey.INSTANT_TIME: instant_time}
+    return frame_block(BlockType.CDC_DATA, header, encode_avro_data_content(schema_json, records))
 
 
 def encode_parquet_data_block(

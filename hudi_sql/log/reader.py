@@ -220,10 +220,10 @@ def decode_block(raw: RawBlock) -> DataBlock | DeleteBlock | CommandBlock:
 
     Raises:
         HudiFileFormatError: when the content or a required header does not parse.
-        UnsupportedFeatureError: for HFile (metadata table) and CDC blocks.
+        UnsupportedFeatureError: for HFile blocks (the metadata table's).
     """
     what = f"{raw.block_type.name} block at offset {raw.offset}"
-    if raw.block_type is BlockType.AVRO_DATA:
+    if raw.block_type in (BlockType.AVRO_DATA, BlockType.CDC_DATA):
         schema = _required(raw, HeaderKey.SCHEMA)
         table = _decode_avro_columns(raw.content, schema)
         if table is None:
@@ -250,7 +250,7 @@ def decode_block(raw: RawBlock) -> DataBlock | DeleteBlock | CommandBlock:
         raise HudiFileFormatError(f"{what}: CORRUPT blocks are never written; the file is damaged")
     raise UnsupportedFeatureError(
         f"{what}: {raw.block_type.name} blocks are not supported",
-        help="HFile blocks belong to the metadata table and CDC blocks to CDC logs; neither is read here",
+        help="HFile blocks belong to the metadata table, which is not read here",
     )
 
 

@@ -56,6 +56,13 @@ class RuntimeStats:
         }
 
 
+def _cdc_stats(raw: Any) -> tuple[tuple[str, int], ...] | None:
+    """``cdcStats`` as written: a JSON object (version 6) or Avro map (version 8), else absent."""
+    if not isinstance(raw, Mapping) or not raw:
+        return None
+    return tuple(sorted((str(path), int(size or 0)) for path, size in raw.items()))
+
+
 @dataclass(frozen=True)
 class WriteStat:
     """Statistics of one file written by one commit (Hudi's ``HoodieWriteStat``).
@@ -91,6 +98,8 @@ class WriteStat:
     log_offset: int | None = None
     base_file: str | None = None
     log_files: tuple[str, ...] | None = None
+    #: CDC log files written beside the file (path relative to the base path, size): ``cdcStats``
+    cdc_stats: tuple[tuple[str, int], ...] | None = None
 
     @property
     def is_delta(self) -> bool:
@@ -100,7 +109,7 @@ class WriteStat:
         out: dict[str, Any] = {
             "fileId": self.file_id,
             "path": self.path,
-            "cdcStats": None,
+            "cdcStats": dict(self.cdc_stats) if self.cdc_stats else None,
             "prevCommit": self.prev_commit,
             "numWrites": self.num_writes,
             "numDeletes": self.num_deletes,
@@ -167,6 +176,7 @@ class WriteStat:
             log_offset=data.get("logOffset"),
             base_file=data.get("baseFile"),
             log_files=tuple(data["logFiles"]) if data.get("logFiles") is not None else None,
+            cdc_stats=_cdc_stats(data.get("cdcStats")),
         )
 
     def with_changes(self, **changes: Any) -> WriteStat:

@@ -72,6 +72,9 @@ class FileSlice:
     base_instant_time: str
     base_file: BaseFile | None = None
     log_files: tuple[LogFile, ...] = ()
+    #: CDC log files of the slice (COW: the changes its base file's commit made); never merged
+    #: into reads, only read by CDC queries and deleted with the slice by the cleaner.
+    cdc_files: tuple[LogFile, ...] = ()
 
     @property
     def partition_path(self) -> str:

@@ -6,6 +6,9 @@ Base file: ``<fileId>_<writeToken>_<instantTime>.parquet``, e.g.
 Log file: ``.<fileId>_<baseInstantTime>.log.<version>_<writeToken>``; in v6 the instant is the
 base instant of the file slice the log belongs to, not the deltacommit that wrote it.
 
+CDC log file: a log file name plus ``.cdc``, named by the commit whose base file it describes
+(``.<fileId>_<commitTime>.log.1_<writeToken>.cdc``): the changes that commit made to the group.
+
 * ``fileId`` is ``<uuid4>-<n>``: letters, digits and ``-`` only (Java's pattern forbids ``_``
   and ``.``), so splitting on ``_`` is unambiguous.
 * ``writeToken`` is ``<taskPartitionId>-<stageId>-<taskAttemptId>``: it identifies one attempt
@@ -15,12 +18,14 @@ base instant of the file slice the log belongs to, not the deltacommit that wrot
 from __future__ import annotations
 
 __all__ = [
+    "CDC_LOG_SUFFIX",
     "PARTITION_METADATA_FILE",
     "BaseFileName",
     "LogFileName",
     "is_data_file_name",
     "make_write_token",
     "new_file_id",
+    "parse_cdc_log_name",
 ]
 
 import re
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from hudi_sql.errors import HudiFileFormatError
 
 PARTITION_METADATA_FILE = ".hoodie_partition_metadata"
+CDC_LOG_SUFFIX = ".cdc"
 
 _BASE = re.compile(r"^([A-Za-z0-9-]+)_(\d+-\d+-\d+)_(\d{14}|\d{17})\.(parquet)$")
 _LOG = re.compile(r"^\.([A-Za-z0-9-]+)_(\d{14}|\d{17})\.log\.(\d+)_(\d+-\d+-\d+)$")
@@ -134,6 +140,11 @@ class LogFileName:
         """Reader order: (base instant, version, write token, file id)."""
         return (self.base_instant, self.version, self.write_token, self.file_id)
 
+    @property
+    def cdc_name(self) -> str:
+        """The name of the CDC log file with this log file's parts."""
+        return self.name + CDC_LOG_SUFFIX
+
     def next_version(self, write_token: str) -> LogFileName:
         """The name a writer rolls over to: the next version, with its own write token."""
         return LogFileName(self.file_id, self.base_instant, self.version + 1, write_token)
@@ -152,6 +163,14 @@ class LogFileName:
 
     def __str__(self) -> str:
         return self.name
+
+
+def parse_cdc_log_name(name: str) -> LogFileName | None:
+    """The log-file parts of a CDC log file name, or None when *name* is not one."""
+    base = name.rsplit("/", 1)[-1]
+    if not base.endswith(CDC_LOG_SUFFIX):
+        return None
+    return LogFileName.try_parse(base.removesuffix(CDC_LOG_SUFFIX))
 
 
 def is_data_file_name(name: str) -> bool:

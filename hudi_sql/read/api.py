@@ -13,7 +13,7 @@ __all__ = ["read_table", "table_struct"]
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.config import HudiConfigs, QueryType
+from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.schema import COMMIT_TIME_FIELD
 from hudi_sql.read.glob import has_glob, resolve_glob
@@ -41,7 +41,9 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
         spark: the session to build the DataFrame in.
         path: the table's base path, or a glob below it (``base/*/*``: the partitions it reaches).
         options: ``hoodie.datasource.query.type`` (snapshot, read_optimized, incremental),
-            ``hoodie.datasource.read.begin.instanttime`` / ``.end.instanttime``, ``as.of.instant``.
+            ``hoodie.datasource.read.begin.instanttime`` / ``.end.instanttime``, ``as.of.instant``;
+            ``hoodie.datasource.query.incremental.format=cdc`` makes an incremental query return
+            changes (:mod:`hudi_sql.read.cdc_plan`).
         partition_filter: keeps a partition path when it returns True (partition pruning).
     """
     if not path:
@@ -53,6 +55,14 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
         wanted = partition_filter
         partition_filter = reached if wanted is None else (lambda p: reached(p) and wanted(p))
     meta = TableMetaClient.load(path)
+    if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
+            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
+        from hudi_sql.read.cdc_exec import read_cdc
+        from hudi_sql.read.cdc_plan import plan_cdc
+        from hudi_sql.spark.schema import to_arrow_schema
+
+        plan = plan_cdc(meta, configs)
+        return read_cdc(spark, meta, plan, to_arrow_schema(table_struct(plan.schema_json)))
     return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter))
 
 

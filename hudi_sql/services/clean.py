@@ -155,7 +155,7 @@ def _commits_since(timeline: Timeline, last_clean_commit_time: str | None) -> in
 
 def _slice_files(file_slice: FileSlice) -> list[str]:
     files = [file_slice.base_file.path] if file_slice.base_file else []
-    return files + [lf.path for lf in file_slice.log_files]
+    return files + [lf.path for lf in (*file_slice.log_files, *file_slice.cdc_files)]
 
 
 def _is_savepointed(file_slice: FileSlice, pinned: frozenset[str]) -> bool:

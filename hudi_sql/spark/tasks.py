@@ -32,7 +32,7 @@ WRITE_STATUS_DDL = (
     "partition_path string, file_id string, path string, prev_commit string, num_writes long, "
     "num_deletes long, num_update_writes long, num_inserts long, total_write_bytes long, file_size long, "
     "total_create_time long, total_upsert_time long, log_version int, log_offset long, base_file string, "
-    "log_files string, total_log_blocks long, writer_pid long"
+    "log_files string, total_log_blocks long, cdc_stats string, writer_pid long"
 )
 
 _STATUS_TYPES = {
@@ -41,7 +41,7 @@ _STATUS_TYPES = {
     "num_inserts": pa.int64(), "total_write_bytes": pa.int64(), "file_size": pa.int64(),
     "total_create_time": pa.int64(), "total_upsert_time": pa.int64(), "log_version": pa.int32(),
     "log_offset": pa.int64(), "base_file": pa.string(), "log_files": pa.string(), "total_log_blocks": pa.int64(),
-    "writer_pid": pa.int64(),
+    "cdc_stats": pa.string(), "writer_pid": pa.int64(),
 }
 
 

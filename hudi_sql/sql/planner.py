@@ -41,6 +41,7 @@ from hudi_sql.config import (
     QueryType,
     TableType,
 )
+from hudi_sql.config.resolve import TableConfig
 from hudi_sql.config.sql_aliases import (
     PRECOMBINE_FIELD,
     PRIMARY_KEY,
@@ -49,7 +50,7 @@ from hudi_sql.config.sql_aliases import (
     resolve_sql_aliases,
     table_type_short_name,
 )
-from hudi_sql.errors import HudiConfigError, HudiSqlError, UnsupportedFeatureError, did_you_mean
+from hudi_sql.errors import HudiConfigError, HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
 from hudi_sql.write.operation import WriteOperationType
 
@@ -198,12 +199,9 @@ class HudiTableFacts:
 def read_options(ref: st.TableRef, session: Mapping[str, str]) -> dict[str, str]:
     """Read options for one table reference: its hint or table function, else the session's
     query type (:attr:`HudiReadConfig.QUERY_TYPE`, and incremental range)."""
-    if ref.incremental_format == "cdc":
-        raise UnsupportedFeatureError(
-            "not supported: hudi_table_changes(..., 'cdc', ...) (change data capture logs)",
-            help="use 'latest_state' for the latest state of each changed record",
-        )
     options = {k: v for k, v in session.items() if k in _READ_KEYS}
+    if ref.incremental_format is not None:  # hudi_table_changes: 'latest_state' or 'cdc'
+        options[HudiReadConfig.INCREMENTAL_FORMAT.key] = ref.incremental_format
     if ref.as_of is not None:
         options.pop(HudiReadConfig.BEGIN_INSTANT.key, None)
         options.pop(HudiReadConfig.END_INSTANT.key, None)
@@ -503,6 +501,7 @@ def plan_create(
         HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(ordered, name, style="create"),
         HudiTableConfig.DROP_PARTITION_COLUMNS.key: "false",
         **keygen.table_properties(),
+        **TableConfig.cdc_properties(HudiConfigs.of(options, validate=False)),
     }
     if precombine:
         props[HudiTableConfig.PRECOMBINE_FIELD.key] = precombine

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
-from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName
+from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName, parse_cdc_log_name
 from hudi_sql.model.instant import Action
 from hudi_sql.model.log_slicing import log_slice_instant
 from hudi_sql.model.timeline import Timeline
@@ -99,6 +99,7 @@ def build_file_groups(
     logs: dict[str, dict[str, list[LogFile]]] = defaultdict(lambda: defaultdict(list))
     by_completion = timeline.has_completion_times
     named_by_commit: list[LogFile] = []
+    cdc_logs: dict[str, dict[str, list[LogFile]]] = defaultdict(lambda: defaultdict(list))
     for status in files:
         if status.is_dir:
             continue
@@ -109,6 +110,10 @@ def build_file_groups(
             if not include_uncommitted and not _is_committed(base_name.instant_time, committed, timeline):
                 continue
             bases[base_name.file_id][base_name.instant_time] = BaseFile(status.path, status.size, base_name)
+            continue
+        cdc_name = parse_cdc_log_name(status.name)
+        if cdc_name is not None:
+            cdc_logs[cdc_name.file_id][cdc_name.base_instant].append(LogFile(status.path, status.size, cdc_name))
             continue
         log_name = LogFileName.try_parse(status.name)
         if log_name is not None:
@@ -137,7 +142,8 @@ def build_file_groups(
                 known = _is_committed(instant_time, committed, timeline) or instant_time in pending_compactions
                 if not (known or include_uncommitted) and bases.get(file_id):
                     continue
-            slices.append(FileSlice(group_id, instant_time, base, slice_logs))
+            cdc_files = tuple(sorted(cdc_logs.get(file_id, {}).get(instant_time, []), key=lambda lf: lf.name.sort_key))
+            slices.append(FileSlice(group_id, instant_time, base, slice_logs, cdc_files))
         slices = _merge_pending_compaction_slices(slices, pending_compactions)
         if slices:
             groups.append(FileGroup(group_id, tuple(slices)))
@@ -171,7 +177,7 @@ def _merge_pending_compaction_slices(slices: list[FileSlice], pending: set[str])
         if current.base_file is None and current.base_instant_time in pending and merged:
             previous = merged.pop()
             merged.append(FileSlice(previous.file_group_id, previous.base_instant_time, previous.base_file,
-                                    previous.log_files + current.log_files))
+                                    previous.log_files + current.log_files, previous.cdc_files + current.cdc_files))
         else:
             merged.append(current)
     return merged

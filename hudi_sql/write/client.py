@@ -117,6 +117,7 @@ class WriteClient:
             HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(schema, name, style="create"),
         }
         props.update(keygen.table_properties())
+        props.update(TableConfig.cdc_properties(self.configs))
         ordering = config.precombine_field
         if ordering:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
@@ -411,6 +412,7 @@ class WriteClient:
             marker_type=config.markers_type, base_path=meta.base_path,
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
             log_files_named_by_instant=meta.table_version >= 8,
+            cdc_logging_mode=mode.value if (mode := TableConfig.of(meta.properties).cdc_logging_mode) else "",
         )
 
     def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:

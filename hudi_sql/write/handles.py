@@ -93,6 +93,7 @@ class WriteStatus:
     base_file: str = ""
     log_files: str = "[]"  # JSON list of file names
     total_log_blocks: int = 0
+    cdc_stats: str = "{}"  # JSON {CDC log path relative to the base path: size}, when the write logged changes
     writer_pid: int = field(default_factory=os.getpid)  # diagnostics: the process that wrote the file
 
     def as_row(self) -> dict[str, object]:
@@ -340,6 +341,15 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     order[update_mask] = old_part.num_rows + np.arange(n_updates, dtype=np.int64)
     merged = pa.concat_tables([stacked.take(pa.array(order)), ins_part])
     files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.MERGE, merged)
+    cdc_stats: dict[str, int] = {}
+    if options.cdc_logging_mode:
+        from hudi_sql.write.cdc_log import CdcChanges, write_cdc_log
+
+        # the inserts that landed in the group's own file (overflow files are new groups, read as inserts)
+        in_first = max(0, files[0].num_rows - (merged.num_rows - ins_part.num_rows))
+        changes = CdcChanges(inserted=ins_part.slice(0, in_first), updated_before=old.filter(pa.array(updated)),
+                             updated_after=upd_part, deleted=old.filter(pa.array(deleted)))
+        cdc_stats = write_cdc_log(options, bucket.partition_path, files[0].file_id, task.write_token, changes)
     millis = int((time.time() - started) * 1000)
     n_deletes = int(deleted.sum())
     statuses = []
@@ -350,7 +360,7 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
             prev_commit=bucket.prev_commit if first else "null", num_writes=f.num_rows,
             num_deletes=n_deletes if first else 0, num_update_writes=n_updates if first else 0,
             num_inserts=n_inserts if first else f.num_rows, total_write_bytes=f.size, file_size=f.size,
-            total_upsert_time=millis,
+            total_upsert_time=millis, cdc_stats=json.dumps(cdc_stats if first else {}),
         ))
     return statuses
 

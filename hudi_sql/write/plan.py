@@ -107,6 +107,8 @@ class HandleOptions:
     log_max_size: int = 1024 * 1024 * 1024
     #: Table version 8: a log file is named by the deltacommit writing it, not by its slice's base.
     log_files_named_by_instant: bool = False
+    #: The table's CDC logging mode (``CdcLoggingMode`` name) when it logs changes, else empty.
+    cdc_logging_mode: str = ""
 
     def to_json(self) -> str:
         """The options as JSON, for task functions that take plain strings."""

@@ -76,6 +76,7 @@ def to_write_stat(row: dict[str, Any]) -> WriteStat:
         base_file=row["base_file"] if delta else None,
         log_files=tuple(json.loads(row["log_files"])) if delta else None,
         total_log_blocks=row.get("total_log_blocks") or 0,
+        cdc_stats=tuple(sorted(json.loads(row.get("cdc_stats") or "{}").items())) or None,
     )
 
 
