@@ -1,0 +1,176 @@
+"""Change data capture: the changes a CDC query returns equal those an independent model computes.
+
+The model knows nothing of CDC logs or splits: after every statement it reads the table's
+snapshot, and the changes of a commit are the difference between the snapshots before and after
+it (a key that appears is an insert, one that changes an update, one that goes a delete). Each
+case runs inserts, an update, a delete, a MERGE INTO, a table service that changes no data
+(compaction on Merge-On-Read, clustering on Copy-On-Write), another update and a clean, on one
+logging mode. Apache Hudi's reading of the same tables is checked in
+``tests/oracle/test_cdc_differential.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sql_session import fresh_database
+
+from hudi_sql.errors import HudiTimelineError
+
+#: (table type, logging mode): every mode on Copy-On-Write, whose rewrites write CDC logs, and
+#: Merge-On-Read, whose log appends are read back by merging.
+CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("cow", "data_before"), ("mor", "op_key_only")]
+
+STATEMENTS = [
+    "INSERT INTO {t} VALUES (1, 'a', 10.0, 1000, 'p1'), (2, 'b', 20.0, 1000, 'p1'), (3, 'c', 30.0, 1000, 'p2')",
+    "UPDATE {t} SET price = price + 1, ts = 2000 WHERE id = 1",
+    "DELETE FROM {t} WHERE id = 2",
+    ("MERGE INTO {t} USING (SELECT 3 AS id, 'c2' AS name, 33.0 AS price, 3000L AS ts, 'p2' AS dt UNION ALL "
+     "SELECT 5, 'e', 50.0, 1000L, 'p2') s ON {t}.id = s.id WHEN MATCHED THEN UPDATE SET * "
+     "WHEN NOT MATCHED THEN INSERT *"),
+    "INSERT INTO {t} VALUES (4, 'd', 40.0, 1000, 'p1')",
+    "{service}",
+    "UPDATE {t} SET name = 'a2', ts = 4000 WHERE id = 1",
+]
+SERVICES = {
+    "mor": "CALL run_compaction(op => 'run', table => '{t}')",
+    "cow": "CALL run_clustering(table => '{t}', order => 'id')",
+}
+
+Change = tuple[str, str, int, Any, Any]  # (commit, op, id, before, after)
+
+
+@dataclass
+class CdcCase:
+    db: Any
+    table: str
+    path: Path
+    commits: list[str] = field(default_factory=list)  # the commit of each statement
+    expected: list[Change] = field(default_factory=list)
+
+
+def _snapshot(db: Any, table: str) -> dict[int, dict[str, Any]]:
+    return {r["id"]: {k: r[k] for k in ("id", "name", "price", "ts", "dt")}
+            for r in db.sql(f"SELECT * FROM {table}").collect()}
+
+
+def _latest_commit(db: Any, table: str) -> str:
+    return db.sql(f"CALL show_commits(table => '{table}', limit => 1)").collect()[0]["commit_time"]
+
+
+def _model_changes(commit: str, before: dict[int, Any], after: dict[int, Any]) -> list[Change]:
+    changes: list[Change] = []
+    for key in sorted(set(before) | set(after)):
+        old, new = before.get(key), after.get(key)
+        if old is None:
+            changes.append((commit, "i", key, None, new))
+        elif new is None:
+            changes.append((commit, "d", key, old, None))
+        elif old != new:
+            changes.append((commit, "u", key, old, new))
+    return changes
+
+
+def _data(image: str | None) -> dict[str, Any] | None:
+    """A CDC image's data columns (images recovered from files also carry the meta columns)."""
+    if image is None:
+        return None
+    return {k: v for k, v in json.loads(image).items() if not k.startswith("_hoodie_")}
+
+
+def _cdc(db: Any, table: str, *bounds: str) -> list[Change]:
+    args = ", ".join(f"'{b}'" for b in bounds)
+    out = []
+    for row in db.sql(f"SELECT * FROM hudi_table_changes('{table}', 'cdc', {args})").collect():
+        before, after = _data(row["before"]), _data(row["after"])
+        out.append((row["ts_ms"], row["op"], (after or before)["id"], before, after))
+    return sorted(out, key=lambda c: (c[0], c[2]))
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{t}-{m}" for t, m in CASES])
+def case(spark: Any, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[CdcCase]:
+    table_type, mode = request.param
+    name = f"cdc_{table_type}_{mode}"
+    path = tmp_path_factory.mktemp("cdc") / name
+    with fresh_database(spark, f"cdc_{table_type}_{mode}_db") as db:
+        db.sql(f"CREATE TABLE {name} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
+               f"PARTITIONED BY (dt) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', "
+               f"type = '{table_type}', 'hoodie.table.cdc.enabled' = 'true', "
+               f"'hoodie.table.cdc.supplemental.logging.mode' = '{mode}')")
+        result = CdcCase(db, name, path)
+        state: dict[int, Any] = {}
+        for statement in STATEMENTS:
+            db.sql(statement.format(t=name, service=SERVICES[table_type].format(t=name)))
+            commit, after = _latest_commit(db, name), _snapshot(db, name)
+            result.commits.append(commit)
+            result.expected += _model_changes(commit, state, after)
+            state = after
+        yield result
+
+
+def test_the_changes_of_every_commit_equal_the_snapshot_differences(case: CdcCase) -> None:
+    assert _cdc(case.db, case.table, "earliest") == sorted(case.expected, key=lambda c: (c[0], c[2]))
+    ops = {op for _, op, *_ in case.expected}
+    assert ops == {"i", "u", "d"}, "the sequence makes every kind of change"
+
+
+def test_a_range_returns_the_changes_of_its_commits_only(case: CdcCase) -> None:
+    begin, end = case.commits[1], case.commits[3]  # the delete and the merge, not the update before them
+    wanted = [c for c in case.expected if begin < c[0] <= end]
+    assert _cdc(case.db, case.table, begin, end) == sorted(wanted, key=lambda c: (c[0], c[2]))
+    assert {c[0] for c in wanted} == {case.commits[2], case.commits[3]}
+
+
+def test_a_table_service_adds_no_changes(case: CdcCase) -> None:
+    service_commit = case.commits[5]
+    assert service_commit != case.commits[4], "the service made a commit of its own"
+    assert _cdc(case.db, case.table, case.commits[4], service_commit) == []
+
+
+def test_the_dataframe_reader_returns_the_same_changes(spark: Any, case: CdcCase) -> None:
+    import hudi_sql
+
+    frame = hudi_sql.read(spark, str(case.path), {
+        "hoodie.datasource.query.type": "incremental",
+        "hoodie.datasource.query.incremental.format": "cdc",
+        "hoodie.datasource.read.begin.instanttime": case.commits[3],
+    })
+    assert frame.columns == ["op", "ts_ms", "before", "after"]
+    assert sorted((r["ts_ms"], r["op"]) for r in frame.collect()) == sorted(
+        (c[0], c[1]) for c in case.expected if c[0] > case.commits[3])
+
+
+def _cdc_files(path: Path) -> set[str]:
+    return {str(p) for p in path.rglob("*.cdc")}
+
+
+def _base_files(path: Path) -> set[tuple[str, str]]:
+    """(file id, instant) of every base file on disk."""
+    out = set()
+    for p in path.rglob("*.parquet"):
+        file_id, _, rest = p.name.partition("_")
+        out.add((file_id, rest.rsplit("_", 1)[-1].removesuffix(".parquet")))
+    return out
+
+
+def test_clean_deletes_cdc_logs_with_their_slices_and_refuses_ranges_it_cut(case: CdcCase) -> None:
+    before = _cdc_files(case.path)
+    case.db.sql(f"CALL run_clean(table => '{case.table}', retain_commits => 1)")
+    left = _cdc_files(case.path)
+    bases = _base_files(case.path)
+    for cdc in left:  # .<file id>_<commit>.log.1_<token>.cdc lives as long as the base file of <commit>
+        file_id, _, rest = os.path.basename(cdc)[1:].partition("_")
+        assert (file_id, rest.split(".")[0]) in bases, f"{cdc} outlived its slice"
+    if case.table.startswith("cdc_cow"):
+        assert len(left) < len(before), "the clean removed the CDC logs of the slices it removed"
+        with pytest.raises(HudiTimelineError, match="cleaner already deleted"):
+            _cdc(case.db, case.table, "earliest")
+    last = case.commits[-1]
+    assert _cdc(case.db, case.table, case.commits[-2]) == sorted(
+        [c for c in case.expected if c[0] == last], key=lambda c: (c[0], c[2]))
