@@ -1,4 +1,5 @@
--- Change data capture: apply a batch of inserts, updates and deletes with one MERGE.
+-- Change data capture: apply a batch of inserts, updates and deletes with one MERGE, then read
+-- the changes the MERGE made, as Apache Hudi's CDC query returns them (op, ts_ms, before, after).
 -- Run: hudi-sql --warehouse /tmp/wh -f sql_examples/cdc_merge.sql
 
 CREATE TABLE customers (
@@ -7,7 +8,8 @@ CREATE TABLE customers (
     email      STRING,
     updated_at TIMESTAMP
 ) USING hudi
-TBLPROPERTIES (primaryKey = 'id', preCombineField = 'updated_at');
+TBLPROPERTIES (primaryKey = 'id', preCombineField = 'updated_at',
+               'hoodie.table.cdc.enabled' = 'true', 'hoodie.table.cdc.supplemental.logging.mode' = 'data_before_after');
 
 INSERT INTO customers VALUES
     (1, 'Alice', 'alice@example.com', TIMESTAMP '2024-01-01 10:00:00'),
@@ -35,3 +37,9 @@ WHEN MATCHED THEN UPDATE SET name = s.name, email = s.email, updated_at = s.upda
 WHEN NOT MATCHED AND s.op != 'D' THEN INSERT (id, name, email, updated_at) VALUES (s.id, s.name, s.email, s.updated_at);
 
 SELECT id, name, email, updated_at FROM customers ORDER BY id;
+
+-- Every change since the table began: the three inserts, then what the MERGE did.
+SELECT op, CAST(coalesce(get_json_object(after, '$.id'), get_json_object(before, '$.id')) AS INT) AS id,
+       get_json_object(before, '$.email') AS email_before, get_json_object(after, '$.email') AS email_after
+FROM hudi_table_changes('customers', 'cdc', 'earliest')
+ORDER BY ts_ms, id;

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiStreamingConfig, QueryType
-from hudi_sql.errors import HudiTimelineError
+from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiStreamingConfig, IncrementalFormat, QueryType
+from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.read.plan import EARLIEST, ReadPlan, plan_read
 from hudi_sql.services.archive import has_archived_instants
 from hudi_sql.spark.slice_read import SliceInputPartition, read_slice, slice_read
@@ -92,6 +92,11 @@ class HudiStreamReader(DataSourceStreamReader):
         self.options = dict(options)
         self.schema = schema
         self.configs = HudiConfigs.of(self.options)  # bad options fail the query's start
+        if self.configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
+            raise UnsupportedFeatureError(
+                f"A stream from '{path}' emits each changed record's latest state; "
+                f"{HudiReadConfig.INCREMENTAL_FORMAT.key}=cdc is for batch reads only.",
+                help="read the changes in batches: hudi_table_changes(t, 'cdc', begin, end), or drop the option")
 
     def initialOffset(self) -> dict[str, Any]:
         start = self.configs.get(HudiStreamingConfig.START_OFFSET)

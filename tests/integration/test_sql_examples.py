@@ -63,7 +63,12 @@ def test_example_runs(spark: Any, script: Path) -> None:
         assert {r["rider"]: r["fare"] for r in snapshot}["rider-D"] == 25.0
         assert {r["rider"]: r["fare"] for r in read_optimized}["rider-D"] == 33.9
     elif script.stem == "cdc_merge":
-        assert [(r["id"], r["name"]) for r in last] == [(1, "Alice"), (3, "Carol"), (4, "Daniel")]
+        assert [(r["id"], r["name"]) for r in results[-2]] == [(1, "Alice"), (3, "Carol"), (4, "Daniel")]
+        changes = [(r["op"], r["id"], r["email_before"], r["email_after"]) for r in last]
+        assert changes[:3] == [("i", 1, None, "alice@example.com"), ("i", 2, None, "bob@example.com"),
+                               ("i", 3, None, "carol@example.com")]
+        assert sorted(changes[3:]) == [("d", 2, "bob@example.com", None), ("i", 4, None, "dan@example.com"),
+                                       ("u", 1, "alice@example.com", "alice@new.example.com")]
     elif script.stem == "incremental_etl":
         assert [r["num_affected_rows"] for r in results[-3]] == [2]  # the second run: two days changed
         assert [(r["day"], r["orders"], r["revenue"]) for r in last] == [
