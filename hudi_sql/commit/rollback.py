@@ -50,11 +50,12 @@ from hudi_sql.commit.markers import IOType, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
 from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
-from hudi_sql.model.file_names import BaseFileName, LogFileName
+from hudi_sql.model.file_names import BaseFileName, LogFileName, parse_cdc_log_name
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
 from hudi_sql.storage.fs import to_local_path, to_uri
 from hudi_sql.storage.guard import inside_base
+from hudi_sql.storage.layout import TableLayout
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -90,9 +91,13 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
             path = layout.file_path(marker.partition_path, marker.file_name)
             if storage.exists(path):
                 deletes[marker.partition_path].append(path)
+            cdc = _cdc_log_of(layout, marker.partition_path, marker.file_name)
+            if marker.io_type is IOType.MERGE and cdc is not None and storage.exists(cdc):
+                deletes[marker.partition_path].append(cdc)  # the CDC log the merge wrote beside its file
     elif instant.is_completed:
         for stat in meta_client.commit_metadata(instant).write_stats():
             partition = stat.partition_path or ""
+            deletes[partition].extend(layout.file_path("", p) for p, _ in stat.cdc_stats or ())
             if stat.is_delta and stat.path:
                 appends[(partition, stat.file_id, stat.prev_commit)] = None
             elif stat.path:
@@ -112,6 +117,9 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
                 continue
             name = BaseFileName.try_parse(status.name)
             log = LogFileName.try_parse(status.name) if name is None and meta_client.table_version >= 8 else None
+            cdc = parse_cdc_log_name(status.name) if name is None else None
+            if cdc is not None and cdc.base_instant == instant.instant_time:
+                deletes[layout.relative(status.path).rpartition("/")[0]].append(status.path)
             if (name is not None and name.instant_time == instant.instant_time) or (
                     log is not None and log.base_instant == instant.instant_time):
                 partition = layout.relative(status.path).rpartition("/")[0]
@@ -127,6 +135,15 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
             cancels.append(RollbackRequest(partition, file_id, base_instant, (), tuple(logs)))
     requests = [RollbackRequest(p, files_to_delete=tuple(sorted(set(files)))) for p, files in sorted(deletes.items())]
     return RollbackPlan(instant, tuple(requests + cancels))
+
+
+def _cdc_log_of(layout: TableLayout, partition: str, base_file_name: str) -> str | None:
+    """The CDC log a merge handle writes beside *base_file_name* (same file id, write token and
+    instant: :func:`hudi_sql.write.cdc_log.write_cdc_log`)."""
+    base = BaseFileName.try_parse(base_file_name)
+    if base is None:
+        return None
+    return layout.file_path(partition, LogFileName(base.file_id, base.instant_time, 1, base.write_token).cdc_name)
 
 
 def _slice_log_files(meta_client: TableMetaClient, partition: str, file_id: str,

@@ -174,3 +174,36 @@ def test_clean_deletes_cdc_logs_with_their_slices_and_refuses_ranges_it_cut(case
     last = case.commits[-1]
     assert _cdc(case.db, case.table, case.commits[-2]) == sorted(
         [c for c in case.expected if c[0] == last], key=lambda c: (c[0], c[2]))
+
+
+def _crash_before_commit(*_: Any, **__: Any) -> None:
+    raise RuntimeError("simulated crash between the write tasks and the completed instant")
+
+
+def test_a_failed_write_leaves_no_changes_and_its_rollback_deletes_its_cdc_log(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hudi_sql.commit.transaction import Transaction
+    from hudi_sql.model.instant import Action
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    path = tmp_path / "failed"
+    with fresh_database(spark, "cdc_failed_db") as db:
+        db.sql(f"CREATE TABLE failed (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
+               f"PARTITIONED BY (dt) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', "
+               "'hoodie.table.cdc.enabled' = 'true')")
+        db.sql(STATEMENTS[0].format(t="failed"))
+        committed = _cdc(db, "failed", "earliest")
+        monkeypatch.setattr(Transaction, "complete", _crash_before_commit)
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            db.sql(STATEMENTS[1].format(t="failed"))  # the SQL statement rolls its failed write back
+        monkeypatch.undo()
+
+        meta = TableMetaClient.load(str(path))
+        (rollback,) = meta.timeline.completed().with_actions(Action.ROLLBACK)
+        deleted = json.dumps(meta.rollback_metadata(rollback.instant_time))
+        assert ".cdc" in deleted, "the rollback deleted the CDC log the failed update wrote"
+        assert _cdc_files(path) == set()
+        assert _cdc(db, "failed", "earliest") == committed, "the failed write has no changes"
+
+        db.sql(STATEMENTS[2].format(t="failed"))
+        assert [op for _, op, *_ in _cdc(db, "failed", "earliest")] == ["i", "i", "i", "d"]
