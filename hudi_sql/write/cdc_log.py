@@ -85,7 +85,8 @@ class CdcChanges:
 
 def _images(table: pa.Table) -> list[dict[str, Any]]:
     data_columns = [name for name in table.column_names if name not in META_FIELDS]
-    return table.select(data_columns).to_pylist()
+    images: list[dict[str, Any]] = table.select(data_columns).to_pylist()
+    return images
 
 
 def _keys(table: pa.Table) -> list[str]:
