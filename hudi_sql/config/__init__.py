@@ -1,5 +1,6 @@
 """Typed option registry: one declaration per ``hoodie.*`` key (see :mod:`.registry`)."""
 
+from hudi_sql.config.bootstrap import BootstrapMode, HudiBootstrapConfig
 from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.concurrency import HudiConcurrencyConfig as HudiConcurrencyConfig
 from hudi_sql.config.read import HudiReadConfig, IncrementalFormat, QueryType
@@ -11,9 +12,11 @@ from hudi_sql.config.table import CdcLoggingMode, HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
 
 __all__ = [
+    "BootstrapMode",
     "CdcLoggingMode",
     "ConfigEnum",
     "ConfigKey",
+    "HudiBootstrapConfig",
     "HudiCompactionConfig",
     "HudiConfigs",
     "HudiReadConfig",

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 __all__ = [
     "COMPLETES_AS",
+    "FULL_BOOTSTRAP_INSTANT",
+    "METADATA_BOOTSTRAP_INSTANT",
     "WRITE_ACTIONS",
     "Action",
     "Instant",
@@ -60,6 +62,10 @@ class Action(str, Enum):
 
 
 #: Actions whose completed instants change what readers see.
+#: Apache Hudi's fixed instants of a bootstrap: the metadata-only skeletons, the full-record rewrite.
+METADATA_BOOTSTRAP_INSTANT = "00000000000001"
+FULL_BOOTSTRAP_INSTANT = "00000000000002"
+
 WRITE_ACTIONS = frozenset({Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT})
 
 

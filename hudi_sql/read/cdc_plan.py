@@ -34,7 +34,7 @@ from hudi_sql.config.resolve import TableConfig
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import WriteStat
 from hudi_sql.model.file_names import BaseFileName, LogFileName
-from hudi_sql.model.instant import Action, Instant, normalize_instant_time
+from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, Instant, normalize_instant_time
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -160,6 +160,10 @@ class _SplitPlanner:
         metadata = self.meta.commit_metadata(instant)
         if metadata.operation_type.upper() in NO_DATA_CHANGE:
             return
+        if instant.instant_time == METADATA_BOOTSTRAP_INSTANT:
+            raise UnsupportedFeatureError(
+                f"The CDC range of '{self.meta.table_name}' includes its metadata-only bootstrap, whose rows "
+                "hudi-sql does not read yet.", help=f"begin the range at {METADATA_BOOTSTRAP_INSTANT} or later")
         for stat in metadata.write_stats():
             split = self._split(instant.instant_time, stat, metadata.operation_type.upper())
             if split is not None:

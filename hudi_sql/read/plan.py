@@ -20,7 +20,7 @@ from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import Action, normalize_instant_time
-from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.fs_view import FileSystemView, refuse_bootstrap_skeletons
 from hudi_sql.table.meta_client import TableMetaClient
 
 EARLIEST = "000"
@@ -81,6 +81,7 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     view = FileSystemView(meta, as_of=as_of)
     partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
     slices = view.latest_file_slices(partitions)
+    refuse_bootstrap_skeletons(slices, meta.table_name, "read")
     native: list[str] = []
     merge: list[FileSlice] = []
     read_optimized = query_type is QueryType.READ_OPTIMIZED or meta.table_type is TableType.COPY_ON_WRITE

@@ -19,7 +19,8 @@ Files of failed or pending writes are thus invisible, whatever their instant.
 
 from __future__ import annotations
 
-__all__ = ["FileSystemView", "PartitionListing", "build_file_groups", "list_partition_paths"]
+__all__ = ["FileSystemView", "PartitionListing", "build_file_groups", "list_partition_paths",
+           "refuse_bootstrap_skeletons"]
 
 import fnmatch
 import os
@@ -28,9 +29,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from hudi_sql.config.table import HudiTableConfig
+from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName, parse_cdc_log_name
-from hudi_sql.model.instant import Action
+from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action
 from hudi_sql.model.log_slicing import log_slice_instant
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import FileStatus, Storage
@@ -255,3 +257,17 @@ def match_partitions(partitions: Iterable[str], patterns: Iterable[str]) -> list
     """Partitions matching any of *patterns* (``*`` wildcards, as delete_partition allows)."""
     pats = list(patterns)
     return [p for p in partitions if any(fnmatch.fnmatchcase(p, pat) for pat in pats)]
+
+
+def refuse_bootstrap_skeletons(slices: Iterable[FileSlice], table_name: str, what: str) -> None:
+    """Fail when a slice's base file is a metadata-only bootstrap skeleton: it holds only the
+    meta columns, and its data lives in a source file only the bootstrap index names, which
+    hudi-sql does not read yet. Reading it as a base file would return rows of nulls."""
+    for file_slice in slices:
+        if file_slice.base_file is not None and file_slice.base_instant_time == METADATA_BOOTSTRAP_INSTANT:
+            raise UnsupportedFeatureError(
+                f"Cannot {what} '{table_name}': file group {file_slice.file_id} in "
+                f"'{file_slice.partition_path}' is a metadata-only bootstrap skeleton "
+                f"({file_slice.base_file.file_name}), whose data hudi-sql does not read yet.",
+                help="read it with Apache Hudi, or bootstrap the source again with "
+                     "selector_class => 'org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector'")

@@ -24,7 +24,7 @@ __all__ = ["WriteClient", "WriteResult"]
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -56,7 +56,7 @@ from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.parquet import FileWriteSettings
-from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.fs_view import FileSystemView, refuse_bootstrap_skeletons
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
@@ -89,8 +89,13 @@ def _operation_given(configs: HudiConfigs) -> bool:
 class WriteClient:
     """Writes DataFrames into the Hudi table at *base_path*."""
 
-    def __init__(self, base_path: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, base_path: str, options: dict[str, Any] | None = None, *,
+                 instant_time: str | None = None, table_properties: Mapping[str, str] | None = None) -> None:
+        """*instant_time* and *table_properties* are for writes with a fixed instant and extra
+        ``hoodie.properties`` entries (a full-record bootstrap: ``00000000000002``, the source path)."""
         self.base_path = base_path
+        self.instant_time = instant_time
+        self.extra_table_properties = dict(table_properties or {})
         self.configs = HudiConfigs.of(options or {})
         # Resolved once here (values parse or fail now); again with the table's fixed
         # properties once the table is loaded (:meth:`write`).
@@ -118,6 +123,7 @@ class WriteClient:
         }
         props.update(keygen.table_properties())
         props.update(TableConfig.cdc_properties(self.configs))
+        props.update(self.extra_table_properties)
         ordering = config.precombine_field
         if ordering:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
@@ -266,7 +272,8 @@ class WriteClient:
                 _log.info("Nothing to write to '%s'.", self.base_path)
                 return WriteResult(None, operation.value)
             action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
-            txn = Transaction.begin(meta, action, snapshot=snapshot, bucket_index=index_type is IndexType.BUCKET)
+            txn = Transaction.begin(meta, action, instant_time=self.instant_time, snapshot=snapshot,
+                                    bucket_index=index_type is IndexType.BUCKET)
             plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
                               prepared.data_schema, ordering, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
@@ -441,6 +448,7 @@ class WriteClient:
               ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan:
         latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
                   for p in profile.partitions}
+        refuse_bootstrap_skeletons((s for slices in latest.values() for s in slices), meta.table_name, "write to")
         pending: dict[tuple[str, str], str] = {}
         if meta.table_type is TableType.MERGE_ON_READ:
             from hudi_sql.services.compaction import pending_compaction_operations

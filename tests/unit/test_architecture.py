@@ -50,6 +50,8 @@ LAYERS: dict[str, int] = {
     # replacecommit through commit.transaction), entered only from the client
     "hudi_sql.write.overwrite": 6,
     "hudi_sql.write.api": 6,
+    # bootstrap: an existing Parquet table written through the client
+    "hudi_sql.write.bootstrap": 6,
     "hudi_sql.read.api": 6,
     "hudi_sql.spark.datasource": 6,
     "hudi_sql.spark.format_hook": 6,
