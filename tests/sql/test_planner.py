@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
 
 from hudi_sql.config import QueryType
-from hudi_sql.errors import HudiConfigError, HudiSqlError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.planner import (
@@ -279,8 +279,13 @@ def test_read_options_from_hint_time_travel_and_session() -> None:
         "hoodie.datasource.read.begin.instanttime": "5",
         "hoodie.datasource.read.end.instanttime": "9",
     }
-    with pytest.raises(UnsupportedFeatureError, match="not supported: hudi_table_changes"):
-        read_options(st.TableRef(st.TableName(None, "t"), None, incremental_format="cdc"), {})
+    changes = read_options(st.TableRef(st.TableName(None, "t"), None, query_type=QueryType.INCREMENTAL, begin="5",
+                                       incremental_format="cdc"), {})
+    assert changes == {
+        "hoodie.datasource.query.type": "incremental",
+        "hoodie.datasource.query.incremental.format": "cdc",
+        "hoodie.datasource.read.begin.instanttime": "5",
+    }
 
 
 # CREATE TABLE ---------------------------------------------------------------------------------------
