@@ -24,7 +24,7 @@ from hudi_sql.table.meta_client import TableMetaClient
 pytestmark = pytest.mark.spark
 
 FULL_RECORD = "org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector"
-REGEX = "org.apache.hudi.client.bootstrap.selector.BootstrapRegexModeSelector"
+REGEX = "org.apache.hudi.client.bootstrap.selector.BootstrapRegexModeSelector"  # its regex defaults to .*
 ROWS = 3000
 
 
@@ -117,22 +117,6 @@ def test_metadata_only_partitions_are_refused_before_anything_is_written(
     with pytest.raises(UnsupportedFeatureError, match="Metadata-only bootstrap"):
         bootstrapped.db.sql(_call(bootstrapped.source, target, selector_class=REGEX))  # regex .* -> METADATA_ONLY
     assert not target.exists()
-
-
-def test_a_regex_selector_giving_every_partition_full_records_bootstraps(
-        spark: Any, bootstrapped: Bootstrapped, tmp_path: Path) -> None:
-    target = tmp_path / "regex"
-    db = bootstrapped.db
-    db.sql("SET hoodie.bootstrap.mode.selector.regex = dt=2024-01-0[1-3]")
-    db.sql("SET hoodie.bootstrap.mode.selector.regex.mode = FULL_RECORD")
-    try:
-        db.sql(_call(bootstrapped.source, target, selector_class=REGEX))
-    finally:
-        db.sql("RESET hoodie.bootstrap.mode.selector.regex")
-        db.sql("RESET hoodie.bootstrap.mode.selector.regex.mode")
-    import hudi_sql
-
-    assert hudi_sql.read(spark, str(target)).count() == ROWS
 
 
 def test_a_failed_bootstrap_leaves_no_table(bootstrapped: Bootstrapped, tmp_path: Path) -> None:

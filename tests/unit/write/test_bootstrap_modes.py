@@ -1,0 +1,55 @@
+"""Which bootstrap mode each source partition gets, by Apache Hudi's selector classes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hudi_sql.config import BootstrapMode, HudiConfigs
+from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_sql.storage.fs import Storage
+from hudi_sql.write.bootstrap import partition_modes, source_partitions
+
+SELECTORS = "org.apache.hudi.client.bootstrap.selector."
+PARTITIONS = ["dt=2024-01-01", "dt=2024-01-02", "dt=2024-02-01"]
+
+
+def test_the_full_record_and_metadata_only_selectors_give_every_partition_their_mode() -> None:
+    configs = HudiConfigs.of({})
+    assert set(partition_modes(PARTITIONS, SELECTORS + "FullRecordBootstrapModeSelector", configs).values()) == {
+        BootstrapMode.FULL_RECORD}
+    assert set(partition_modes(PARTITIONS, "MetadataOnlyBootstrapModeSelector", configs).values()) == {
+        BootstrapMode.METADATA_ONLY}
+
+
+def test_the_regex_selector_gives_matching_partitions_the_regex_mode_and_the_rest_the_other() -> None:
+    configs = HudiConfigs.of({"hoodie.bootstrap.mode.selector.regex": "dt=2024-01-.*",
+                              "hoodie.bootstrap.mode.selector.regex.mode": "full_record"})
+    assert partition_modes(PARTITIONS, SELECTORS + "BootstrapRegexModeSelector", configs) == {
+        "dt=2024-01-01": BootstrapMode.FULL_RECORD, "dt=2024-01-02": BootstrapMode.FULL_RECORD,
+        "dt=2024-02-01": BootstrapMode.METADATA_ONLY}
+    by_default = partition_modes(PARTITIONS, SELECTORS + "BootstrapRegexModeSelector", HudiConfigs.of({}))
+    assert set(by_default.values()) == {BootstrapMode.METADATA_ONLY}, "regex .* and mode METADATA_ONLY by default"
+
+
+def test_unknown_selectors_and_bad_regexes_are_refused_by_name() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="com.example.MySelector"):
+        partition_modes(PARTITIONS, "com.example.MySelector", HudiConfigs.of({}))
+    with pytest.raises(HudiConfigError, match="not a regular expression"):
+        partition_modes(PARTITIONS, "BootstrapRegexModeSelector",
+                        HudiConfigs.of({"hoodie.bootstrap.mode.selector.regex": "dt=("}))
+
+
+def test_source_partitions_are_the_folders_holding_parquet_files(tmp_path: Path) -> None:
+    for folder in ("dt=1/h=0", "dt=1/h=1", "dt=2/h=0"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "part-0.parquet").write_bytes(b"PAR1")
+    (tmp_path / "_SUCCESS").write_bytes(b"")
+    (tmp_path / "dt=2/h=0/.part-0.parquet.crc").write_bytes(b"")
+    (tmp_path / "_temporary/0").mkdir(parents=True)
+    (tmp_path / "_temporary/0/part-9.parquet").write_bytes(b"PAR1")
+    assert source_partitions(Storage(), str(tmp_path)) == ["dt=1/h=0", "dt=1/h=1", "dt=2/h=0"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(HudiConfigError, match="holds no Parquet files"):
+        source_partitions(Storage(), str(tmp_path / "empty"))
