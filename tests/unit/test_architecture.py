@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "hudi_sql.config": 1,
     "hudi_sql.storage": 2,
     "hudi_sql.log": 2,
+    "hudi_sql.hfile": 2,
     "hudi_sql.keygen": 2,
     "hudi_sql.table": 2,
     # planning and execution (Spark tasks)
