@@ -30,6 +30,7 @@ from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.hfile.block import BYTES_PER_CHECKSUM, frame_block
 from hudi_sql.hfile.checksum import num_checksum_bytes
 from hudi_sql.hfile.format import (
+    COMPARATOR_CLASS_NAME,
     HEADER_SIZE,
     MAX_ROW_LENGTH,
     TRAILER_SIZE,
@@ -79,6 +80,7 @@ def write_hfile(
     meta_blocks: Mapping[str, bytes] | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
     compression: Compression = Compression.NONE,
+    comparator_class_name: str = COMPARATOR_CLASS_NAME,
 ) -> bytes:
     """The bytes of an HFile holding *entries*, as Apache Hudi writes its HFiles.
 
@@ -92,6 +94,8 @@ def write_hfile(
         meta_blocks: named meta blocks (the metadata table's ``bloomFilter``), stored as given.
         block_size: a data block is closed once its cells reach this many bytes.
         compression: NONE (the default) or GZ, which Hudi 0.15's metadata table uses.
+        comparator_class_name: the comparator the trailer names, which HBase's reader loads by
+            name; the bootstrap index of Hudi 0.15 names its own (Hudi's native readers ignore it).
 
     Returns:
         The whole file.
@@ -125,7 +129,7 @@ def write_hfile(
     while pending:
         pending, first_key = _flush_data(file, pending, first_key)
     meta_index = _write_meta_blocks(file, meta_blocks or {})
-    return _finish(file, meta_index, extra_info)
+    return _finish(file, meta_index, extra_info, comparator_class_name)
 
 
 def _check_order(previous: bytes | None, row: bytes, count: int) -> None:
@@ -204,7 +208,9 @@ def _write_meta_blocks(file: _File, blocks: Mapping[str, bytes]) -> list[IndexEn
     return index
 
 
-def _finish(file: _File, meta_index: list[IndexEntry], extra_info: dict[bytes, bytes]) -> bytes:
+def _finish(
+    file: _File, meta_index: list[IndexEntry], extra_info: dict[bytes, bytes], comparator_class_name: str
+) -> bytes:
     """The load-on-open section (root data index, meta index, file info) and the trailer."""
     load_on_open = len(file.out)
     root_data = encode_root_index(file.data_index)
@@ -225,6 +231,7 @@ def _finish(file: _File, meta_index: list[IndexEntry], extra_info: dict[bytes, b
         num_data_index_levels=1,
         first_data_block_offset=file.data_index[0].offset if file.data_index else -1,
         last_data_block_offset=file.last_data_offset,
+        comparator_class_name=comparator_class_name,
         compression=file.compression,
     )
     return bytes(file.out + trailer.encode())
