@@ -77,6 +77,10 @@ def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
         from hudi_sql.read.merge_exec import read_merged_slices
 
         frames.append(read_merged_slices(spark, meta, plan, struct))
+    if plan.bootstrap_slices:
+        from hudi_sql.read.bootstrap_read import read_bootstrap_slices
+
+        frames.append(read_bootstrap_slices(spark, plan.bootstrap_slices, struct))
     if not frames:
         return spark.createDataFrame([], struct)
     result = frames[0]

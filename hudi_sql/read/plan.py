@@ -19,8 +19,9 @@ from urllib.parse import unquote
 from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.file_group import FileSlice
-from hudi_sql.model.instant import Action, normalize_instant_time
-from hudi_sql.table.fs_view import FileSystemView, refuse_bootstrap_skeletons
+from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, normalize_instant_time
+from hudi_sql.read.bootstrap_read import BootstrapSlice, bootstrap_slices
+from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 
 EARLIEST = "000"
@@ -36,6 +37,7 @@ class ReadPlan:
     begin: str | None = None  # incremental: commit time filter (exclusive)
     end: str | None = None  # incremental: commit time filter (inclusive)
     completed_instants: tuple[str, ...] = ()  # for log block filtering
+    bootstrap_slices: tuple[BootstrapSlice, ...] = ()  # metadata-only bootstrap: skeleton + source, stitched
 
 
 def partition_values(partition_path: str, fields: tuple[str, ...], *, hive_style: bool,
@@ -80,8 +82,7 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
         return ReadPlan(query_type, None, schema)
     view = FileSystemView(meta, as_of=as_of)
     partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
-    slices = view.latest_file_slices(partitions)
-    refuse_bootstrap_skeletons(slices, meta.table_name, "read")
+    slices, stitched = bootstrap_slices(meta, view.latest_file_slices(partitions))
     native: list[str] = []
     merge: list[FileSlice] = []
     read_optimized = query_type is QueryType.READ_OPTIMIZED or meta.table_type is TableType.COPY_ON_WRITE
@@ -91,7 +92,7 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
         elif file_slice.base_file is not None:
             native.append(file_slice.base_file.path)
     return ReadPlan(query_type, as_of, schema, tuple(native), tuple(merge),
-                    completed_instants=tuple(completed.up_to(as_of).times()))
+                    completed_instants=tuple(completed.up_to(as_of).times()), bootstrap_slices=tuple(stitched))
 
 
 def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str | None) -> ReadPlan:
@@ -127,6 +128,11 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
         return ReadPlan(QueryType.INCREMENTAL, None, schema, begin=begin, end=end)
     writes = meta.timeline.completed_writes()
     in_range = writes.between(begin, end)
+    if in_range.contains_time(METADATA_BOOTSTRAP_INSTANT):
+        raise UnsupportedFeatureError(
+            f"The incremental range ({begin}, {end}] of '{meta.table_name}' includes its metadata-only bootstrap "
+            f"({METADATA_BOOTSTRAP_INSTANT}), which incremental queries do not read yet.",
+            help=f"begin the range at {METADATA_BOOTSTRAP_INSTANT} or later, or read a snapshot")
     replaced: set[tuple[str, str]] = set()
     for instant in writes.up_to(end).with_actions(Action.REPLACE_COMMIT):
         replaced |= meta.commit_metadata(instant).replaced_file_ids()

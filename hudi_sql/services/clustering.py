@@ -84,7 +84,7 @@ from hudi_sql.errors import (
 )
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.file_group import FileSlice
-from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, Instant, State
 from hudi_sql.model.instant_payloads import (
     CLUSTER_OPERATION,
     SORT_AND_SIZE_STRATEGY,
@@ -96,7 +96,7 @@ from hudi_sql.model.instant_payloads import (
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.attempt import attempt, pending_to_run
 from hudi_sql.storage.fs import FileStatus
-from hudi_sql.table.fs_view import FileSystemView, build_file_groups
+from hudi_sql.table.fs_view import FileSystemView, build_file_groups, refuse_bootstrap_skeletons
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -273,9 +273,16 @@ def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringSettings,
 
 
 def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
-    """List the partitions and read what planning needs (replaced and busy file groups)."""
+    """List the partitions and read what planning needs (replaced and busy file groups).
+
+    Raises:
+        UnsupportedFeatureError: a metadata-only bootstrap, whose skeletons clustering would
+            rewrite as rows of nulls.
+    """
     view = FileSystemView(meta)
     timeline = meta.timeline
+    if timeline.contains_time(METADATA_BOOTSTRAP_INSTANT):
+        refuse_bootstrap_skeletons(view.latest_file_slices(), meta.table_name, "cluster")
     if view.is_empty:
         return ClusteringInputs(timeline, {})
     partitions = {p: tuple(meta.storage.list(meta.layout.partition_dir(p))) for p in view.partition_paths()}

@@ -128,12 +128,19 @@ def _read_options(options: Mapping[str, str]) -> dict[str, str]:
 
 
 def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadPlan]:
-    from hudi_sql.config import HudiConfigs
+    from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
+    from hudi_sql.errors import UnsupportedFeatureError
     from hudi_sql.read.glob import has_glob, resolve_glob
     from hudi_sql.read.plan import plan_read
     from hudi_sql.table.meta_client import TableMetaClient
 
     configs = HudiConfigs.of(_read_options(options))
+    if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
+            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
+        # Rather than the latest state under a CDC request: hudi-sql's reader returns the changes.
+        raise UnsupportedFeatureError(
+            f"CDC queries ({HudiReadConfig.INCREMENTAL_FORMAT.key}=cdc) of '{path}' run in hudi-sql's reader.",
+            help="use a session from hudi_sql.spark_session() (or hudi_sql.read), or SQL hudi_table_changes")
     partition_filter = None
     if has_glob(path):  # older guides' load(base + "/*/*"): the partitions the glob reaches
         glob = resolve_glob(path)

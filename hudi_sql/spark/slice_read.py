@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
     from hudi_sql.model.payload import Payload
+    from hudi_sql.read.bootstrap_read import BootstrapSlice
     from hudi_sql.read.file_group_reader import FileSliceSpec
     from hudi_sql.read.plan import ReadPlan
     from hudi_sql.table.meta_client import TableMetaClient
@@ -60,16 +61,17 @@ class SliceInputPartition(InputPartition):
     """One input partition of a read: one file slice (base file and/or log files), with the
     context of its read when the reader does not carry it (streaming micro-batches)."""
 
-    def __init__(self, spec: FileSliceSpec, context: SliceReadContext | None = None) -> None:
+    def __init__(self, spec: FileSliceSpec | BootstrapSlice, context: SliceReadContext | None = None) -> None:
         super().__init__(spec)
         self.spec = spec
         self.context = context
 
 
 def slice_read(meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
-               skip_undecodable_blocks: bool = False) -> tuple[SliceReadContext, list[FileSliceSpec]]:
+               skip_undecodable_blocks: bool = False) -> tuple[SliceReadContext, list[FileSliceSpec | BootstrapSlice]]:
     """The context and the slices of *plan*, read as *schema* (every planned file becomes a
-    slice: base files alone, and file groups whose logs merge)."""
+    slice: base files alone, file groups whose logs merge, and bootstrap skeletons with their
+    source files)."""
     from hudi_sql.config import QueryType
     from hudi_sql.model.schema import META_FIELDS
     from hudi_sql.read.file_group_reader import FileSliceSpec
@@ -86,24 +88,29 @@ def slice_read(meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
         first.instant_time if first else None, ordering_field, payload,
         plan.begin if incremental else None, plan.end if incremental else None,
         skip_undecodable_blocks, None if complete else tuple(names))
-    base_only = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
-    return context, base_only + slice_specs(plan)
+    base_only: list[FileSliceSpec | BootstrapSlice] = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
+    return context, [*base_only, *slice_specs(plan), *plan.bootstrap_slices]
 
 
-def read_slice(context: SliceReadContext, spec: FileSliceSpec) -> pa.Table:
-    """The rows of one slice in a read task: merged, then filtered to the incremental range."""
+def read_slice(context: SliceReadContext, spec: FileSliceSpec | BootstrapSlice) -> pa.Table:
+    """The rows of one slice in a read task: merged (or stitched), then filtered to the
+    incremental range."""
     import pyarrow.compute as pc
     from pyspark.sql.types import StructType
 
     from hudi_sql.model.schema import COMMIT_TIME_FIELD
+    from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
     from hudi_sql.read.file_group_reader import read_file_slice
     from hudi_sql.spark.schema import to_arrow_schema
 
     target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
-    table = read_file_slice(spec, target, completed_instants=context.completed_instants,
-                            max_instant=context.max_instant, timeline_start=context.timeline_start,
-                            ordering_field=context.ordering_field, payload=context.payload,
-                            skip_undecodable_blocks=context.skip_undecodable_blocks)
+    if isinstance(spec, BootstrapSlice):
+        table = read_bootstrap_slice(spec, target)
+    else:
+        table = read_file_slice(spec, target, completed_instants=context.completed_instants,
+                                max_instant=context.max_instant, timeline_start=context.timeline_start,
+                                ordering_field=context.ordering_field, payload=context.payload,
+                                skip_undecodable_blocks=context.skip_undecodable_blocks)
     if context.begin is not None and context.end is not None:
         times = table.column(COMMIT_TIME_FIELD)
         table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))

@@ -47,10 +47,11 @@ from hudi_sql.errors import (
     HudiConfigError,
     HudiKeyError,
     HudiSchemaError,
+    UnsupportedFeatureError,
 )
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
-from hudi_sql.model.instant import Action
+from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
@@ -213,6 +214,14 @@ class WriteClient:
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
             meta.require_writable("write")  # a table version we only read is refused, not corrupted
+            if meta.timeline.contains_time(METADATA_BOOTSTRAP_INSTANT):
+                # Any partition may hold skeletons, and a key's partition may differ from its
+                # skeleton's (the source's folder names): refused as a whole until skeletons are rewritten.
+                raise UnsupportedFeatureError(
+                    f"Cannot write to '{meta.table_name}': it is a metadata-only bootstrap ({METADATA_BOOTSTRAP_INSTANT}), "
+                    "whose skeleton file groups hudi-sql reads but does not rewrite yet.",
+                    help="write with Apache Hudi, or bootstrap the source again with "
+                         "selector_class => 'org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector'")
             meta = self._match_table_version(meta, df)
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)

@@ -7,8 +7,9 @@ Spark), bootstrapped by both engines with ``CALL run_bootstrap``.
   hudi-sql's table alike. Rows are compared by a fingerprint each engine computes over the data
   columns (count and the sum of Spark's ``hash`` of each row, the same function in Spark 3.5 and
   4), so 200,000 rows need not cross the process boundary.
-* Metadata only (Apache Hudi's default selector): hudi-sql does not read skeleton files yet, and
-  refuses such a table by name instead of returning rows of nulls.
+* Metadata only (Apache Hudi's default selector), written by Apache Hudi: hudi-sql reads it as the
+  source through the bootstrap index (skeleton and source stitched), and refuses writing to its
+  skeleton file groups by name, which it does not rewrite yet.
 """
 
 from __future__ import annotations
@@ -120,15 +121,21 @@ def test_upserts_after_the_bootstrap_agree(spark: Any, oracle: Oracle, tables: t
     assert hudi_sql.read(spark, str(mine)).where("name = 'updated'").count() == 100
 
 
-def test_an_apache_metadata_only_bootstrap_is_refused_by_name_not_read_as_nulls(
-        spark: Any, oracle: Oracle, tmp_path: Path) -> None:
+def test_we_read_apache_hudis_metadata_only_bootstrap_and_refuse_writing_to_it(
+        spark: Any, oracle: Oracle, source: Path, tmp_path: Path) -> None:
     import hudi_sql
 
-    small, path = tmp_path / "small_source", tmp_path / "metadata_only"
-    spark.range(100).selectExpr("CAST(id AS INT) AS id", "'n' AS name", "1.0 AS price", "CAST(1 AS BIGINT) AS ts",
-                                "CAST(id % 2 AS STRING) AS dt").write.partitionBy("dt").parquet(str(small))
-    oracle.sql(_call("boot_meta", small, path, selector="org.apache.hudi.client.bootstrap.selector."
+    path = tmp_path / "metadata_only"
+    oracle.sql(_call("boot_meta", source, path, selector="org.apache.hudi.client.bootstrap.selector."
                                                          "MetadataOnlyBootstrapModeSelector"))
-    assert _theirs(oracle, path)[0] == 100, "Apache Hudi stitches skeletons and source"
-    with pytest.raises(UnsupportedFeatureError, match="metadata-only bootstrap skeleton"):
-        hudi_sql.read(spark, str(path)).count()
+    expected = _fingerprint(spark.read.parquet(str(source)))
+    assert _theirs(oracle, path) == expected, "Apache Hudi stitches skeletons and source"
+    assert _read(spark, path) == expected, "so does hudi-sql, through the bootstrap index"
+    meta_columns = hudi_sql.read(spark, str(path)).where("id = 7").select("_hoodie_record_key",
+                                                                          "_hoodie_commit_time").collect()
+    assert [tuple(r) for r in meta_columns] == [("7", "00000000000001")]
+    with pytest.raises(UnsupportedFeatureError, match="metadata-only bootstrap"):
+        hudi_sql.write(spark.createDataFrame([(7, "x", 1.0, 2, "2024-01-04")], "id int, name string, price double, "
+                                             "ts bigint, dt string"), str(path),
+                       {"hoodie.table.name": "boot_meta", "hoodie.datasource.write.recordkey.field": "id",
+                        "hoodie.datasource.write.partitionpath.field": "dt"})
