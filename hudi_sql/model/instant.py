@@ -166,11 +166,14 @@ def format_instant_time(moment: datetime) -> str:
 
 
 def parse_instant_time(instant_time: str) -> datetime:
-    """The UTC moment of a 14- or 17-digit instant time."""
+    """The UTC moment of a 14- or 17-digit instant time; Apache Hudi's fixed instants of year
+    0000 (the bootstrap's ``00000000000001`` and ``00000000000002``) are the epoch, as there."""
     if not re.fullmatch(r"\d{14}|\d{17}", instant_time):
         raise HudiTimelineError(
             f"'{instant_time}' is not an instant time.", help="use yyyyMMddHHmmssSSS (17 digits) or yyyyMMddHHmmss"
         )
+    if instant_time.startswith("0000"):
+        return datetime(1970, 1, 1, tzinfo=timezone.utc)
     base = datetime.strptime(instant_time[:14], _FORMAT).replace(tzinfo=timezone.utc)
     millis = int(instant_time[14:] or 0)
     return base.replace(microsecond=millis * 1000)

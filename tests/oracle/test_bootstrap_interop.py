@@ -37,12 +37,12 @@ def _call(table: str, source: Path, base: Path, selector: str = FULL_RECORD) -> 
 
 
 #: types pinned, as each reader may surface them differently (a partition value as a date or a string)
-FINGERPRINT = ("count(*) AS n, sum(CAST(hash(CAST(id AS INT), CAST(name AS STRING), CAST(price AS DOUBLE), "
-               "CAST(ts AS BIGINT), CAST(dt AS STRING)) AS BIGINT)) AS h")
+FINGERPRINT = ["count(*) AS n", "sum(CAST(hash(CAST(id AS INT), CAST(name AS STRING), CAST(price AS DOUBLE), "
+               "CAST(ts AS BIGINT), CAST(dt AS STRING)) AS BIGINT)) AS h"]
 
 
 def _fingerprint(df: Any) -> tuple[int, int]:
-    row = df.selectExpr(FINGERPRINT).collect()[0]
+    row = df.selectExpr(*FINGERPRINT).collect()[0]
     return row["n"], row["h"]
 
 
@@ -53,7 +53,7 @@ def _read(spark: Any, path: Path) -> tuple[int, int]:
 
 
 def _theirs(oracle: Oracle, path: Path) -> tuple[int, int]:
-    rows = oracle.python(f"result = spark.read.format('hudi').load('{path}').selectExpr({FINGERPRINT!r})")["rows"]
+    rows = oracle.python(f"result = spark.read.format('hudi').load('{path}').selectExpr(*{FINGERPRINT!r})")["rows"]
     return rows[0][0], rows[0][1]
 
 
