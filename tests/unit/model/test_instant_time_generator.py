@@ -8,7 +8,13 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hudi_sql.errors import HudiTimelineError
-from hudi_sql.model.instant import InstantTimeGenerator, format_instant_time
+from hudi_sql.model.instant import (
+    FULL_BOOTSTRAP_INSTANT,
+    METADATA_BOOTSTRAP_INSTANT,
+    InstantTimeGenerator,
+    format_instant_time,
+    parse_instant_time,
+)
 
 
 def _next_in_thread(after: str, timeout: float = 20.0) -> str | BaseException:
@@ -56,10 +62,6 @@ def test_generator_instant_beyond_max_wait_raises(seconds_ahead: float) -> None:
 def test_apache_hudis_bootstrap_instants_parse_as_the_epoch() -> None:
     """Services that age instants (archival, clean by hours) meet ``00000000000001`` and
     ``00000000000002`` on bootstrapped tables: year 0000 is the epoch, as in Apache Hudi."""
-    from datetime import datetime, timezone
-
-    from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT, parse_instant_time
-
     epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
     assert parse_instant_time(METADATA_BOOTSTRAP_INSTANT) == parse_instant_time(FULL_BOOTSTRAP_INSTANT) == epoch
     assert parse_instant_time("20240101000000123") > epoch
