@@ -37,8 +37,8 @@ def _call(table: str, source: Path, base: Path, selector: str = FULL_RECORD) -> 
 
 
 #: types pinned, as each reader may surface them differently (a partition value as a date or a string)
-FINGERPRINT = ["count(*) AS n", "sum(CAST(hash(CAST(id AS INT), CAST(name AS STRING), CAST(price AS DOUBLE), "
-               "CAST(ts AS BIGINT), CAST(dt AS STRING)) AS BIGINT)) AS h"]
+FINGERPRINT = ["count(*) AS n", ("sum(CAST(hash(CAST(id AS INT), CAST(name AS STRING), CAST(price AS DOUBLE), "
+                                 "CAST(ts AS BIGINT), CAST(dt AS STRING)) AS BIGINT)) AS h")]
 
 
 def _fingerprint(df: Any) -> tuple[int, int]:
@@ -57,17 +57,20 @@ def _theirs(oracle: Oracle, path: Path) -> tuple[int, int]:
     return rows[0][0], rows[0][1]
 
 
-@pytest.fixture(scope="module")
-def source(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _write_source(spark: Any, path: Path, rows: int) -> Path:
     from pyspark.sql import functions as F
 
-    path = tmp_path_factory.mktemp("bootstrap_source") / "orders"
-    (spark.range(ROWS).select(
+    (spark.range(rows).select(
         F.col("id").cast("int").alias("id"), F.concat(F.lit("name-"), F.col("id")).alias("name"),
         (F.col("id") % 1000 * 0.25).alias("price"), F.lit(1000).cast("long").alias("ts"),
         F.concat(F.lit("2024-01-0"), (F.col("id") % 4 + 1).cast("string")).alias("dt"))
      .write.partitionBy("dt").parquet(str(path)))
     return path
+
+
+@pytest.fixture(scope="module")
+def source(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _write_source(spark, tmp_path_factory.mktemp("bootstrap_source") / "orders", ROWS)
 
 
 @pytest.fixture(scope="module")
@@ -122,9 +125,10 @@ def test_upserts_after_the_bootstrap_agree(spark: Any, oracle: Oracle, tables: t
 
 
 def test_we_read_apache_hudis_metadata_only_bootstrap_and_refuse_writing_to_it(
-        spark: Any, oracle: Oracle, source: Path, tmp_path: Path) -> None:
+        spark: Any, oracle: Oracle, tmp_path: Path) -> None:
     import hudi_sql
 
+    source = _write_source(spark, tmp_path / "small_source", 2000)  # stitching needs no more rows
     path = tmp_path / "metadata_only"
     oracle.sql(_call("boot_meta", source, path, selector="org.apache.hudi.client.bootstrap.selector."
                                                          "MetadataOnlyBootstrapModeSelector"))
