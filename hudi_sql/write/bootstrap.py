@@ -135,7 +135,8 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
 
     Raises:
         TableAlreadyExistsError: a table is at the base path and ``overwrite`` is off.
-        HudiConfigError: a missing or empty source, a bad selector regex.
+        HudiConfigError: a missing or empty source, a base path holding other files, a bad
+            selector regex.
         UnsupportedFeatureError: a partition the selector gives ``METADATA_ONLY``, an unknown selector.
     """
     from hudi_sql.write.client import WriteClient
@@ -159,6 +160,10 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
                                       help="bootstrap_overwrite => true replaces it")
     if existed:
         storage.delete_dir(request.base_path)
+    elif os.path.isdir(request.base_path) and os.listdir(request.base_path):
+        # A failed bootstrap removes its base path whole, so it must hold nothing else.
+        raise HudiConfigError(f"The bootstrap's base path '{request.base_path}' holds files and no Hudi table.",
+                              help="base_path names a new or empty folder for the table")
     source = spark.read.option("basePath", request.source_path).parquet(
         *[os.path.join(request.source_path, p) if p else request.source_path for p in partitions])
     properties = {HudiBootstrapConfig.BASE_PATH.key: request.source_path,

@@ -53,3 +53,20 @@ def test_source_partitions_are_the_folders_holding_parquet_files(tmp_path: Path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(HudiConfigError, match="holds no Parquet files"):
         source_partitions(Storage(), str(tmp_path / "empty"))
+
+
+def test_a_base_path_holding_other_files_is_refused_before_anything_is_read(tmp_path: Path) -> None:
+    """A failed bootstrap removes its base path whole: it may only be a new or empty folder."""
+    from hudi_sql.config import TableType
+    from hudi_sql.write.bootstrap import BootstrapRequest, run_bootstrap
+
+    source, base = tmp_path / "source" / "dt=1", tmp_path / "base"
+    source.mkdir(parents=True)
+    (source / "part-0.parquet").write_bytes(b"PAR1")
+    base.mkdir()
+    (base / "notes.txt").write_text("mine")
+    request = BootstrapRequest("t", TableType.COPY_ON_WRITE, str(tmp_path / "source"), str(base), "id",
+                               selector_class=SELECTORS + "FullRecordBootstrapModeSelector")
+    with pytest.raises(HudiConfigError, match="holds files and no Hudi table"):
+        run_bootstrap(None, request)  # type: ignore[arg-type]  # refused before Spark is needed
+    assert (base / "notes.txt").read_text() == "mine"
