@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cdc_steps import STATEMENTS as CDC_STATEMENTS
+from cdc_steps import create_cdc_table
 from sql_session import fresh_database
 
 from hudi_sql.errors import HudiTimelineError
@@ -28,17 +30,8 @@ from hudi_sql.errors import HudiTimelineError
 #: Apache Hudi in tests/oracle/test_cdc_differential.py).
 CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("mor", "op_key_only")]
 
-STATEMENTS = [
-    "INSERT INTO {t} VALUES (1, 'a', 10.0, 1000, 'p1'), (2, 'b', 20.0, 1000, 'p1'), (3, 'c', 30.0, 1000, 'p2')",
-    "UPDATE {t} SET price = price + 1, ts = 2000 WHERE id = 1",
-    "DELETE FROM {t} WHERE id = 2",
-    ("MERGE INTO {t} USING (SELECT 3 AS id, 'c2' AS name, 33.0 AS price, 3000L AS ts, 'p2' AS dt UNION ALL "
-     "SELECT 5, 'e', 50.0, 1000L, 'p2') s ON {t}.id = s.id WHEN MATCHED THEN UPDATE SET * "
-     "WHEN NOT MATCHED THEN INSERT *"),
-    "INSERT INTO {t} VALUES (4, 'd', 40.0, 1000, 'p1')",
-    "{service}",
-    "UPDATE {t} SET name = 'a2', ts = 4000 WHERE id = 1",
-]
+#: the shared statements, with a table service that changes no data before the last update
+STATEMENTS = [*CDC_STATEMENTS[:4], "INSERT INTO {t} VALUES (4, 'd', 40.0, 1000, 'p1')", "{service}", CDC_STATEMENTS[4]]
 SERVICES = {
     "mor": "CALL run_compaction(op => 'run', table => '{t}')",
     "cow": "CALL run_clustering(table => '{t}', order => 'id')",
@@ -100,10 +93,7 @@ def case(spark: Any, tmp_path_factory: pytest.TempPathFactory, request: pytest.F
     name = f"cdc_{table_type}_{mode}"
     path = tmp_path_factory.mktemp("cdc") / name
     with fresh_database(spark, f"cdc_{table_type}_{mode}_db") as db:
-        db.sql(f"CREATE TABLE {name} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
-               f"PARTITIONED BY (dt) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', "
-               f"type = '{table_type}', 'hoodie.table.cdc.enabled' = 'true', "
-               f"'hoodie.table.cdc.supplemental.logging.mode' = '{mode}')")
+        db.sql(create_cdc_table(name, path, table_type, mode))
         result = CdcCase(db, name, path)
         state: dict[int, Any] = {}
         for statement in STATEMENTS:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cdc_steps import STATEMENTS, create_cdc_table
 from oracle_harness import Oracle, ours
 from sql_session import fresh_database
 
@@ -31,25 +32,8 @@ pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
 CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("cow", "data_before"), ("mor", "data_before_after")]
 
-STATEMENTS = [
-    "INSERT INTO {t} VALUES (1, 'a', 10.0, 1000, 'p1'), (2, 'b', 20.0, 1000, 'p1'), (3, 'c', 30.0, 1000, 'p2')",
-    "UPDATE {t} SET price = price + 1, ts = 2000 WHERE id = 1",
-    "DELETE FROM {t} WHERE id = 2",
-    ("MERGE INTO {t} USING (SELECT 3 AS id, 'c2' AS name, 33.0 AS price, 3000L AS ts, 'p2' AS dt UNION ALL "
-     "SELECT 5, 'e', 50.0, 1000L, 'p2') s ON {t}.id = s.id WHEN MATCHED THEN UPDATE SET * "
-     "WHEN NOT MATCHED THEN INSERT *"),
-    "UPDATE {t} SET name = 'a2', ts = 4000 WHERE id = 1",
-]
-
 CDC_READ = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.query.incremental.format": "cdc",
             "hoodie.datasource.read.begin.instanttime": "0"}
-
-
-def _create(name: str, path: Path, table_type: str, mode: str) -> str:
-    return (f"CREATE TABLE {name} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
-            f"PARTITIONED BY (dt) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', "
-            f"type = '{table_type}', 'hoodie.table.cdc.enabled' = 'true', "
-            f"'hoodie.table.cdc.supplemental.logging.mode' = '{mode}')")
 
 
 def _image(value: str | None) -> dict[str, Any] | None:
@@ -104,9 +88,9 @@ def tables(request: pytest.FixtureRequest, db: Any, oracle: Oracle,
     name = f"cdc_{table_type}_{mode}"
     root = tmp_path_factory.mktemp(name)
     theirs, mine = root / "apache", root / "ours"
-    oracle.run([{"sql": f"DROP TABLE IF EXISTS {name}"}, {"sql": _create(name, theirs, table_type, mode)},
+    oracle.run([{"sql": f"DROP TABLE IF EXISTS {name}"}, {"sql": create_cdc_table(name, theirs, table_type, mode)},
                 *({"sql": s.format(t=name)} for s in STATEMENTS)])
-    db.sql(_create(name, mine, table_type, mode))
+    db.sql(create_cdc_table(name, mine, table_type, mode))
     for statement in STATEMENTS:
         db.sql(statement.format(t=name))
     return theirs, mine
@@ -133,7 +117,7 @@ def test_engines_taking_turns_on_one_table_read_its_changes_alike(
         spark: Any, db: Any, oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> None:
     name = "cdc_turns"
     path = tmp_path_factory.mktemp(name) / name
-    oracle.run([{"sql": f"DROP TABLE IF EXISTS {name}"}, {"sql": _create(name, path, "cow", "op_key_only")},
+    oracle.run([{"sql": f"DROP TABLE IF EXISTS {name}"}, {"sql": create_cdc_table(name, path, "cow", "op_key_only")},
                 {"sql": STATEMENTS[0].format(t=name)}])
     db.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
     db.sql(STATEMENTS[1].format(t=name))  # ours: an update, logged by us
