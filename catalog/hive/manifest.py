@@ -40,6 +40,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.storage.fs import to_local_path, to_uri
 
 if TYPE_CHECKING:
@@ -68,6 +69,14 @@ def latest_base_files(meta: TableMetaClient) -> dict[str, list[str]]:
     from hudi_sql.read.plan import plan_read
 
     plan = plan_read(meta, HudiConfigs.of({HudiReadConfig.QUERY_TYPE.key: QueryType.READ_OPTIMIZED.value}))
+    if plan.bootstrap_slices:
+        # A skeleton holds meta columns only and its source file lacks them: neither can stand
+        # in a manifest, and leaving the group out would hide its rows.
+        raise UnsupportedFeatureError(
+            f"Cannot list '{meta.table_name}' in manifests: {len(plan.bootstrap_slices)} file group(s) are "
+            f"metadata-only bootstrap skeletons, e.g. '{plan.bootstrap_slices[0].skeleton_path}', whose rows "
+            "only a Hudi reader stitches from their source files.",
+            help="sync it in the datasource form (the default), or bootstrap with full records")
     base = to_local_path(meta.base_path)
     by_partition: dict[str, list[str]] = {}
     for path in plan.native_files:

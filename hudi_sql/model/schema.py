@@ -39,6 +39,7 @@ __all__ = [
     "avro_json",
     "avro_namespace",
     "avro_record_name",
+    "conform",
     "is_avro_name",
     "is_null_branch",
     "meta_fields_avro",
@@ -48,6 +49,8 @@ __all__ = [
 import json
 import re
 from typing import Any, Literal
+
+import pyarrow as pa
 
 from hudi_sql.errors import HudiSchemaError
 
@@ -122,3 +125,14 @@ def is_null_branch(branch: Any) -> bool:
 def avro_json(schema: dict[str, Any]) -> str:
     """An Avro schema dict serialised exactly as Java's ``Schema.toString()`` writes it."""
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
+def conform(table: pa.Table, target: pa.Schema) -> pa.Table:
+    """*table* with exactly *target*'s columns and types (missing columns null, e.g. after evolution)."""
+    columns = [
+        table.column(f.name) if f.name in table.column_names and table.schema.field(f.name).type == f.type
+        else table.column(f.name).cast(f.type) if f.name in table.column_names
+        else pa.nulls(table.num_rows, f.type)
+        for f in target
+    ]
+    return pa.Table.from_arrays(columns, schema=target)

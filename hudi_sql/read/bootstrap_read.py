@@ -9,16 +9,19 @@ the partition columns, which a Hive-style source keeps only in its folder names,
 source partition path. The two files must hold the same number of rows; a pair that does not
 is damaged, and the read fails naming both files.
 
-Slices whose skeleton has log files on top (Merge-On-Read updates of a bootstrapped group), and
-writes to skeleton groups, are refused elsewhere (:func:`~hudi_sql.table.fs_view.refuse_bootstrap_skeletons`).
+Writes stitch the same way: an upsert that touches a skeleton's file group merges into the
+stitched rows and writes a regular base file (:func:`~hudi_sql.write.handles.merge_handle`).
+Slices whose skeleton has log files on top (Merge-On-Read updates Apache Hudi appended to a
+bootstrapped group) are refused by name (:func:`skeleton_sources`).
 """
 
 from __future__ import annotations
 
-__all__ = ["BootstrapSlice", "bootstrap_slices", "read_bootstrap_slice", "read_bootstrap_slices"]
+__all__ = ["BootstrapSlice", "bootstrap_slices", "read_bootstrap_slice", "read_bootstrap_slices",
+           "skeleton_sources", "source_partition_values"]
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,11 +31,10 @@ import pyarrow.parquet as pq
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
-from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.model.schema import META_FIELDS, conform
 from hudi_sql.storage.fs import to_local_path
 from hudi_sql.table.bootstrap_index import read_bootstrap_index
 from hudi_sql.table.fs_view import refuse_bootstrap_skeletons
-from hudi_sql.write.handles import conform
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -50,7 +52,7 @@ class BootstrapSlice:
     partition_values: tuple[tuple[str, str], ...] = ()
 
 
-def _source_partition_values(source_partition: str, fields: Sequence[str]) -> tuple[tuple[str, str], ...]:
+def source_partition_values(source_partition: str, fields: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """Column values a source folder path carries: ``k=v`` segments by name, else by position."""
     if not source_partition or not fields:
         return ()
@@ -61,27 +63,42 @@ def _source_partition_values(source_partition: str, fields: Sequence[str]) -> tu
     return tuple(zip(fields, segments)) if len(segments) == len(fields) else ()
 
 
+def skeleton_sources(meta: TableMetaClient, slices: Iterable[FileSlice], what: str) -> dict[tuple[str, str], BootstrapSlice]:
+    """The skeletons among *slices*, by (partition, file id), each with its source file.
+
+    Raises:
+        UnsupportedFeatureError: a skeleton with log files on top (Merge-On-Read updates Apache
+            Hudi appended; hudi-sql does not merge logs into stitched rows), or one the
+            bootstrap index does not name; *what* is the operation refused.
+    """
+    skeletons = [s for s in slices if s.base_file is not None and s.base_instant_time == METADATA_BOOTSTRAP_INSTANT]
+    if not skeletons:
+        return {}
+    index = read_bootstrap_index(meta.base_path, storage=meta.storage)
+    resolved: dict[tuple[str, str], BootstrapSlice] = {}
+    for file_slice in skeletons:
+        mapping = index.file_mapping(file_slice.partition_path, file_slice.file_id) if index else None
+        if mapping is None:
+            refuse_bootstrap_skeletons([file_slice], meta.table_name, what, "which the bootstrap index does not name")
+        if file_slice.has_logs:
+            refuse_bootstrap_skeletons([file_slice], meta.table_name, what,
+                                       "with log files on top, which hudi-sql does not merge into stitched rows")
+        assert mapping is not None and file_slice.base_file is not None
+        resolved[(file_slice.partition_path, file_slice.file_id)] = BootstrapSlice(
+            file_slice.base_file.path, to_local_path(mapping.source_file.path),
+            source_partition_values(mapping.source_partition_path, meta.partition_fields))
+    return resolved
+
+
 def bootstrap_slices(meta: TableMetaClient, slices: Sequence[FileSlice]) -> tuple[list[FileSlice], list[BootstrapSlice]]:
     """Split *slices* into the others and the skeletons the bootstrap index resolves.
 
     Raises:
-        UnsupportedFeatureError: a skeleton with log files on top, or one the index does not name.
+        UnsupportedFeatureError: as :func:`skeleton_sources`.
     """
-    skeletons = [s for s in slices if s.base_file is not None and s.base_instant_time == METADATA_BOOTSTRAP_INSTANT]
-    if not skeletons:
-        return list(slices), []
-    index = read_bootstrap_index(meta.base_path, storage=meta.storage)
-    resolved: list[BootstrapSlice] = []
-    for file_slice in skeletons:
-        mapping = index.file_mapping(file_slice.partition_path, file_slice.file_id) if index else None
-        if mapping is None or file_slice.has_logs:
-            refuse_bootstrap_skeletons([file_slice], meta.table_name, "read")
-        assert mapping is not None and file_slice.base_file is not None
-        resolved.append(BootstrapSlice(
-            file_slice.base_file.path, to_local_path(mapping.source_file.path),
-            _source_partition_values(mapping.source_partition_path, meta.partition_fields)))
-    others = [s for s in slices if s not in skeletons]
-    return others, resolved
+    resolved = skeleton_sources(meta, slices, "read")
+    others = [s for s in slices if (s.partition_path, s.file_id) not in resolved]
+    return others, list(resolved.values())
 
 
 def read_bootstrap_slice(spec: BootstrapSlice, target: pa.Schema) -> pa.Table:

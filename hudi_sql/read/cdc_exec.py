@@ -29,10 +29,9 @@ from hudi_sql.log.block import DataBlock, DeleteBlock
 from hudi_sql.log.reader import read_log_blocks
 from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.payload import Payload
-from hudi_sql.model.schema import RECORD_KEY_FIELD
+from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 from hudi_sql.read.cdc_plan import CdcPlan, CdcSplit, SplitKind
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
-from hudi_sql.write.handles import conform
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -30,8 +30,7 @@ import pyarrow.parquet as pq
 from hudi_sql.log.block import OrderingValue
 from hudi_sql.log.scanner import DeleteOrdering, merge_log_records, scan_file_slice_logs
 from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
-from hudi_sql.model.schema import RECORD_KEY_FIELD
-from hudi_sql.write.handles import conform
+from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
         if inserts.num_rows == 0:
             return statuses_to_arrow([])
         statuses = create_handle(options, bucket, inserts, target, task)
-    elif plan.action == "deltacommit" and not bucket.small_file_inserts:
+    elif plan.action == "deltacommit" and not bucket.small_file_inserts and bucket.bootstrap_source_path is None:
         from hudi_sql.write.append_handle import append_handle
 
         statuses = [append_handle(options, bucket, records, target, task, natural_deletes=natural_deletes)]

@@ -259,15 +259,18 @@ def match_partitions(partitions: Iterable[str], patterns: Iterable[str]) -> list
     return [p for p in partitions if any(fnmatch.fnmatchcase(p, pat) for pat in pats)]
 
 
-def refuse_bootstrap_skeletons(slices: Iterable[FileSlice], table_name: str, what: str) -> None:
+def refuse_bootstrap_skeletons(slices: Iterable[FileSlice], table_name: str, what: str,
+                               why: str = "whose data lives in a source file only a stitched read sees") -> None:
     """Fail when a slice's base file is a metadata-only bootstrap skeleton: it holds only the
-    meta columns, and its data lives in a source file only the bootstrap index names, which
-    hudi-sql does not read yet. Reading it as a base file would return rows of nulls."""
+    meta columns, and its data lives in a source file only the bootstrap index names. For the
+    operations that do not stitch skeleton and source (*why* says what is missing); handled as a
+    base file, it would give rows of nulls."""
     for file_slice in slices:
         if file_slice.base_file is not None and file_slice.base_instant_time == METADATA_BOOTSTRAP_INSTANT:
             raise UnsupportedFeatureError(
                 f"Cannot {what} '{table_name}': file group {file_slice.file_id} in "
                 f"'{file_slice.partition_path}' is a metadata-only bootstrap skeleton "
-                f"({file_slice.base_file.file_name}), whose data hudi-sql does not read yet.",
-                help="read it with Apache Hudi, or bootstrap the source again with "
+                f"({file_slice.base_file.file_name}), {why}.",
+                help="upsert the rows of that file group first (the write rewrites it as a regular base file), "
+                     "or bootstrap the source again with "
                      "selector_class => 'org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector'")

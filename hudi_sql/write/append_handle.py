@@ -37,8 +37,8 @@ from hudi_sql.write.handles import (
     IS_DELETE_COLUMN,
     TaskIdentity,
     WriteStatus,
-    _meta_columns,
     _with_meta,
+    meta_columns,
     write_marker,
 )
 from hudi_sql.write.plan import BucketInfo, HandleOptions
@@ -86,7 +86,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     blocks: list[bytes] = []
     if upserts.num_rows:
         keys = upserts.column(RECORD_KEY_FIELD).combine_chunks()
-        meta = _meta_columns(options, keys, bucket.partition_path, bucket.file_id, task.partition_id)
+        meta = meta_columns(options, keys, bucket.partition_path, bucket.file_id, task.partition_id)
         rows = _with_meta(upserts, target, meta)
         if options.log_data_block_format == "parquet":
             blocks.append(encode_parquet_data_block(options.instant_time, schema_json, rows))

@@ -3,11 +3,20 @@
 The source (Hive-style partitioned or not) is only ever read. A mode selector gives each of its
 partitions a mode (:class:`~hudi_sql.config.BootstrapMode`), by Apache Hudi's selector classes:
 
+* ``METADATA_ONLY`` (Apache Hudi's default): at the fixed instant ``00000000000001`` (operation
+  ``BOOTSTRAP``), one skeleton file of meta columns per source file, written in Spark tasks
+  (:mod:`hudi_sql.write.skeleton`), and the bootstrap index mapping each skeleton's file group
+  to its source file (:mod:`hudi_sql.table.bootstrap_index`). The table's partitions are the
+  source's folders, as in Apache Hudi. Reads stitch skeleton and source; an upsert rewrites the
+  file groups it touches into regular base files.
 * ``FULL_RECORD``: the partition's rows are written as regular base files, in one bulk insert
-  at Apache Hudi's fixed instant ``00000000000002``, partitioned by the table's key generator;
-* ``METADATA_ONLY``: skeleton files of meta columns beside an index into the source files, at
-  ``00000000000001``. Not written yet: a bootstrap that would need it fails before writing,
-  naming the partitions and the selector that gives them full records instead.
+  at Apache Hudi's fixed instant ``00000000000002``, partitioned by the table's key generator.
+
+A Hive-style source (folders ``field=value`` of the partition fields) gives a table with
+Hive-style partitioning when any partition is bootstrapped metadata-only, unless the options
+say otherwise: later writes then compute the partitions the skeletons sit in, and update them
+in place. (Apache Hudi's procedure records Hive-style partitioning off there, so its next upsert
+writes every key into a second partition beside its skeleton; ``docs/compatibility.md``.)
 
 The new table records the source in ``hoodie.properties`` (``hoodie.bootstrap.base.path``) as
 Apache Hudi does. A bootstrap either commits or leaves no table behind: when it fails, what it
@@ -21,6 +30,8 @@ __all__ = ["BootstrapRequest", "BootstrapResult", "partition_modes", "run_bootst
 import logging
 import os
 import re
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -35,17 +46,21 @@ from hudi_sql.config import (
 )
 from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECTOR, REGEX_SELECTOR
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
-from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT
+from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+    from pyspark.sql.types import StructType
 
 _log = logging.getLogger(__name__)
 
 SIMPLE_KEY_GENERATOR = "org.apache.hudi.keygen.SimpleKeyGenerator"
 OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+#: The operation of the metadata-only bootstrap's commit (``WriteOperationType.BOOTSTRAP``).
+BOOTSTRAP_OPERATION = "BOOTSTRAP"
+_NO_DATA_COLUMNS = '{"type":"struct","fields":[]}'
 
 
 @dataclass(frozen=True)
@@ -115,8 +130,10 @@ def partition_modes(partitions: list[str], selector_class: str, configs: HudiCon
              f"{REGEX_SELECTOR.rsplit('.', 1)[-1]} (with {HudiBootstrapConfig.MODE_SELECTOR_REGEX.key})")
 
 
-def _write_options(request: BootstrapRequest) -> dict[str, str]:
+def _write_options(request: BootstrapRequest, *, hive_style: bool | None) -> dict[str, str]:
     options = {k: v for k, v in request.options.items() if k.startswith("hoodie.")}
+    if hive_style is not None:
+        options[HudiWriteConfig.HIVE_STYLE_PARTITIONING.key] = str(hive_style).lower()
     options.update({
         HudiTableConfig.NAME.key: request.table_name,
         HudiTableConfig.DATABASE_NAME.key: request.database,
@@ -137,10 +154,9 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         TableAlreadyExistsError: a table is at the base path and ``overwrite`` is off.
         HudiConfigError: a missing or empty source, a base path holding other files, a bad
             selector regex.
-        UnsupportedFeatureError: a partition the selector gives ``METADATA_ONLY``, an unknown selector.
+        HudiKeyError: a source row without a record key.
+        UnsupportedFeatureError: an unknown selector.
     """
-    from hudi_sql.write.client import WriteClient
-
     storage = Storage()
     if os.path.abspath(request.source_path) == os.path.abspath(request.base_path):
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
@@ -148,12 +164,6 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     configs = HudiConfigs.of(dict(request.options), validate=False)
     partitions = source_partitions(storage, request.source_path)
     modes = partition_modes(partitions, request.selector_class, configs)
-    metadata_only = sorted(p or "(the source folder)" for p, m in modes.items() if m is BootstrapMode.METADATA_ONLY)
-    if metadata_only:
-        raise UnsupportedFeatureError(
-            f"Metadata-only bootstrap (skeleton files and a bootstrap index) is not written yet; "
-            f"the selector gives it to {len(metadata_only)} partition(s), e.g. '{metadata_only[0]}'.",
-            help=f"selector_class => '{FULL_RECORD_SELECTOR}' rewrites the source as regular base files")
     existed = TableMetaClient.exists(request.base_path, storage=storage)
     if existed and not request.overwrite:
         raise TableAlreadyExistsError(f"A Hudi table already exists at '{request.base_path}'.",
@@ -164,18 +174,121 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         # A failed bootstrap removes its base path whole, so it must hold nothing else.
         raise HudiConfigError(f"The bootstrap's base path '{request.base_path}' holds files and no Hudi table.",
                               help="base_path names a new or empty folder for the table")
-    source = spark.read.option("basePath", request.source_path).parquet(
-        *[os.path.join(request.source_path, p) if p else request.source_path for p in partitions])
+    metadata_only = [p for p in partitions if modes[p] is BootstrapMode.METADATA_ONLY]
+    full_record = [p for p in partitions if modes[p] is BootstrapMode.FULL_RECORD]
+    options = _write_options(request, hive_style=_hive_style(metadata_only, request))
     properties = {HudiBootstrapConfig.BASE_PATH.key: request.source_path,
                   HudiBootstrapConfig.INDEX_CLASS.key: configs.get(HudiBootstrapConfig.INDEX_CLASS)}
-    client = WriteClient(request.base_path, _write_options(request), instant_time=FULL_BOOTSTRAP_INSTANT,
-                         table_properties=properties)
+    instant, files, schema = FULL_BOOTSTRAP_INSTANT, 0, None
     try:
-        result = client.write(source)
+        if metadata_only:
+            instant = METADATA_BOOTSTRAP_INSTANT
+            schema = _source_schema(spark, _source_files(request.source_path, metadata_only[0]),
+                                    _fields(request.partition_path_field))
+            files += _bootstrap_metadata_only(spark, request, options, properties, metadata_only, schema)
+        if full_record:
+            files += _bootstrap_full_record(spark, request, options, properties, full_record, schema)
     except BaseException:
-        # Nothing committed: the partly written table goes, so the bootstrap can simply run again.
+        # Nothing committed that must stay: the table goes, so the bootstrap can simply run again.
         _log.warning("Bootstrap of '%s' failed; removing what it wrote at '%s'.", request.source_path,
                      request.base_path)
         storage.delete_dir(request.base_path)
         raise
-    return BootstrapResult(result.instant_time or FULL_BOOTSTRAP_INSTANT, modes, len(result.write_stats))
+    return BootstrapResult(instant, modes, files)
+
+
+def _hive_style(metadata_only: list[str], request: BootstrapRequest) -> bool | None:
+    """Hive-style partitioning for the new table: the options' choice, else on when skeletons
+    sit in ``field=value`` folders of exactly the partition fields (see the module notes)."""
+    if HudiWriteConfig.HIVE_STYLE_PARTITIONING.key in request.options or not metadata_only:
+        return None
+    fields = _fields(request.partition_path_field)
+    if not fields or "" in metadata_only:
+        return None
+    return all([segment.split("=", 1)[0] for segment in p.split("/")] == fields
+               and all("=" in segment for segment in p.split("/")) for p in metadata_only)
+
+
+def _fields(partition_path_field: str) -> list[str]:
+    return [f.strip() for f in partition_path_field.split(",") if f.strip()]
+
+
+def _bootstrap_full_record(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
+                           properties: dict[str, str], partitions: list[str], schema: StructType | None) -> int:
+    """The bulk insert at ``00000000000002`` of *partitions*' rows; returns the files written.
+    *schema*: the metadata-only partitions' columns, which these rows must match."""
+    from hudi_sql.write.client import WriteClient
+
+    reader = spark.read.schema(schema) if schema is not None else spark.read
+    source = reader.option("basePath", request.source_path).parquet(
+        *[os.path.join(request.source_path, p) if p else request.source_path for p in partitions])
+    client = WriteClient(request.base_path, options, instant_time=FULL_BOOTSTRAP_INSTANT,
+                         table_properties=properties)
+    return len(client.write(source).write_stats)
+
+
+def _source_files(source_path: str, partition: str) -> list[str]:
+    folder = os.path.join(source_path, partition) if partition else source_path
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                  if f.endswith(".parquet") and not f.startswith((".", "_")) and os.path.isfile(os.path.join(folder, f)))
+
+
+def _source_schema(spark: SparkSession, files: list[str], partition_fields: list[str]) -> StructType:
+    """The table's data columns: the source files' columns, then partition fields the files do not
+    hold (a Hive-style source keeps them in its folder names) as strings, as Apache Hudi takes them."""
+    from pyspark.sql.types import StringType, StructField
+
+    schema = spark.read.parquet(*files[:1]).schema  # one file's footer: the source's columns
+    for name in partition_fields:
+        if name not in schema.fieldNames():
+            schema = schema.add(StructField(name, StringType(), True))
+    return schema
+
+
+def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
+                             properties: dict[str, str], partitions: list[str], schema: StructType) -> int:
+    """The skeletons and the bootstrap index of *partitions*, committed at ``00000000000001``;
+    returns the files written. The driver lists the source files and commits; the skeletons are
+    written by Spark tasks, one per few source files."""
+    from dataclasses import replace
+
+    from hudi_sql.commit.transaction import Transaction, write_scope
+    from hudi_sql.config.concurrency import ConcurrencyConfig
+    from hudi_sql.keygen import key_generator_for
+    from hudi_sql.model.commit_metadata import CommitMetadata
+    from hudi_sql.model.instant import Action
+    from hudi_sql.read.bootstrap_read import source_partition_values
+    from hudi_sql.spark.schema import avro_schema_json
+    from hudi_sql.spark.task_errors import translated_task_errors
+    from hudi_sql.spark.tasks import WRITE_STATUS_DDL
+    from hudi_sql.table.bootstrap_index import BootstrapFileMapping, stat_source_file, write_bootstrap_index
+    from hudi_sql.write.client import WriteClient
+    from hudi_sql.write.result import group_stats, to_write_stat
+    from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
+
+    fields = _fields(request.partition_path_field)
+    specs = [SkeletonSpec(path, partition, str(uuid.uuid4()), source_partition_values(partition, fields))
+             for partition in partitions for path in _source_files(request.source_path, partition)]
+    client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
+                         table_properties=properties)
+    with write_scope(ConcurrencyConfig.of(client.configs)), translated_task_errors():
+        meta = client.create_table(key_generator_for(client.configs, schema=schema), schema)
+        txn = Transaction.begin(meta, Action.COMMIT, instant_time=METADATA_BOOTSTRAP_INSTANT)
+        try:
+            txn.start(CommitMetadata({}, BOOTSTRAP_OPERATION))
+            schema_json = avro_schema_json(schema, meta.table_name)
+            handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None)
+            handle = replace(handle, spark_schema_json=_NO_DATA_COLUMNS)  # a skeleton has meta columns only
+            frame = spark.createDataFrame([(spec_json(s),) for s in specs], "spec string")
+            frame = frame.repartition(max(1, min(len(specs), spark.sparkContext.defaultParallelism * 2)))
+            stats = [to_write_stat(row.asDict())
+                     for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
+            write_bootstrap_index(meta.base_path, request.source_path, [
+                BootstrapFileMapping(s.partition_path, s.file_id, s.partition_path, stat_source_file(s.source_file))
+                for s in specs], int(time.time() * 1000), storage=meta.storage)
+            txn.complete(CommitMetadata(group_stats(stats), BOOTSTRAP_OPERATION, {"schema": schema_json}))
+        except BaseException as exc:
+            txn.abort(exc)
+            raise
+    client.post_commit(spark, meta)  # Hive sync (enable_hive_sync), as after any commit
+    return len(stats)

@@ -47,23 +47,23 @@ from hudi_sql.errors import (
     HudiConfigError,
     HudiKeyError,
     HudiSchemaError,
-    UnsupportedFeatureError,
 )
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
-from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action
+from hudi_sql.model.instant import Action
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.parquet import FileWriteSettings
-from hudi_sql.table.fs_view import FileSystemView, refuse_bootstrap_skeletons
+from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
 from hudi_sql.write.plan import (
     SLOTS,
+    BucketInfo,
     BucketType,
     HandleOptions,
     PartitionWorkload,
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 
     from hudi_sql.index.base import Index
     from hudi_sql.keygen.base import KeyGenerator
+    from hudi_sql.model.file_group import FileSlice
 
 _log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class WriteClient:
 
     # -- table ---------------------------------------------------------------------------
 
-    def _create_table(self, df: DataFrame, keygen: KeyGenerator, schema: StructType) -> TableMetaClient:
+    def create_table(self, keygen: KeyGenerator, schema: StructType) -> TableMetaClient:
         config = self.config
         name = config.table_name
         if not name:
@@ -214,14 +215,6 @@ class WriteClient:
         meta = TableMetaClient.load(self.base_path) if exists else None
         if meta is not None:
             meta.require_writable("write")  # a table version we only read is refused, not corrupted
-            if meta.timeline.contains_time(METADATA_BOOTSTRAP_INSTANT):
-                # Any partition may hold skeletons, and a key's partition may differ from its
-                # skeleton's (the source's folder names): refused as a whole until skeletons are rewritten.
-                raise UnsupportedFeatureError(
-                    f"Cannot write to '{meta.table_name}': it is a metadata-only bootstrap ({METADATA_BOOTSTRAP_INSTANT}), "
-                    "whose skeleton file groups hudi-sql reads but does not rewrite yet.",
-                    help="write with Apache Hudi, or bootstrap the source again with "
-                         "selector_class => 'org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector'")
             meta = self._match_table_version(meta, df)
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
@@ -263,7 +256,7 @@ class WriteClient:
         try:
             profile = self._profile(tagged, keygen)
             if meta is None:  # created only once the batch proved valid
-                meta = self._create_table(df, keygen, prepared.data_schema)
+                meta = self.create_table(keygen, prepared.data_schema)
                 view = FileSystemView(meta)
             assert view is not None
             schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
@@ -457,7 +450,6 @@ class WriteClient:
               ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan:
         latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
                   for p in profile.partitions}
-        refuse_bootstrap_skeletons((s for slices in latest.values() for s in slices), meta.table_name, "write to")
         pending: dict[tuple[str, str], str] = {}
         if meta.table_type is TableType.MERGE_ON_READ:
             from hudi_sql.services.compaction import pending_compaction_operations
@@ -477,11 +469,26 @@ class WriteClient:
                                            use_small_files=use_small_files, excluded_file_ids=busy)
         # Logs written under a pending compaction start the slice the compaction will head.
         buckets = [replace(b, append_base_instant=pending.get((b.partition_path, b.file_id))) for b in buckets]
+        buckets = self._stitch_skeletons(meta, latest, buckets)
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
         sort_mode = self.config.bulk_insert_sort_mode if operation is WriteOperationType.BULK_INSERT else "NONE"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
                                                                       ordering), tuple(buckets), tuple(ranges),
                          sort_mode=sort_mode, combine_in_task=combine_in_task)
+
+    @staticmethod
+    def _stitch_skeletons(meta: TableMetaClient, latest: Mapping[str, list[FileSlice]],
+                          buckets: list[BucketInfo]) -> list[BucketInfo]:
+        """Buckets whose base file is a metadata-only bootstrap skeleton merge into its stitched
+        rows (:mod:`hudi_sql.read.bootstrap_read`): the write rewrites the group whole."""
+        from hudi_sql.read.bootstrap_read import skeleton_sources
+
+        updated = {(b.partition_path, b.file_id) for b in buckets if b.bucket_type is BucketType.UPDATE}
+        touched = [s for slices in latest.values() for s in slices if (s.partition_path, s.file_id) in updated]
+        sources = skeleton_sources(meta, touched, "write to")
+        return [replace(b, bootstrap_source_path=source.source_path,
+                        bootstrap_partition_values=source.partition_values)
+                if (source := sources.get((b.partition_path, b.file_id))) else b for b in buckets]
 
     @staticmethod
     def _workload_metadata(profile: WorkloadProfile, plan: WritePlan, operation: WriteOperationType) -> CommitMetadata:

@@ -25,6 +25,7 @@ __all__ = [
     "ensure_partition_metadata",
     "handle_payload",
     "merge_handle",
+    "meta_columns",
     "write_base_file",
     "write_marker",
     "write_rolling",
@@ -50,6 +51,7 @@ from hudi_sql.model.schema import (
     META_FIELDS,
     PARTITION_PATH_FIELD,
     RECORD_KEY_FIELD,
+    conform,
 )
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -107,8 +109,9 @@ def ensure_partition_metadata(storage: Storage, layout: TableLayout, partition_p
         storage.write_bytes(target, PartitionMetadata.for_partition(instant_time, partition_path).to_bytes())
 
 
-def _meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, file_name: str,
-                  partition_id: int, seq_start: int = 0) -> dict[str, pa.Array]:
+def meta_columns(options: HandleOptions, keys: pa.Array, partition_path: str, file_name: str,
+                 partition_id: int, seq_start: int = 0) -> dict[str, pa.Array]:
+    """The meta columns of *keys*' rows as this commit writes them (``options.instant_time``)."""
     n = len(keys)
     if not options.populate_meta_fields:
         nulls = pa.nulls(n, pa.string())
@@ -140,15 +143,6 @@ def _with_meta(data: pa.Table, target: pa.Schema, meta: dict[str, pa.Array]) -> 
 
 def _cast(column: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
     return column if column.type == target else column.cast(target)
-
-
-def conform(table: pa.Table, target: pa.Schema) -> pa.Table:
-    """*table* with exactly *target*'s columns and types (missing columns null, e.g. after evolution)."""
-    columns = [
-        _cast(table.column(f.name), f.type) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
-        for f in target
-    ]
-    return pa.Table.from_arrays(columns, schema=target)
 
 
 def write_base_file(storage: Storage, path: str, table: pa.Table, options: HandleOptions,
@@ -258,7 +252,7 @@ def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     layout = TableLayout.of(options.base_path)
     ensure_partition_metadata(Storage(), layout, bucket.partition_path, options.instant_time)
     keys = records.column(RECORD_KEY_FIELD).combine_chunks()
-    meta = _meta_columns(options, keys, bucket.partition_path, "", task.partition_id)
+    meta = meta_columns(options, keys, bucket.partition_path, "", task.partition_id)
     table = _with_meta(records, target, meta)
     files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.CREATE, table)
     millis = int((time.time() - started) * 1000)
@@ -289,7 +283,7 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     """
     started = time.time()
     assert bucket.base_file_path is not None
-    old = conform(pq.read_table(bucket.base_file_path), target)
+    old = _stored_rows(bucket, target)
     layout = TableLayout.of(options.base_path)
     incoming_keys = records.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
@@ -328,9 +322,9 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     n_updates = int(update_mask.sum())
     n_inserts = pc.sum(new_inserts).as_py() or 0
     inserted = records.filter(new_inserts)
-    seq_updates = _meta_columns(options, replacements.column(RECORD_KEY_FIELD).combine_chunks(),
+    seq_updates = meta_columns(options, replacements.column(RECORD_KEY_FIELD).combine_chunks(),
                                 bucket.partition_path, "", task.partition_id)
-    seq_inserts = _meta_columns(options, inserted.column(RECORD_KEY_FIELD).combine_chunks(),
+    seq_inserts = meta_columns(options, inserted.column(RECORD_KEY_FIELD).combine_chunks(),
                                 bucket.partition_path, "", task.partition_id, seq_start=n_updates)
     old_part = _with_meta(old_kept, target, {f: old_kept.column(f) for f in META_FIELDS})
     upd_part = _with_meta(replacements, target, seq_updates)
@@ -363,6 +357,17 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
             total_upsert_time=millis, cdc_stats=json.dumps(cdc_stats if first else {}),
         ))
     return statuses
+
+
+def _stored_rows(bucket: BucketInfo, target: pa.Schema) -> pa.Table:
+    """The rows of the bucket's base file as *target*; a bootstrap skeleton's stitched to its source."""
+    assert bucket.base_file_path is not None
+    if bucket.bootstrap_source_path is None:
+        return conform(pq.read_table(bucket.base_file_path), target)
+    from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
+
+    return read_bootstrap_slice(BootstrapSlice(bucket.base_file_path, bucket.bootstrap_source_path,
+                                               bucket.bootstrap_partition_values), target)
 
 
 def _as_numpy_mask(mask: pa.Array) -> np.ndarray:

@@ -48,7 +48,7 @@ class OverwriteHost(Protocol):
 
     def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile: ...
 
-    def _create_table(self, df: DataFrame, keygen: KeyGenerator, schema: StructType) -> TableMetaClient: ...
+    def create_table(self, keygen: KeyGenerator, schema: StructType) -> TableMetaClient: ...
 
     def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
               operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
@@ -93,7 +93,7 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
     try:
         profile = client._profile(tagged, keygen) if tagged is not None else WorkloadProfile({})
         if meta is None:  # created only once the batch proved valid
-            meta = client._create_table(df, keygen, data_schema)
+            meta = client.create_table(keygen, data_schema)
         view = FileSystemView(meta)
         if deleting:
             partitions = match_partitions(view.partition_paths(), patterns) if patterns else sorted(profile.partitions)

@@ -37,7 +37,7 @@ class BucketInfo:
     ``prev_commit`` its instant; for INSERT buckets ``file_id`` is freshly generated. On
     Merge-On-Read an UPDATE bucket appends a log file, except when it takes inserts into a
     small file (the group is merged into a new base file then, as Hudi does for indexes that
-    cannot find keys in logs).
+    cannot find keys in logs), or when its base file is a bootstrap skeleton (rewritten whole).
     """
 
     bucket_id: int
@@ -50,6 +50,10 @@ class BucketInfo:
     expected_records: int = 0
     small_file_inserts: bool = False  # inserts packed into this group's small base file
     append_base_instant: str | None = None  # MOR: a pending compaction's instant, for new logs
+    #: The base file is a metadata-only bootstrap skeleton: its source file (absolute), whose
+    #: rows the merge stitches to the skeleton's, and the source folder's partition values.
+    bootstrap_source_path: str | None = None
+    bootstrap_partition_values: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

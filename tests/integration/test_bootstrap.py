@@ -1,8 +1,8 @@
 """Bootstrap: an existing Hive-style partitioned Parquet table (written by plain Spark) becomes a
 Hudi table through ``CALL run_bootstrap``, with full records; the source is never touched.
 
-Apache Hudi's reading of the bootstrapped table, and its metadata-only tables, are checked in
-``tests/oracle/test_bootstrap_interop.py``.
+Metadata-only bootstraps are in ``test_bootstrap_metadata_only.py``; Apache Hudi's reading of
+both kinds, and its own bootstraps, in ``tests/oracle/test_bootstrap_interop.py``.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 from sql_session import fresh_database
 
-from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError
 from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT
 from hudi_sql.table.meta_client import TableMetaClient
 
 pytestmark = pytest.mark.spark
 
 FULL_RECORD = "org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapModeSelector"
-REGEX = "org.apache.hudi.client.bootstrap.selector.BootstrapRegexModeSelector"  # its regex defaults to .*
 ROWS = 3000
 
 
@@ -109,14 +108,6 @@ def test_upserts_and_deletes_after_the_bootstrap_and_the_source_untouched(
 def test_a_second_bootstrap_to_the_same_path_is_refused_unless_it_overwrites(bootstrapped: Bootstrapped) -> None:
     with pytest.raises(TableAlreadyExistsError, match="already exists"):
         bootstrapped.db.sql(_call(bootstrapped.source, bootstrapped.base))
-
-
-def test_metadata_only_partitions_are_refused_before_anything_is_written(
-        bootstrapped: Bootstrapped, tmp_path: Path) -> None:
-    target = tmp_path / "meta_only"
-    with pytest.raises(UnsupportedFeatureError, match="Metadata-only bootstrap"):
-        bootstrapped.db.sql(_call(bootstrapped.source, target, selector_class=REGEX))  # regex .* -> METADATA_ONLY
-    assert not target.exists()
 
 
 def test_a_failed_bootstrap_leaves_no_table(bootstrapped: Bootstrapped, tmp_path: Path) -> None:
