@@ -7,9 +7,11 @@ Spark), bootstrapped by both engines with ``CALL run_bootstrap``.
   hudi-sql's table alike. Rows are compared by a fingerprint each engine computes over the data
   columns (count and the sum of Spark's ``hash`` of each row, the same function in Spark 3.5 and
   4), so 200,000 rows need not cross the process boundary.
-* Metadata only (Apache Hudi's default selector), written by Apache Hudi: hudi-sql reads it as the
-  source through the bootstrap index (skeleton and source stitched), and refuses writing to its
-  skeleton file groups by name, which it does not rewrite yet.
+* Metadata only (Apache Hudi's default selector), by both engines from a small source: each
+  engine reads both tables as the source (skeletons and source files stitched through the
+  bootstrap index), the two lay out the same commit, skeletons and index files, and the engines
+  take turns upserting hudi-sql's table. The Rust reader does not stitch bootstrapped tables (its
+  data columns come back null), so it checks only the skeletons' record keys.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle
 from table_helpers import rust_table
-
-from hudi_sql.errors import UnsupportedFeatureError
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -124,22 +124,71 @@ def test_upserts_after_the_bootstrap_agree(spark: Any, oracle: Oracle, tables: t
     assert hudi_sql.read(spark, str(mine)).where("name = 'updated'").count() == 100
 
 
-def test_we_read_apache_hudis_metadata_only_bootstrap_and_refuse_writing_to_it(
-        spark: Any, oracle: Oracle, tmp_path: Path) -> None:
+METADATA_ONLY = "org.apache.hudi.client.bootstrap.selector.MetadataOnlyBootstrapModeSelector"
+
+
+@pytest.fixture(scope="module")
+def metadata_only(spark: Any, oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(the source, Apache Hudi's metadata-only bootstrap of it, ours); 2,000 rows: stitching
+    needs no more."""
     import hudi_sql
 
-    source = _write_source(spark, tmp_path / "small_source", 2000)  # stitching needs no more rows
-    path = tmp_path / "metadata_only"
-    oracle.sql(_call("boot_meta", source, path, selector="org.apache.hudi.client.bootstrap.selector."
-                                                         "MetadataOnlyBootstrapModeSelector"))
+    root = tmp_path_factory.mktemp("bootstrap_metadata_only")
+    source = _write_source(spark, root / "small_source", 2000)
+    theirs, mine = root / "apache", root / "ours"
+    oracle.sql(_call("boot_meta_apache", source, theirs, selector=METADATA_ONLY))
+    hudi_sql.connect(spark).sql(_call("boot_meta_ours", source, mine, selector=METADATA_ONLY))
+    return source, theirs, mine
+
+
+def test_each_engine_reads_both_metadata_only_bootstraps_as_the_source(
+        spark: Any, oracle: Oracle, metadata_only: tuple[Path, Path, Path]) -> None:
+    import hudi_sql
+
+    source, *tables = metadata_only
     expected = _fingerprint(spark.read.parquet(str(source)))
-    assert _theirs(oracle, path) == expected, "Apache Hudi stitches skeletons and source"
-    assert _read(spark, path) == expected, "so does hudi-sql, through the bootstrap index"
-    meta_columns = hudi_sql.read(spark, str(path)).where("id = 7").select("_hoodie_record_key",
-                                                                          "_hoodie_commit_time").collect()
-    assert [tuple(r) for r in meta_columns] == [("7", "00000000000001")]
-    with pytest.raises(UnsupportedFeatureError, match="metadata-only bootstrap"):
-        hudi_sql.write(spark.createDataFrame([(7, "x", 1.0, 2, "2024-01-04")], "id int, name string, price double, "
-                                             "ts bigint, dt string"), str(path),
-                       {"hoodie.table.name": "boot_meta", "hoodie.datasource.write.recordkey.field": "id",
-                        "hoodie.datasource.write.partitionpath.field": "dt"})
+    for path in tables:
+        assert _read(spark, path) == expected, f"hudi-sql stitches {path.name}'s skeletons and source"
+        assert _theirs(oracle, path) == expected, f"Apache Hudi stitches {path.name}'s skeletons and source"
+        meta_columns = hudi_sql.read(spark, str(path)).where("id = 7").select("_hoodie_record_key",
+                                                                              "_hoodie_commit_time").collect()
+        assert [tuple(r) for r in meta_columns] == [("7", "00000000000001")]
+    # The Rust reader does not stitch (data columns come back null) but reads our skeletons' keys.
+    keys = rust_table(str(tables[1])).column("_hoodie_record_key").to_pylist()
+    assert sorted(keys) == sorted(str(i) for i in range(2000))
+
+
+def test_both_metadata_only_bootstraps_lay_out_the_same_files(metadata_only: tuple[Path, Path, Path]) -> None:
+    def layout(path: Path) -> tuple[list[str], dict[str, int], list[str]]:
+        commits = sorted(p.name for p in (path / ".hoodie").glob("*.commit"))
+        skeletons = {p.name: len(list(p.glob("*_00000000000001.parquet")))
+                     for p in path.iterdir() if p.name != ".hoodie"}
+        index = sorted(str(p.relative_to(path)) for p in (path / ".hoodie" / ".aux" / ".bootstrap").rglob("*.hfile"))
+        return commits, skeletons, index
+
+    source, theirs, mine = metadata_only
+    assert layout(mine) == layout(theirs)
+    assert layout(mine)[1] == {p.name: len(list(p.glob("*.parquet"))) for p in source.iterdir() if p.is_dir()}, \
+        "one skeleton per source file, in the source's folders"
+
+
+def test_the_engines_take_turns_upserting_our_metadata_only_bootstrap(
+        spark: Any, oracle: Oracle, metadata_only: tuple[Path, Path, Path]) -> None:
+    import hudi_sql
+
+    mine = metadata_only[2]
+    snippet = ("result = None\nfrom pyspark.sql import functions as F\n"
+               "df = spark.read.format('hudi').load(path).where(f'id % 100 = {turn}').select(*columns)"
+               ".withColumn('name', F.lit(f'turn-{turn}')).withColumn('ts', F.lit(2000 + turn).cast('long'))\n"
+               "df.write.format('hudi').option('hoodie.table.name', 'boot_meta_ours')"
+               ".option('hoodie.datasource.write.recordkey.field', 'id')"
+               ".option('hoodie.datasource.write.partitionpath.field', 'dt')"
+               ".option('hoodie.datasource.write.precombine.field', 'ts').mode('append').save(path)\n")
+    oracle.python(snippet, path=str(mine), turn=1, columns=DATA)  # Apache Hudi rewrites skeleton groups
+    exec(snippet, {"spark": spark, "path": str(mine), "turn": 2, "columns": DATA})  # noqa: S102 - then hudi-sql
+    mine_now, theirs_now = _read(spark, mine), _theirs(oracle, mine)
+    assert mine_now == theirs_now, "both engines read the table both wrote alike"
+    assert mine_now[0] == 2000, "every update landed on its key: no duplicates beside the skeletons"
+    names = {r[0]: r[1] for r in hudi_sql.read(spark, str(mine)).where("id % 100 IN (1, 2)")
+             .groupBy("name").count().collect()}
+    assert names == {"turn-1": 20, "turn-2": 20}
