@@ -4,7 +4,8 @@ thriftserver through PyHive, all on one standalone Hive metastore.
 
 A Copy-On-Write table and a Merge-On-Read table are written by hudi-sql (inserts, upserts,
 deletes; then an inline compaction and clean) and synced after each step in the ``hms`` mode,
-datasource form (the default). After each step, every engine's ``count(*)``, ``count(DISTINCT
+datasource form (the default); beside them ``orders``, a metadata-only bootstrap synced by
+``CALL run_bootstrap(..., enable_hive_sync => true)`` and then upserted. After each step, every engine's ``count(*)``, ``count(DISTINCT
 id)`` and ``sum(v)`` of ``trips`` (COW), ``rides_ro`` and ``rides_rt`` (MOR) equal hudi-sql's own
 snapshot (read-optimized for ``_ro``) read by path: no duplicates, no missing log updates.
 
@@ -40,7 +41,7 @@ OPTS = {
     "hoodie.datasource.write.partitionpath.field": "p",
     "hoodie.datasource.write.precombine.field": "ts",
 }
-TABLES = ("trips", "rides_ro", "rides_rt")
+TABLES = ("trips", "rides_ro", "rides_rt", "orders")
 
 # Spark's own HiveThriftServer2 in a plain PySpark session on the metastore (nothing of hudi-sql).
 _SPARK_THRIFT = r"""
@@ -147,7 +148,20 @@ def _sync(spark: Any, engines: Engines, path: Path, name: str) -> None:
         hms.close()
 
 
-def _expected(spark: Any, cow: Path, mor: Path) -> dict[str, list[Any]]:
+def _bootstrap(spark: Any, engines: Engines, source: Path, base: Path) -> None:
+    """``orders``: a metadata-only bootstrap of a Hive-style Parquet table (written by plain
+    Spark), synced by the procedure itself (``enable_hive_sync``)."""
+    spark.createDataFrame([(i, "a" if i % 2 else "b", 1, float(i)) for i in range(40)], SCHEMA) \
+        .repartition(2).write.partitionBy("p").parquet(str(source))
+    db = hudi_sql.connect(spark)
+    db.set("hoodie.datasource.hive_sync.mode", "hms")
+    db.set("hoodie.datasource.hive_sync.metastore.uris", engines.metastore_uri)
+    db.sql(f"CALL run_bootstrap(table => '{DATABASE}.orders', table_type => 'COPY_ON_WRITE', "
+           f"bootstrap_path => '{source}', base_path => '{base}', rowKey_field => 'id', "
+           "partition_path_field => 'p', enable_hive_sync => true)")
+
+
+def _expected(spark: Any, cow: Path, mor: Path, orders: Path) -> dict[str, list[Any]]:
     """hudi-sql's own reads by path: the snapshot, and the read-optimized view for ``_ro``."""
     def aggregate(path: Path, **options: str) -> list[Any]:
         df = spark.read.format("hudi").options(**options).load(str(path))
@@ -155,7 +169,7 @@ def _expected(spark: Any, cow: Path, mor: Path) -> dict[str, list[Any]]:
         return [n, k, s]
 
     return {"trips": aggregate(cow), "rides_ro": aggregate(mor, **{"hoodie.datasource.query.type": "read_optimized"}),
-            "rides_rt": aggregate(mor)}
+            "rides_rt": aggregate(mor), "orders": aggregate(orders)}
 
 
 def _beeline(engines: Engines) -> dict[str, list[Any]]:
@@ -233,8 +247,11 @@ def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
         _write(spark, path, deletes, **extra, **{"hoodie.datasource.write.operation": "delete"})
         _sync(spark, engines, path, path.name)
     assert list(mor.glob("*/.*.log.*")), "the MOR upserts and deletes should be in log files"
+    orders = tmp_path / "orders"
+    _bootstrap(spark, engines, tmp_path / "orders_source", orders)
 
-    expected = _expected(spark, cow, mor)
+    expected = _expected(spark, cow, mor, orders)
+    assert expected["orders"] == [40, 40, float(sum(range(40)))], "the bootstrap reads as its source"
     assert expected["rides_rt"][:2] == [11, 11] and expected["rides_ro"] != expected["rides_rt"]  # logs: not in _ro
     assert _beeline(engines) == expected
     assert _plain_session(engines) == expected
@@ -246,7 +263,7 @@ def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
     services = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1",
                 "hoodie.clean.automatic": "true", "hoodie.cleaner.commits.retained": "1"}
     more = [(i, "a" if i % 2 else "b", 4, -float(i)) for i in range(4, 8)]
-    for path, extra in ((cow, {}), (mor, mor_opts)):
+    for path, extra in ((cow, {}), (mor, mor_opts), (orders, {})):  # orders: skeleton groups rewritten
         extra = {**extra, "hoodie.table.name": path.name}
         _write(spark, path, more, **extra, **services, **{"hoodie.datasource.write.operation": "upsert"})
         _sync(spark, engines, path, path.name)
@@ -254,7 +271,8 @@ def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
 
     timeline = TableMetaClient.load(str(mor)).timeline
     assert any(i.action == "commit" for i in timeline.completed_writes().instants), "a compaction should have run"
-    expected = _expected(spark, cow, mor)
+    expected = _expected(spark, cow, mor, orders)
+    assert expected["orders"][:2] == [40, 40]
     assert expected["rides_ro"] == expected["rides_rt"]  # compacted: the base files hold everything
     assert _beeline(engines) == expected
     assert _plain_session(engines) == expected
