@@ -15,21 +15,24 @@ import pytest
 from bench_runs import not_run, result_of, run_bench
 from oracle_harness import oracle_dir
 
-from bench.systems import APACHE, APACHE_PEER_OF
+from bench.systems import APACHE_PEER_OF
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
-OURS = ["hudi_cow_bloom", "hudi_mor", "hudi_cow_bucket"]
+#: Two pairs of the three keep the check and its time in bounds (each system is a JVM of its own);
+#: the bucket-index pair runs in every ``bench/`` run, which checks its rows the same way.
+OURS = ["hudi_cow_bloom", "hudi_mor"]
 
 
 def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(tmp_path: Path) -> None:
     if not (oracle_dir() / "READY").exists():
         pytest.skip(f"Apache Hudi oracle not set up in {oracle_dir()}: run tools/oracle/setup.sh")
-    run = run_bench(tmp_path, [*APACHE, *OURS], "--bucket-num", "4")
+    theirs = [APACHE_PEER_OF[system] for system in OURS]
+    run = run_bench(tmp_path, [*theirs, *OURS], "--bucket-num", "4")
 
     assert not not_run(run), f"systems did not run: {not_run(run)}\n{run['stderr'][-4000:]}"
     assert run["correctness"]["ok"], run["correctness"]["detail"]
     expected = run["correctness"]["expected"]["base"]
-    for system in APACHE:
+    for system in theirs:
         result = result_of(run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [15000, 20000], system
@@ -44,4 +47,4 @@ def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(tmp_path: Pa
     for ours in OURS:
         mine, theirs = run["summary"][ours], run["summary"][APACHE_PEER_OF[ours]]
         assert cells[ours] == f"{mine['median_upsert_s'] / theirs['median_upsert_s']:.2f}×", ours
-    assert all(cells[system] == "–" for system in APACHE)
+    assert all(cells[system] == "–" for system in theirs)
