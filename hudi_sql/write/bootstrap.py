@@ -25,7 +25,8 @@ created is removed (a table that existed before is refused unless ``bootstrap_ov
 
 from __future__ import annotations
 
-__all__ = ["BootstrapRequest", "BootstrapResult", "partition_modes", "run_bootstrap", "source_partitions"]
+__all__ = ["BootstrapRequest", "BootstrapResult", "hive_style_partitioning", "partition_modes", "run_bootstrap",
+           "source_partitions"]
 
 import logging
 import os
@@ -176,7 +177,8 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
                               help="base_path names a new or empty folder for the table")
     metadata_only = [p for p in partitions if modes[p] is BootstrapMode.METADATA_ONLY]
     full_record = [p for p in partitions if modes[p] is BootstrapMode.FULL_RECORD]
-    options = _write_options(request, hive_style=_hive_style(metadata_only, request))
+    options = _write_options(request, hive_style=hive_style_partitioning(
+        metadata_only, request.partition_path_field, request.options))
     properties = {HudiBootstrapConfig.BASE_PATH.key: request.source_path,
                   HudiBootstrapConfig.INDEX_CLASS.key: configs.get(HudiBootstrapConfig.INDEX_CLASS)}
     instant, files, schema = FULL_BOOTSTRAP_INSTANT, 0, None
@@ -197,15 +199,15 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     return BootstrapResult(instant, modes, files)
 
 
-def _hive_style(metadata_only: list[str], request: BootstrapRequest) -> bool | None:
-    """Hive-style partitioning for the new table: the options' choice, else on when skeletons
-    sit in ``field=value`` folders of exactly the partition fields (see the module notes)."""
-    if HudiWriteConfig.HIVE_STYLE_PARTITIONING.key in request.options or not metadata_only:
+def hive_style_partitioning(metadata_only: list[str], partition_path_field: str,
+                            options: Mapping[str, str]) -> bool | None:
+    """Hive-style partitioning for the new table, or ``None`` to leave the writer's default: the
+    options' choice when they make one, else on when the metadata-only partitions are all
+    ``field=value`` folders of exactly the partition fields (see the module notes)."""
+    fields = _fields(partition_path_field)
+    if HudiWriteConfig.HIVE_STYLE_PARTITIONING.key in options or not metadata_only or not fields:
         return None
-    fields = _fields(request.partition_path_field)
-    if not fields or "" in metadata_only:
-        return None
-    return all([segment.split("=", 1)[0] for segment in p.split("/")] == fields
+    return all([segment.partition("=")[0] for segment in p.split("/")] == fields
                and all("=" in segment for segment in p.split("/")) for p in metadata_only)
 
 

@@ -3,7 +3,9 @@
 * :func:`create_handle` writes a new base file from inserts (Hudi's ``HoodieCreateHandle``).
 * :func:`merge_handle` rewrites a file group's latest base file with updates, deletes and
   inserts (``HoodieMergeHandle``): untouched rows keep their meta values but take the new
-  ``_hoodie_file_name``; updated rows get the new commit time and sequence number.
+  ``_hoodie_file_name``; updated rows get the new commit time and sequence number. A
+  metadata-only bootstrap skeleton is read stitched to its source file, so the new base file
+  is a regular one.
 
 Both write the marker first, then the data file under a name carrying the task's write token,
 and return one :class:`WriteStatus`. Tasks only ever create new files.

@@ -9,7 +9,7 @@ import pytest
 from hudi_sql.config import BootstrapMode, HudiConfigs
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.storage.fs import Storage
-from hudi_sql.write.bootstrap import partition_modes, source_partitions
+from hudi_sql.write.bootstrap import hive_style_partitioning, partition_modes, source_partitions
 
 SELECTORS = "org.apache.hudi.client.bootstrap.selector."
 PARTITIONS = ["dt=2024-01-01", "dt=2024-01-02", "dt=2024-02-01"]
@@ -70,3 +70,13 @@ def test_a_base_path_holding_other_files_is_refused_before_anything_is_read(tmp_
     with pytest.raises(HudiConfigError, match="holds files and no Hudi table"):
         run_bootstrap(None, request)  # type: ignore[arg-type]  # refused before Spark is needed
     assert (base / "notes.txt").read_text() == "mine"
+
+
+def test_hive_style_partitioning_is_recorded_when_skeletons_sit_in_field_value_folders() -> None:
+    assert hive_style_partitioning(["dt=2024-01-01", "dt=2024-01-02"], "dt", {}) is True
+    assert hive_style_partitioning(["y=2024/m=01"], "y,m", {}) is True
+    assert hive_style_partitioning(["2024-01-01"], "dt", {}) is False, "plain folders: keys compute them as they are"
+    assert hive_style_partitioning(["m=01/y=2024"], "y,m", {}) is False, "fields out of order"
+    assert hive_style_partitioning(["dt=2024-01-01"], "dt", {"hoodie.datasource.write.hive_style_partitioning":
+                                                              "false"}) is None, "the options' choice stands"
+    assert hive_style_partitioning([], "dt", {}) is None, "full-record only: the writer's default"
