@@ -251,7 +251,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
                              properties: dict[str, str], partitions: list[str], schema: StructType) -> int:
     """The skeletons and the bootstrap index of *partitions*, committed at ``00000000000001``;
     returns the files written. The driver lists the source files and commits; the skeletons are
-    written by Spark tasks, one per few source files."""
+    written by Spark tasks, one per source file up to the bootstrap parallelism option's number."""
     from dataclasses import replace
 
     from hudi_sql.commit.transaction import Transaction, write_scope
@@ -282,7 +282,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
             handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None)
             handle = replace(handle, spark_schema_json=_NO_DATA_COLUMNS)  # a skeleton has meta columns only
             frame = spark.createDataFrame([(spec_json(s),) for s in specs], "spec string")
-            frame = frame.repartition(max(1, min(len(specs), spark.sparkContext.defaultParallelism * 2)))
+            frame = frame.repartition(max(1, min(len(specs), client.configs.get(HudiBootstrapConfig.PARALLELISM))))
             stats = [to_write_stat(row.asDict())
                      for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
             write_bootstrap_index(meta.base_path, request.source_path, [

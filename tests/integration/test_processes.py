@@ -212,7 +212,9 @@ def _stream_driver(master: str, state: Path, *args: str) -> list[str]:
     return [sys.executable, str(DRIVERS / "stream_into.py"), master, str(state), *args]
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+# Merge-On-Read only (CI time): its kills leave log files as well as base files behind; a killed
+# Copy-On-Write commit is rolled back in test_writer_killed_mid_commit_previous_snapshot_visible_....
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ"])
 def test_stream_killed_mid_batch_twice_resumes_and_applies_every_batch_once(
         spark: Any, tmp_path: Path, table_type: str) -> None:
     from streaming_helpers import committed_batches, expected_rows, write_input_files, writes_in_flight

@@ -45,6 +45,6 @@ def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(tmp_path: Pa
     rows = takewhile(lambda line: line.startswith("| "), lines[lines.index(header) + 2:])
     cells = {row[0]: row[column] for row in ([c.strip() for c in line.strip("|").split("|")] for line in rows)}
     for ours in OURS:
-        mine, theirs = run["summary"][ours], run["summary"][APACHE_PEER_OF[ours]]
-        assert cells[ours] == f"{mine['median_upsert_s'] / theirs['median_upsert_s']:.2f}×", ours
+        mine, peer = run["summary"][ours], run["summary"][APACHE_PEER_OF[ours]]
+        assert cells[ours] == f"{mine['median_upsert_s'] / peer['median_upsert_s']:.2f}×", ours
     assert all(cells[system] == "–" for system in theirs)

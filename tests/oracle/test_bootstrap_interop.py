@@ -7,11 +7,12 @@ Spark), bootstrapped by both engines with ``CALL run_bootstrap``.
   hudi-sql's table alike. Rows are compared by a fingerprint each engine computes over the data
   columns (count and the sum of Spark's ``hash`` of each row, the same function in Spark 3.5 and
   4), so 200,000 rows need not cross the process boundary.
-* Metadata only (Apache Hudi's default selector), by both engines from a small source: each
+* Metadata only (Apache Hudi's default selector), by both engines from the same source: each
   engine reads both tables as the source (skeletons and source files stitched through the
   bootstrap index), the two lay out the same commit, skeletons and index files, and the engines
-  take turns upserting hudi-sql's table. The Rust reader does not stitch bootstrapped tables (its
-  data columns come back null), so it checks only the skeletons' record keys.
+  take turns upserting hudi-sql's table, then hudi-sql deletes from it. The Rust reader does not
+  stitch bootstrapped tables (its data columns come back null), so it checks only the skeletons'
+  record keys.
 """
 
 from __future__ import annotations
@@ -128,13 +129,12 @@ METADATA_ONLY = "org.apache.hudi.client.bootstrap.selector.MetadataOnlyBootstrap
 
 
 @pytest.fixture(scope="module")
-def metadata_only(spark: Any, oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    """(the source, Apache Hudi's metadata-only bootstrap of it, ours); 2,000 rows: stitching
-    needs no more."""
+def metadata_only(spark: Any, oracle: Oracle, source: Path,
+                  tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(the source, Apache Hudi's metadata-only bootstrap of it, ours)."""
     import hudi_sql
 
     root = tmp_path_factory.mktemp("bootstrap_metadata_only")
-    source = _write_source(spark, root / "small_source", 2000)
     theirs, mine = root / "apache", root / "ours"
     oracle.sql(_call("boot_meta_apache", source, theirs, selector=METADATA_ONLY))
     hudi_sql.connect(spark).sql(_call("boot_meta_ours", source, mine, selector=METADATA_ONLY))
@@ -155,7 +155,7 @@ def test_each_engine_reads_both_metadata_only_bootstraps_as_the_source(
         assert [tuple(r) for r in meta_columns] == [("7", "00000000000001")]
     # The Rust reader does not stitch (data columns come back null) but reads our skeletons' keys.
     keys = rust_table(str(tables[1])).column("_hoodie_record_key").to_pylist()
-    assert sorted(keys) == sorted(str(i) for i in range(2000))
+    assert sorted(keys) == sorted(str(i) for i in range(ROWS))
 
 
 def test_both_metadata_only_bootstraps_lay_out_the_same_files(metadata_only: tuple[Path, Path, Path]) -> None:
@@ -172,7 +172,7 @@ def test_both_metadata_only_bootstraps_lay_out_the_same_files(metadata_only: tup
         "one skeleton per source file, in the source's folders"
 
 
-def test_the_engines_take_turns_upserting_our_metadata_only_bootstrap(
+def test_the_engines_take_turns_upserting_and_deleting_in_our_metadata_only_bootstrap(
         spark: Any, oracle: Oracle, metadata_only: tuple[Path, Path, Path]) -> None:
     import hudi_sql
 
@@ -188,7 +188,14 @@ def test_the_engines_take_turns_upserting_our_metadata_only_bootstrap(
     exec(snippet, {"spark": spark, "path": str(mine), "turn": 2, "columns": DATA})  # noqa: S102 - then hudi-sql
     mine_now, theirs_now = _read(spark, mine), _theirs(oracle, mine)
     assert mine_now == theirs_now, "both engines read the table both wrote alike"
-    assert mine_now[0] == 2000, "every update landed on its key: no duplicates beside the skeletons"
+    assert mine_now[0] == ROWS, "every update landed on its key: no duplicates beside the skeletons"
     names = {r[0]: r[1] for r in hudi_sql.read(spark, str(mine)).where("id % 100 IN (1, 2)")
              .groupBy("name").count().collect()}
-    assert names == {"turn-1": 20, "turn-2": 20}
+    assert names == {"turn-1": ROWS // 100, "turn-2": ROWS // 100}
+
+    doomed = hudi_sql.read(spark, str(mine)).where("id % 100 = 3").select(*DATA)
+    hudi_sql.write(doomed, str(mine), {"hoodie.table.name": "boot_meta_ours", "hoodie.datasource.write.operation":
+                                       "delete", "hoodie.datasource.write.recordkey.field": "id",
+                                       "hoodie.datasource.write.partitionpath.field": "dt"})
+    after_delete = _theirs(oracle, mine)
+    assert after_delete == _read(spark, mine) and after_delete[0] == ROWS - ROWS // 100, "deletes, read alike"

@@ -1,7 +1,8 @@
 """hudi-sql reads the tables Apache Hudi writes (its SQL and its DataFrame writer, metadata table on).
 
 After every write Apache Hudi makes, our snapshot (and, on Merge-On-Read, read-optimized)
-read of the table must equal Apache Hudi's own read of it.
+read of the table must equal Apache Hudi's own read of it, and the file listing we read from its
+metadata table (``files`` partition) must name exactly the data files in storage.
 """
 
 from __future__ import annotations
@@ -29,6 +30,33 @@ SQL_STEPS = [
 ]
 
 
+def _listing_failures(path: Path, what: str) -> list[str]:
+    """The metadata table's listing against storage: every partition, every base and log file
+    by name, base files by size too (a log file's size there is what its writers appended)."""
+    from hudi_sql.table.metadata_files import read_metadata_files
+
+    listing = read_metadata_files(str(path))
+    if listing is None:
+        return [f"{what}: no metadata table listing"]
+    on_disk: dict[str, dict[str, int]] = {}
+    for file in path.rglob("*"):
+        relative = file.relative_to(path)
+        if file.is_file() and relative.parts[0] != ".hoodie" and (
+                file.suffix == ".parquet" or ".log." in file.name) and not file.name.endswith(".crc"):
+            partition = "" if relative.parent == Path(".") else relative.parent.as_posix()
+            on_disk.setdefault(partition, {})[file.name] = file.stat().st_size
+    failures = []
+    if listing.partitions != sorted(on_disk):
+        failures.append(f"{what}: partitions {listing.partitions} in the metadata table, {sorted(on_disk)} in storage")
+    for partition, files in on_disk.items():
+        listed = listing.files(partition)
+        if sorted(listed) != sorted(files):
+            failures.append(f"{what}: '{partition}' lists {sorted(listed)}, storage holds {sorted(files)}")
+        elif any(listed[n] != size for n, size in files.items() if n.endswith(".parquet")):
+            failures.append(f"{what}: '{partition}' base file sizes differ: {listed} / {files}")
+    return failures
+
+
 def _compare(spark: Any, oracle: Oracle, path: Path, what: str, mor: bool) -> list[str]:
     reads = [("snapshot", {})] + ([("read_optimized", RO)] if mor else [])
     theirs = oracle.run([{"read": {"path": str(path), "options": o}} for _, o in reads])
@@ -39,7 +67,7 @@ def _compare(spark: Any, oracle: Oracle, path: Path, what: str, mor: bool) -> li
             assert_same_rows(mine, their_rows, what=f"{what}/{read}")
         except AssertionError as exc:
             failures.append(str(exc))
-    return failures
+    return failures + _listing_failures(path, what)
 
 
 @pytest.mark.parametrize(("table_type", "partitioned"), [("cow", True), ("mor", False)],
