@@ -6,7 +6,8 @@ returns :class:`~hudi_sql.write.handles.WriteStatus` rows.
 
 from __future__ import annotations
 
-__all__ = ["WRITE_STATUS_DDL", "bucket_writer", "write_bucket_task", "write_partition_task", "write_status_arrow_schema"]
+__all__ = ["WRITE_STATUS_DDL", "bucket_writer", "statuses_to_arrow", "task_identity", "write_bucket_task",
+           "write_partition_task", "write_status_arrow_schema"]
 
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -49,7 +50,8 @@ def write_status_arrow_schema() -> pa.Schema:
     return pa.schema([pa.field(name, type_) for name, type_ in _STATUS_TYPES.items()])
 
 
-def _task_identity() -> TaskIdentity:
+def task_identity() -> TaskIdentity:
+    """The running Spark task's partition, stage and attempt: its files' write token."""
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
@@ -75,7 +77,7 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     """Write one bucket (all its records arrive in one group) and report the file written."""
     bucket = plan.bucket(int(records.column(BUCKET_COLUMN)[0].as_py()))
     records = complete_auto_keys(records, plan.handle_options.instant_time)  # tables without a record key
-    task = _task_identity()
+    task = task_identity()
     target = _target_schema(plan)
     options = plan.handle_options
     natural_deletes = plan.operation in ("DELETE", "DELETE_PREPPED")

@@ -108,9 +108,9 @@ def skeleton_writer(options: HandleOptions) -> Callable[[Iterator[pa.RecordBatch
     skeleton per row, one write status out per skeleton."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hudi_sql.spark.tasks import _task_identity, statuses_to_arrow
+        from hudi_sql.spark.tasks import statuses_to_arrow, task_identity
 
-        task = _task_identity()
+        task = task_identity()
         for batch in batches:
             statuses = []
             for text in pc.cast(batch.column(0), pa.string()).to_pylist():
