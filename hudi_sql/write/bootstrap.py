@@ -26,14 +26,14 @@ created is removed (a table that existed before is refused unless ``bootstrap_ov
 from __future__ import annotations
 
 __all__ = ["BootstrapRequest", "BootstrapResult", "hive_style_partitioning", "partition_modes", "run_bootstrap",
-           "source_partitions"]
+           "source_files", "source_partitions"]
 
 import logging
 import os
 import re
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,7 @@ from hudi_sql.config import (
     TableType,
 )
 from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECTOR, REGEX_SELECTOR
+from hudi_sql.config.registry import parse_list
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.storage.fs import Storage
@@ -89,23 +90,30 @@ class BootstrapResult:
     files_written: int
 
 
-def source_partitions(storage: Storage, source_path: str) -> list[str]:
-    """The source's partitions: folders (relative to it) that hold data files; ``""`` for the
-    source folder itself. Hidden and ``_``-prefixed entries (``_SUCCESS``, ``.crc``) are not data."""
+def source_files(storage: Storage, source_path: str) -> dict[str, list[str]]:
+    """The source's partitions, folders (relative to it, ``""`` for the source folder itself)
+    that hold data files, each with its data files (absolute paths), from one walk of the
+    source. Hidden and ``_``-prefixed entries (``_SUCCESS``, ``.crc``) are not data."""
     root = source_path.rstrip("/")
     if not storage.exists(root):
         raise HudiConfigError(f"The bootstrap source '{source_path}' does not exist.",
                               help="bootstrap_path names the existing Parquet table's folder")
-    found = []
+    found: dict[str, list[str]] = {}
     for current, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        if any(f.endswith(".parquet") and not f.startswith((".", "_")) for f in files):
+        data = sorted(f for f in files if f.endswith(".parquet") and not f.startswith((".", "_")))
+        if data:
             rel = os.path.relpath(current, root)
-            found.append("" if rel == "." else rel.replace(os.sep, "/"))
+            found["" if rel == "." else rel.replace(os.sep, "/")] = [os.path.join(current, f) for f in data]
     if not found:
         raise HudiConfigError(f"The bootstrap source '{source_path}' holds no Parquet files.",
                               help="bootstrap_path names the existing Parquet table's folder")
-    return sorted(found)
+    return dict(sorted(found.items()))
+
+
+def source_partitions(storage: Storage, source_path: str) -> list[str]:
+    """The source's partitions (:func:`source_files`), sorted."""
+    return list(source_files(storage, source_path))
 
 
 def partition_modes(partitions: list[str], selector_class: str, configs: HudiConfigs) -> dict[str, BootstrapMode]:
@@ -163,7 +171,8 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
                               help="base_path and bootstrap_path must differ")
     configs = HudiConfigs.of(dict(request.options), validate=False)
-    partitions = source_partitions(storage, request.source_path)
+    files_by_partition = source_files(storage, request.source_path)
+    partitions = list(files_by_partition)
     modes = partition_modes(partitions, request.selector_class, configs)
     existed = TableMetaClient.exists(request.base_path, storage=storage)
     if existed and not request.overwrite:
@@ -185,9 +194,10 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     try:
         if metadata_only:
             instant = METADATA_BOOTSTRAP_INSTANT
-            schema = _source_schema(spark, _source_files(request.source_path, metadata_only[0]),
-                                    _fields(request.partition_path_field))
-            files += _bootstrap_metadata_only(spark, request, options, properties, metadata_only, schema)
+            schema = _source_schema(spark, files_by_partition[metadata_only[0]],
+                                    parse_list(request.partition_path_field))
+            files += _bootstrap_metadata_only(spark, request, options, properties,
+                                              {p: files_by_partition[p] for p in metadata_only}, schema)
         if full_record:
             files += _bootstrap_full_record(spark, request, options, properties, full_record, schema)
     except BaseException:
@@ -204,15 +214,11 @@ def hive_style_partitioning(metadata_only: list[str], partition_path_field: str,
     """Hive-style partitioning for the new table, or ``None`` to leave the writer's default: the
     options' choice when they make one, else on when the metadata-only partitions are all
     ``field=value`` folders of exactly the partition fields (see the module notes)."""
-    fields = _fields(partition_path_field)
+    fields = list(parse_list(partition_path_field))
     if HudiWriteConfig.HIVE_STYLE_PARTITIONING.key in options or not metadata_only or not fields:
         return None
     return all([segment.partition("=")[0] for segment in p.split("/")] == fields
                and all("=" in segment for segment in p.split("/")) for p in metadata_only)
-
-
-def _fields(partition_path_field: str) -> list[str]:
-    return [f.strip() for f in partition_path_field.split(",") if f.strip()]
 
 
 def _bootstrap_full_record(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
@@ -229,13 +235,7 @@ def _bootstrap_full_record(spark: SparkSession, request: BootstrapRequest, optio
     return len(client.write(source).write_stats)
 
 
-def _source_files(source_path: str, partition: str) -> list[str]:
-    folder = os.path.join(source_path, partition) if partition else source_path
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.endswith(".parquet") and not f.startswith((".", "_")) and os.path.isfile(os.path.join(folder, f)))
-
-
-def _source_schema(spark: SparkSession, files: list[str], partition_fields: list[str]) -> StructType:
+def _source_schema(spark: SparkSession, files: list[str], partition_fields: Sequence[str]) -> StructType:
     """The table's data columns: the source files' columns, then partition fields the files do not
     hold (a Hive-style source keeps them in its folder names) as strings, as Apache Hudi takes them."""
     from pyspark.sql.types import StringType, StructField
@@ -248,8 +248,8 @@ def _source_schema(spark: SparkSession, files: list[str], partition_fields: list
 
 
 def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
-                             properties: dict[str, str], partitions: list[str], schema: StructType) -> int:
-    """The skeletons and the bootstrap index of *partitions*, committed at ``00000000000001``;
+                             properties: dict[str, str], partitions: dict[str, list[str]], schema: StructType) -> int:
+    """The skeletons and the bootstrap index of *partitions* (each with its source files), committed at ``00000000000001``;
     returns the files written. The driver lists the source files and commits; the skeletons are
     written by Spark tasks, one per source file up to the bootstrap parallelism option's number."""
     from dataclasses import replace
@@ -268,9 +268,9 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
     from hudi_sql.write.result import group_stats, to_write_stat
     from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
 
-    fields = _fields(request.partition_path_field)
+    fields = parse_list(request.partition_path_field)
     specs = [SkeletonSpec(path, partition, str(uuid.uuid4()), source_partition_values(partition, fields))
-             for partition in partitions for path in _source_files(request.source_path, partition)]
+             for partition, paths in partitions.items() for path in paths]
     client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
                          table_properties=properties)
     with write_scope(ConcurrencyConfig.of(client.configs)), translated_task_errors():

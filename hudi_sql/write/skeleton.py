@@ -65,8 +65,9 @@ def _key_columns(spec: SkeletonSpec, fields: Sequence[str]) -> pa.Table:
     """The source file's columns the record key needs (a Hive-style source keeps its partition
     columns only in the folder names, so those come from *spec*'s values)."""
     top = {f.split(".", 1)[0] for f in fields}
-    present = set(pq.read_schema(spec.source_file).names)
-    table = pq.read_table(spec.source_file, columns=sorted(top & present))
+    source = pq.ParquetFile(spec.source_file)  # one open: the footer's schema, then the key columns
+    present = set(source.schema_arrow.names)
+    table = source.read(columns=sorted(top & present))
     for name, value in spec.partition_values:
         if name in top and name not in present:
             table = table.append_column(name, pa.array([value] * table.num_rows, pa.string()))

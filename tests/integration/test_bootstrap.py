@@ -8,13 +8,12 @@ both kinds, and its own bootstraps, in ``tests/oracle/test_bootstrap_interop.py`
 from __future__ import annotations
 
 import datetime
-import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bootstrap_sources import Bootstrapped, digest, write_source
 from sql_session import fresh_database
 
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError
@@ -27,30 +26,6 @@ FULL_RECORD = "org.apache.hudi.client.bootstrap.selector.FullRecordBootstrapMode
 ROWS = 3000
 
 
-@dataclass
-class Bootstrapped:
-    db: Any
-    source: Path
-    base: Path
-    source_digest: dict[str, str]
-
-
-def _digest(folder: Path) -> dict[str, str]:
-    """Every file under *folder* and its content hash: what 'never touched' means."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def _write_source(spark: Any, path: Path) -> None:
-    from pyspark.sql import functions as F
-
-    (spark.range(ROWS).select(
-        F.col("id").cast("int").alias("id"), F.concat(F.lit("name-"), F.col("id")).alias("name"),
-        (F.col("id") * 1.5).alias("price"), F.lit(1000).cast("long").alias("ts"),
-        F.concat(F.lit("2024-01-0"), (F.col("id") % 3 + 1).cast("string")).alias("dt"))
-     .write.partitionBy("dt").parquet(str(path)))
-
-
 def _call(source: Path, base: Path, **extra: str) -> str:
     args = {"table": "boot", "table_type": "COPY_ON_WRITE", "bootstrap_path": str(source), "base_path": str(base),
             "rowKey_field": "id", "partition_path_field": "dt", "selector_class": FULL_RECORD, **extra}
@@ -61,12 +36,12 @@ def _call(source: Path, base: Path, **extra: str) -> str:
 def bootstrapped(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bootstrapped]:
     root = tmp_path_factory.mktemp("bootstrap")
     source, base = root / "source", root / "boot"
-    _write_source(spark, source)
-    digest = _digest(source)
+    write_source(spark, source, ROWS)
+    before = digest(source)
     with fresh_database(spark, "bootstrap_db") as db:
         assert [tuple(r) for r in db.sql(_call(source, base)).collect()] == [(0,)]
         db.sql(f"CREATE TABLE boot USING hudi LOCATION '{base}'")
-        yield Bootstrapped(db, source, base, digest)
+        yield Bootstrapped(db, source, base, before)
 
 
 def _source_rows(spark: Any, source: Path) -> list[tuple[Any, ...]]:
@@ -102,7 +77,7 @@ def test_upserts_and_deletes_after_the_bootstrap_and_the_source_untouched(
     expected[100000] = (100000, "new", 1.0, 3000, datetime.date(2024, 1, 9))  # Spark inferred dt a date
     rows = sorted(tuple(r) for r in db.sql("SELECT id, name, price, ts, dt FROM boot").collect())
     assert rows == sorted(expected.values())
-    assert _digest(bootstrapped.source) == bootstrapped.source_digest, "the source table is never modified"
+    assert digest(bootstrapped.source) == bootstrapped.source_digest, "the source table is never modified"
 
 
 def test_a_second_bootstrap_to_the_same_path_is_refused_unless_it_overwrites(bootstrapped: Bootstrapped) -> None:

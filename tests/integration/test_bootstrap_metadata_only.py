@@ -9,14 +9,13 @@ Apache Hudi's reading of these tables, and its own metadata-only bootstraps, are
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from bootstrap_sources import Bootstrapped, digest, write_source
 from sql_session import fresh_database
 
 from hudi_sql.errors import HudiKeyError
@@ -32,30 +31,6 @@ METADATA_ONLY = "org.apache.hudi.client.bootstrap.selector.MetadataOnlyBootstrap
 REGEX = "org.apache.hudi.client.bootstrap.selector.BootstrapRegexModeSelector"
 ROWS = 3000
 COLUMNS = ["id", "name", "price", "ts", "dt"]
-
-
-@dataclass
-class Bootstrapped:
-    db: Any
-    source: Path
-    base: Path
-    source_digest: dict[str, str]
-
-
-def _digest(folder: Path) -> dict[str, str]:
-    """Every file under *folder* and its content hash: what 'never modified' means."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def _write_source(spark: Any, path: Path) -> None:
-    from pyspark.sql import functions as F
-
-    (spark.range(ROWS).select(
-        F.col("id").cast("int").alias("id"), F.concat(F.lit("name-"), F.col("id")).alias("name"),
-        (F.col("id") * 1.5).alias("price"), F.lit(1000).cast("long").alias("ts"),
-        F.concat(F.lit("2024-01-0"), (F.col("id") % 3 + 1).cast("string")).alias("dt"))
-     .repartition(2).write.partitionBy("dt").parquet(str(path)))
 
 
 def _call(source: Path, base: Path, **extra: str) -> str:
@@ -82,18 +57,18 @@ def _source_files(source: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def source(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("bootstrap_mo") / "orders"
-    _write_source(spark, path)
+    write_source(spark, path, ROWS)
     return path
 
 
 @pytest.fixture(scope="module")
 def bootstrapped(spark: Any, source: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bootstrapped]:
     base = tmp_path_factory.mktemp("bootstrap_mo_table") / "boot_mo"
-    digest = _digest(source)
+    before = digest(source)
     with fresh_database(spark, "bootstrap_mo_db") as db:
         assert [tuple(r) for r in db.sql(_call(source, base)).collect()] == [(0,)]
         db.sql(f"CREATE TABLE boot_mo USING hudi LOCATION '{base}'")
-        yield Bootstrapped(db, source, base, digest)
+        yield Bootstrapped(db, source, base, before)
 
 
 def test_a_metadata_only_bootstrap_reads_as_the_source(spark: Any, bootstrapped: Bootstrapped) -> None:
@@ -162,7 +137,7 @@ def test_writes_rewrite_the_skeleton_groups_they_touch_and_leave_the_source(
     assert {after[f].partition_path for f in rewritten} == {"dt=2024-01-01"}
     assert all(s.base_instant_time == METADATA_BOOTSTRAP_INSTANT for s in after.values()
                if s.partition_path != "dt=2024-01-01"), "groups no write touched stay skeletons"
-    assert _digest(bootstrapped.source) == bootstrapped.source_digest, "the source table is never modified"
+    assert digest(bootstrapped.source) == bootstrapped.source_digest, "the source table is never modified"
 
 
 def test_a_merge_on_read_bootstrap_takes_updates_into_rewritten_base_files(
