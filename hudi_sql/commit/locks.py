@@ -58,6 +58,7 @@ from hudi_sql.config.concurrency import (
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
+from hudi_sql.config.metadata import MetadataConfig, metadata_scope
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.errors import HudiConfigError, LockTimeoutError
 from hudi_sql.storage.fs import Storage, to_local_path
@@ -82,7 +83,7 @@ def concurrency_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
 
 @contextmanager
 def service_scope(configs: HudiConfigs) -> Iterator[ConcurrencyConfig]:
-    """Run a table service with the lock provider and heartbeats its options name.
+    """Run a table service with the lock provider, heartbeats and metadata table options its options name.
 
     Inside a write's scope (inline services after a commit) the write's options hold. Called on
     its own (``hudi_sql.compact``, ``CALL run_compaction``, the CLI) a service resolves its own
@@ -92,7 +93,7 @@ def service_scope(configs: HudiConfigs) -> Iterator[ConcurrencyConfig]:
     if current is not None:
         yield current
         return
-    with concurrency_scope(ConcurrencyConfig.of(configs)) as config:
+    with concurrency_scope(ConcurrencyConfig.of(configs)) as config, metadata_scope(MetadataConfig.of(configs)):
         yield config
 
 

@@ -41,6 +41,7 @@ from hudi_sql.commit.locks import concurrency_scope, current_concurrency
 from hudi_sql.commit.markers import IOType, Marker, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
+from hudi_sql.config.metadata import MetadataConfig, metadata_scope
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
@@ -54,8 +55,9 @@ _OPEN: ContextVar[list[Transaction] | None] = ContextVar("hudi_open_transactions
 
 
 @contextmanager
-def write_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
-    """One write and its table services under *config*; instants it leaves open are given up.
+def write_scope(config: ConcurrencyConfig, metadata: MetadataConfig | None = None) -> Iterator[ConcurrencyConfig]:
+    """One write and its table services under *config* (and *metadata*'s metadata table options);
+    instants it leaves open are given up.
 
     A write that fails after :meth:`Transaction.begin` must not leave its heartbeat beating
     (a live heartbeat keeps its instant from ever being rolled back): on the way out every
@@ -64,7 +66,7 @@ def write_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
     opened: list[Transaction] = []
     token = _OPEN.set(opened)
     try:
-        with concurrency_scope(config):
+        with concurrency_scope(config), metadata_scope(metadata or MetadataConfig()):
             try:
                 yield config
             except BaseException as exc:

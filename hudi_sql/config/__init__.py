@@ -3,6 +3,7 @@
 from hudi_sql.config.bootstrap import BootstrapMode, HudiBootstrapConfig
 from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.config.concurrency import HudiConcurrencyConfig as HudiConcurrencyConfig
+from hudi_sql.config.metadata import HudiMetadataConfig, MetadataConfig
 from hudi_sql.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_sql.config.registry import ConfigEnum, ConfigKey, HudiConfigs, all_config_enums, describe
 from hudi_sql.config.services import CleanerPolicy as CleanerPolicy
@@ -19,12 +20,14 @@ __all__ = [
     "HudiBootstrapConfig",
     "HudiCompactionConfig",
     "HudiConfigs",
+    "HudiMetadataConfig",
     "HudiReadConfig",
     "HudiStreamingConfig",
     "HudiTableConfig",
     "HudiWriteConfig",
     "IncrementalFormat",
     "IndexType",
+    "MetadataConfig",
     "QueryType",
     "TableType",
     "all_config_enums",

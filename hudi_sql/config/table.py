@@ -139,12 +139,12 @@ class HudiTableConfig(ConfigScope):
     )
     METADATA_PARTITIONS = ConfigOption(
         "hoodie.table.metadata.partitions", parse_str, "",
-        "Metadata table partitions that are complete. hudi-sql does not maintain a metadata table: its "
-        "first write to a table that has one removes it, as Apache Hudi does with hoodie.metadata.enable=false.",
+        "Metadata table partitions that are complete (sorted, comma-separated): files, and column_stats "
+        "and bloom_filters when those indexes are on. Readers use the metadata table only when files is listed.",
     )
     METADATA_PARTITIONS_INFLIGHT = ConfigOption(
         "hoodie.table.metadata.partitions.inflight", parse_str, "",
-        "Metadata table partitions being built (cleared with the metadata table).",
+        "Metadata table partitions being built (none: hudi-sql builds a partition within one write).",
     )
     CDC_ENABLED = ConfigOption(
         "hoodie.table.cdc.enabled", parse_bool, False,

@@ -170,8 +170,6 @@ class HudiWriteConfig(ConfigScope):
     LOGFILE_DATA_BLOCK_MAX_SIZE = ConfigOption("hoodie.logfile.data.block.max.size", parse_int, 256 * _MB,
                                    "Largest log data block.")
     # Accepted so that Apache Hudi jobs carry over; they change nothing here.
-    METADATA_ENABLE = ConfigOption("hoodie.metadata.enable", parse_bool, False,
-                       "Metadata table; hudi-sql lists the file system and writes none.", (), (), False)
     RECORD_MERGER_IMPLS = ConfigOption("hoodie.datasource.write.record.merger.impls", parse_str, None,
                            "JVM record merger classes.", (), (), False)
     SCHEMA_ON_READ = ConfigOption("hoodie.schema.on.read.enable", parse_bool, False, "Schema-on-read evolution.", (), (), False)

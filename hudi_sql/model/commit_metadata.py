@@ -100,6 +100,10 @@ class WriteStat:
     log_files: tuple[str, ...] | None = None
     #: CDC log files written beside the file (path relative to the base path, size): ``cdcStats``
     cdc_stats: tuple[tuple[str, int], ...] | None = None
+    #: A log file's column statistics as its append task computed them, for the metadata table's
+    #: ``column_stats`` partition (:class:`hudi_sql.metadata.records.ColumnStats` values); held in
+    #: memory between the tasks and the commit, never written to the commit metadata.
+    column_stats: tuple[Any, ...] | None = field(default=None, compare=False)
 
     @property
     def is_delta(self) -> bool:

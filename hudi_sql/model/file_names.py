@@ -1,7 +1,8 @@
 """The file-name grammar of data files (table version 6).
 
 Base file: ``<fileId>_<writeToken>_<instantTime>.parquet``, e.g.
-``a079bdb3-731c-4894-b855-abfcd6921007-0_0-182-253_20240418173550988.parquet``.
+``a079bdb3-731c-4894-b855-abfcd6921007-0_0-182-253_20240418173550988.parquet``; the metadata
+table's base files are HFiles, ``files-0000-0_0-5-4_00000000000000010.hfile``.
 
 Log file: ``.<fileId>_<baseInstantTime>.log.<version>_<writeToken>``; in v6 the instant is the
 base instant of the file slice the log belongs to, not the deltacommit that wrote it.
@@ -37,8 +38,10 @@ from hudi_sql.errors import HudiFileFormatError
 PARTITION_METADATA_FILE = ".hoodie_partition_metadata"
 CDC_LOG_SUFFIX = ".cdc"
 
-_BASE = re.compile(r"^([A-Za-z0-9-]+)_(\d+-\d+-\d+)_(\d{14}|\d{17})\.(parquet)$")
-_LOG = re.compile(r"^\.([A-Za-z0-9-]+)_(\d{14}|\d{17})\.log\.(\d+)_(\d+-\d+-\d+)$")
+#: 14 or 17 digits; 20 in the metadata table, whose own operations suffix a data instant.
+_TIME = r"(\d{14}|\d{17}|\d{20})"
+_BASE = re.compile(rf"^([A-Za-z0-9-]+)_(\d+-\d+-\d+)_{_TIME}\.(parquet|hfile)$")
+_LOG = re.compile(rf"^\.([A-Za-z0-9-]+)_{_TIME}\.log\.(\d+)_(\d+-\d+-\d+)$")
 
 
 def new_file_id(counter: int = 0) -> str:

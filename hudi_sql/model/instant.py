@@ -16,9 +16,13 @@ inflight as ``clustering`` and completes as a ``replacecommit``, as a compaction
 ``commit``.
 
 Instant times are 17 digits, ``yyyyMMddHHmmssSSS`` (UTC here; the table records
-``hoodie.table.timeline.timezone=UTC``). The legacy 14-digit form parses too. Times compare as
-strings, which is chronological because the width is fixed; for one time, requested <
-inflight < completed.
+``hoodie.table.timeline.timezone=UTC``). The legacy 14-digit form parses too, and so do the
+20-digit times of Apache Hudi's metadata table: a data instant followed by a three-digit
+suffix naming the metadata table's own operation (``<t>001`` its compaction, ``<t>002`` its
+clean, ``00000000000000010`` the initialisation of a partition; :mod:`hudi_sql.metadata.layout`).
+Times compare as strings, which is chronological because the width is fixed (a suffixed time
+sorts after its data instant and before the next one); for one time, requested < inflight <
+completed.
 """
 
 from __future__ import annotations
@@ -80,8 +84,9 @@ class State(str, Enum):
 
 
 _ACTIONS = {a.value: a for a in Action}
-_NAME = re.compile(r"^(\d{14}|\d{17})\.([a-z]+)(?:\.(requested|inflight))?$")
-_COMPLETED_V2 = re.compile(r"^(\d{14}|\d{17})_(\d{14}|\d{17})\.([a-z]+)$")
+_TIME = r"(\d{14}|\d{17}|\d{20})"
+_NAME = re.compile(rf"^{_TIME}\.([a-z]+)(?:\.(requested|inflight))?$")
+_COMPLETED_V2 = re.compile(rf"^{_TIME}_{_TIME}\.([a-z]+)$")
 
 #: Pending actions that complete as another action (their completed file carries that one).
 COMPLETES_AS = {"compaction": "commit", "logcompaction": "deltacommit", "clustering": "replacecommit"}
@@ -166,16 +171,17 @@ def format_instant_time(moment: datetime) -> str:
 
 
 def parse_instant_time(instant_time: str) -> datetime:
-    """The UTC moment of a 14- or 17-digit instant time; Apache Hudi's fixed instants of year
-    0000 (the bootstrap's ``00000000000001`` and ``00000000000002``) are the epoch, as there."""
-    if not re.fullmatch(r"\d{14}|\d{17}", instant_time):
+    """The UTC moment of a 14- or 17-digit instant time (a metadata table's 20-digit time is its
+    data instant's moment); Apache Hudi's fixed instants of year 0000 (the bootstrap's
+    ``00000000000001`` and ``00000000000002``) are the epoch, as there."""
+    if not re.fullmatch(r"\d{14}|\d{17}|\d{20}", instant_time):
         raise HudiTimelineError(
             f"'{instant_time}' is not an instant time.", help="use yyyyMMddHHmmssSSS (17 digits) or yyyyMMddHHmmss"
         )
     if instant_time.startswith("0000"):
         return datetime(1970, 1, 1, tzinfo=timezone.utc)
     base = datetime.strptime(instant_time[:14], _FORMAT).replace(tzinfo=timezone.utc)
-    millis = int(instant_time[14:] or 0)
+    millis = int(instant_time[14:17] or 0)
     return base.replace(microsecond=millis * 1000)
 
 

@@ -15,6 +15,13 @@ Rules (Java's ``HoodieFileGroup`` and hudi-rs agree on them for v6):
 * file groups replaced by a completed replacecommit <= T are left out.
 
 Files of failed or pending writes are thus invisible, whatever their instant.
+
+**Listings.** A table whose metadata table declares its ``files`` partition is listed from there
+(:class:`~hudi_sql.metadata.reader.MetadataTableReader`), as Apache Hudi's readers and writers
+do with ``hoodie.metadata.enable`` on: one read of a few HFiles instead of a listing per
+partition. Storage is listed instead when the option is off, when the table has no usable
+metadata table, and for views that must see uncommitted files (rollback and clean planning),
+which the metadata table never records.
 """
 
 from __future__ import annotations
@@ -28,8 +35,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from hudi_sql.config.metadata import current_metadata_config
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import UnsupportedFeatureError
+from hudi_sql.metadata.reader import MetadataFileListing, MetadataTableReader
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, LogFileName, parse_cdc_log_name
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action
@@ -189,8 +198,14 @@ class FileSystemView:
     """File groups of a table as of one instant; partitions listed lazily and cached."""
 
     def __init__(self, meta_client: TableMetaClient, *, as_of: str | None = None,
-                 include_uncommitted: bool = False) -> None:
+                 include_uncommitted: bool = False, use_metadata: bool | None = None) -> None:
+        """*use_metadata*: list through the metadata table when it can (default: the enclosing
+        operation's ``hoodie.metadata.enable``)."""
         self.meta_client = meta_client
+        enabled = current_metadata_config().enable if use_metadata is None else use_metadata
+        self._use_metadata = enabled and not include_uncommitted
+        self._metadata: MetadataFileListing | None = None
+        self._metadata_loaded = False
         self.timeline = meta_client.timeline
         completed_writes = self.timeline.completed_writes()
         self.as_of = as_of if as_of is not None else (completed_writes.last.instant_time
@@ -212,7 +227,31 @@ class FileSystemView:
             replaced |= self.meta_client.commit_metadata(instant).replaced_file_ids()
         return replaced
 
+    def metadata_listing(self) -> MetadataFileListing | None:
+        """The ``files`` partition of the table's metadata table, when this view lists through it."""
+        if not self._metadata_loaded:
+            self._metadata_loaded = True
+            if self._use_metadata:
+                try:
+                    reader = MetadataTableReader.open(self.meta_client)
+                except UnsupportedFeatureError:
+                    reader = None  # a metadata table of a version we do not read: list storage
+                self._metadata = reader.file_listing() if reader is not None else None
+        return self._metadata
+
+    def _listed(self, partition_path: str) -> list[FileStatus]:
+        listing = self.metadata_listing()
+        folder = self.meta_client.layout.partition_dir(partition_path)
+        if listing is None:
+            return self.meta_client.storage.list(folder)
+        return [FileStatus(self.meta_client.storage.join(folder, name), name, size, False, 0.0)
+                for name, size in sorted(listing.files(partition_path).items())]
+
     def partition_paths(self) -> list[str]:
+        if self._partitions is None and self.metadata_listing() is not None:
+            listing = self.metadata_listing()
+            assert listing is not None
+            self._partitions = listing.partitions
         if self._partitions is None:
             partitioned = bool(self.meta_client.partition_fields) and not str(
                 self.meta_client.properties.get(HudiTableConfig.KEY_GENERATOR_CLASS.key, "")
@@ -226,7 +265,7 @@ class FileSystemView:
             if self.as_of is None and not self.include_uncommitted:
                 self._groups[partition_path] = []
             else:
-                files = self.meta_client.storage.list(self.meta_client.layout.partition_dir(partition_path))
+                files = self._listed(partition_path)
                 self._groups[partition_path] = build_file_groups(
                     partition_path, files, self.timeline, as_of=self.as_of,
                     replaced=self._replaced(), include_uncommitted=self.include_uncommitted,

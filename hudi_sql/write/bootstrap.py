@@ -256,6 +256,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
 
     from hudi_sql.commit.transaction import Transaction, write_scope
     from hudi_sql.config.concurrency import ConcurrencyConfig
+    from hudi_sql.config.metadata import MetadataConfig
     from hudi_sql.keygen import key_generator_for
     from hudi_sql.model.commit_metadata import CommitMetadata
     from hudi_sql.model.instant import Action
@@ -273,7 +274,8 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
              for partition, paths in partitions.items() for path in paths]
     client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
                          table_properties=properties)
-    with write_scope(ConcurrencyConfig.of(client.configs)), translated_task_errors():
+    with write_scope(ConcurrencyConfig.of(client.configs), MetadataConfig.of(client.configs)), \
+            translated_task_errors():
         meta = client.create_table(key_generator_for(client.configs, schema=schema), schema)
         txn = Transaction.begin(meta, Action.COMMIT, instant_time=METADATA_BOOTSTRAP_INSTANT)
         try:

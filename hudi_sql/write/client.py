@@ -33,6 +33,7 @@ from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
 from hudi_sql.config import HudiConfigs, HudiTableConfig, HudiWriteConfig, IndexType, TableType
 from hudi_sql.config.concurrency import ConcurrencyConfig
+from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.resolve import (
     ArchiveConfig,
     CleanConfig,
@@ -104,7 +105,7 @@ class WriteClient:
         self.config = WriteConfig.of(self.configs)
         # The post-commit services' options too: one that is invalid fails the write here,
         # before anything is written, not in a service whose failure is only logged.
-        for service_config in (CleanConfig, ArchiveConfig, CompactionConfig, ClusteringConfig):
+        for service_config in (CleanConfig, ArchiveConfig, CompactionConfig, ClusteringConfig, MetadataConfig):
             service_config.of(self.configs)
 
     # -- table ---------------------------------------------------------------------------
@@ -181,7 +182,8 @@ class WriteClient:
         retries = concurrency.retries_on_conflict if (mode or "append").lower() == "append" else 0
         for attempt in range(retries + 1):
             try:
-                with write_scope(concurrency), translated_task_errors():  # a task's error names its file
+                with write_scope(concurrency, MetadataConfig.of(self.configs)), \
+                        translated_task_errors():  # a task's error names its file
                     return self._write_once(df, mode=mode)
             except ConcurrentWriterError:
                 raise

@@ -33,7 +33,7 @@ SQL_STEPS = [
 def _listing_failures(path: Path, what: str) -> list[str]:
     """The metadata table's listing against storage: every partition, every base and log file
     by name, base files by size too (a log file's size there is what its writers appended)."""
-    from hudi_sql.table.metadata_files import read_metadata_files
+    from hudi_sql.metadata.reader import read_metadata_files
 
     listing = read_metadata_files(str(path))
     if listing is None:

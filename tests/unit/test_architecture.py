@@ -33,6 +33,8 @@ LAYERS: dict[str, int] = {
     "hudi_sql.hfile": 2,
     "hudi_sql.keygen": 2,
     "hudi_sql.table": 2,
+    # the metadata table: its format, its reader and what an instant changes in it
+    "hudi_sql.metadata": 2,
     # planning and execution (Spark tasks)
     "hudi_sql.index": 3,
     "hudi_sql.read": 3,
@@ -40,6 +42,15 @@ LAYERS: dict[str, int] = {
     "hudi_sql.spark": 3,
     # commit protocol and the timeline
     "hudi_sql.commit": 4,
+    # the metadata table's files (their bloom filters are the index's), what a data file puts in
+    # its index partitions (the bloom filter from the file's footer) and the Spark work over them
+    "hudi_sql.metadata.file_writer": 3,
+    "hudi_sql.metadata.file_stats": 3,
+    "hudi_sql.metadata.index_records": 3,
+    "hudi_sql.metadata.metadata_exec": 3,
+    # the commit-protocol step keeping the metadata table in step, and its own table services
+    "hudi_sql.metadata.sync": 4,
+    "hudi_sql.metadata.services": 4,
     # markers are written by tasks before their files: execution, read back by the commit
     "hudi_sql.commit.markers": 3,
     "hudi_sql.commit.marker_server": 3,

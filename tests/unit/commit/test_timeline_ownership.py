@@ -1,4 +1,4 @@
-"""One owner of the timeline: only ``hudi_sql/commit/timeline_writer.py`` writes or deletes instant files.
+"""One owner of the timeline: only ``hudi_sql/commit/instant_files.py`` writes or deletes instant files.
 
 The check reads the source (no Spark, no import of the modules): in every function of
 ``hudi_sql`` and ``catalog`` it looks for a file write or delete (``write_bytes``, ``delete``,
@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-WRITER = ROOT / "hudi_sql" / "commit" / "timeline_writer.py"
+WRITER = ROOT / "hudi_sql" / "commit" / "instant_files.py"
 
 #: Calls that create, replace or remove files.
 WRITE_CALLS = frozenset({"write_bytes", "create_empty", "delete", "delete_dir", "unlink", "remove", "rename",
@@ -93,8 +93,8 @@ def test_timeline_changes_only_in_the_timeline_writer() -> None:
     stray = [f"{path.relative_to(ROOT)}:{line} {scope}: {what}"
              for path in _sources() if path != WRITER
              for scope, line, what in timeline_changes(path.read_text())]
-    assert not stray, ("instant files written or deleted outside hudi_sql/commit/timeline_writer.py "
-                       "(publish through TimelineWriter inside `with writer.transaction(...)`):\n" + "\n".join(stray))
+    assert not stray, ("instant files written or deleted outside hudi_sql/commit/instant_files.py "
+                       "(publish through an InstantFileWriter (a TimelineWriter) inside `with writer.transaction(...)`):\n" + "\n".join(stray))
 
 
 def test_timeline_changes_scan_covers_the_sources() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import CleanerPolicy
+from hudi_sql.config.metadata import MetadataConfig, metadata_scope
 from hudi_sql.errors import CommitConflictError, HudiError, HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action, Instant, State
@@ -135,9 +136,9 @@ def test_timeline_writer_delete_pending_states_removes_a_compactions_files(meta:
     assert _files(meta) == []
 
 
-def test_timeline_writer_first_request_removes_apache_hudis_metadata_table(tmp_path: Path) -> None:
+def test_timeline_writer_write_with_metadata_table_off_removes_it(tmp_path: Path) -> None:
     """As Apache Hudi with hoodie.metadata.enable=false: the declared partitions are cleared and
-    .hoodie/metadata deleted before our first instant, so no metadata-table reader misses it."""
+    .hoodie/metadata deleted before the write's instant, so no metadata-table reader misses it."""
     meta = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t",
                                             "hoodie.table.metadata.partitions": "files,column_stats",
                                             "hoodie.table.metadata.partitions.inflight": "record_index"})
@@ -145,7 +146,7 @@ def test_timeline_writer_first_request_removes_apache_hudis_metadata_table(tmp_p
     (folder / "files").mkdir(parents=True)
     (folder / "files" / "a.hfile").write_bytes(b"x")
     writer = TimelineWriter(meta)
-    with writer.transaction("commit"):
+    with metadata_scope(MetadataConfig(enable=False)), writer.transaction("commit"):
         writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
     assert not folder.exists()
     stored = TableMetaClient.load(meta.base_path).properties
@@ -154,12 +155,13 @@ def test_timeline_writer_first_request_removes_apache_hudis_metadata_table(tmp_p
     assert stored["hoodie.table.name"] == "t"
 
 
-def test_timeline_writer_request_leaves_a_table_without_metadata_table_alone(meta: TableMetaClient) -> None:
+def test_timeline_writer_service_request_leaves_a_table_without_metadata_table_alone(meta: TableMetaClient) -> None:
     before = Path(meta.layout.properties_path).read_bytes()
     writer = TimelineWriter(meta)
-    with writer.transaction("commit"):
-        writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
+    with writer.transaction("clean"):
+        writer.request(Instant(writer.next_instant_time(), Action.CLEAN, State.REQUESTED))
     assert Path(meta.layout.properties_path).read_bytes() == before
+    assert not (Path(meta.layout.meta_path) / "metadata").exists()
 
 
 def test_timeline_writer_publishes_version_8_instants_in_layout_2_with_a_completion_time(tmp_path: Path) -> None:

@@ -22,10 +22,7 @@ from hudi_sql.errors import HudiFileFormatError, UnsupportedFeatureError
 from hudi_sql.hfile import write_hfile
 from hudi_sql.log.block import BlockType, DeleteRecord, HeaderKey
 from hudi_sql.log.format import encode_delete_block, encode_rollback_block, frame_block
-from hudi_sql.model.instant import Action, Instant, State
-from hudi_sql.model.timeline import Timeline
-from hudi_sql.table.meta_client import init_table
-from hudi_sql.table.metadata_files import (
+from hudi_sql.metadata.reader import (
     FileInfo,
     MetadataRecord,
     RecordType,
@@ -36,6 +33,9 @@ from hudi_sql.table.metadata_files import (
     read_metadata_files,
     valid_instant_times,
 )
+from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.model.timeline import Timeline
+from hudi_sql.table.meta_client import init_table
 
 SCHEMA: dict[str, Any] = {
     "type": "record", "name": "HoodieMetadataRecord", "namespace": "org.apache.hudi.avro.model",

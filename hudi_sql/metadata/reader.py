@@ -1,33 +1,16 @@
-"""Reading the ``files`` partition of Apache Hudi's metadata table (table version 6, Hudi 0.14 / 0.15).
+"""Reading Apache Hudi's metadata table (table version 6): the merged records of a partition.
 
-Apache Hudi keeps the listing of every partition in ``.hoodie/metadata``, a Merge-On-Read Hudi
-table of its own, so that readers need not list storage. This module reads that listing, as a
-foundation for listing files without storage listings; nothing here writes the metadata table
-(hudi-sql removes it before its first write: :mod:`hudi_sql.commit.timeline_writer`).
+**Layout** (:mod:`hudi_sql.metadata.layout`). A partition holds a few file groups
+``<prefix><NNNN>-0``; a file slice is a base file ``<group>_<token>_<instant>.hfile`` (an HFile,
+:mod:`hudi_sql.hfile`) and log files ``.<group>_<baseInstant>.log.<n>_<token>`` whose data blocks
+are HFILE blocks (type 4): the block content is a whole HFile, its header ``SCHEMA`` the writer
+schema. In both, an HFile key is a record key and its value one Avro ``HoodieMetadataRecord``
+(:mod:`hudi_sql.metadata.records`).
 
-**Layout.** The partition ``files`` holds a few file groups ``files-<NNNN>-0``; a file slice is a
-base file ``files-0000-0_<token>_<instant>.hfile`` (an HFile, :mod:`hudi_sql.hfile`) and log files
-``.files-0000-0_<baseInstant>.log.<n>_<token>`` whose data blocks are HFILE blocks (type 4): the
-block content is a whole HFile, its header ``SCHEMA`` the writer schema. In both, an HFile key is
-a record key and its value one Avro-encoded ``HoodieMetadataRecord`` (``HoodieMetadata.avsc``)
-whose ``key`` field the writer blanked (``HoodieHFileDataBlock.serializeRecord``), so the key is
-taken from the HFile. Metadata instants may carry a three-digit suffix after a data instant
-(20 digits: ``001`` compaction, ``002`` clean, ``004`` indexer, ...; ``010`` and up partition
-initialisation), which the data table's instant grammar does not accept, so this module parses
-the metadata timeline itself.
-
-**Records** (``HoodieMetadataPayload``): type 1, key ``__all_partitions__``, maps partition names
-to a file info; type 2, key the partition path, maps file names to ``{size, isDeleted}``. The
-non-partitioned table's partition ``""`` is named ``.`` (``NON_PARTITIONED_NAME``).
-
-**Merging** (``HoodieMetadataPayload.combineFileSystemMetadata``): a newer record adds its entries
-to the older one's; a deleted entry removes the file, or stays as a tombstone when the older
-record has no such file (or has a tombstone too) so that it can remove the file from a base file
-later; an entry present in both keeps the larger size (sizes only grow). As in Java, log records
-merge among themselves first, in log order, and the result then merges onto the base file's
-record, so tombstones in logs reach the base (but a file added and then deleted within the logs
-leaves no tombstone, so a base file's entry for it survives: Java's result, kept). A delete block
-drops the whole record.
+**Merging** (``HoodieBackedTableMetadata``): as in Java, log records merge among themselves
+first, in log order, and the result then merges onto the base file's record, so tombstones in
+logs reach the base (but a file added and then deleted within the logs leaves no tombstone, so a
+base file's entry for it survives: Java's result, kept). A delete block drops the whole record.
 
 **What counts** (``HoodieBackedTableMetadata``, ``HoodieTableMetadataUtil.getValidInstantTimestamps``,
 ``AbstractHoodieLogRecordReader``): the latest file slice of each group as of the latest completed
@@ -35,45 +18,40 @@ metadata instant; of its log blocks only those whose instant is a completed writ
 timeline, not rolled back by a command block, and *valid*: a completed instant of the data table
 (the metadata table commits before the data table does), a completed metadata deltacommit with an
 operation or initialisation suffix or starting with ``00000000000000``, a metadata rollback or
-restore, or an instant a completed data-table rollback or restore undid. The listing is used only
-when the data table's properties declare ``files`` among its metadata partitions, as Apache does.
+restore, or an instant a completed data-table rollback or restore undid. The metadata table is
+used only when the data table's properties declare ``files`` among its complete partitions, as
+Apache does; an index partition only when it is declared too.
 
-Not read: version 8 metadata tables and log-compacted blocks (refused, naming them); the other
-metadata partitions (column stats, bloom filters, record index).
+Not read: version 8 metadata tables and log-compacted blocks (refused, naming them), and the
+record index.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "FILES_PARTITION",
-    "NON_PARTITIONED_NAME",
-    "PARTITION_LIST_KEY",
+    "BlockFilter",
     "FileInfo",
     "MetadataFileListing",
     "MetadataFileSlice",
     "MetadataRecord",
+    "MetadataTableReader",
     "RecordType",
+    "declared_partitions",
     "decode_metadata_records",
     "is_valid_metadata_instant",
     "latest_file_slices",
     "load_metadata_timeline",
     "merge_file_slice",
+    "read_file_slice",
     "read_metadata_files",
     "valid_instant_times",
 ]
 
 import functools
-import io
-import json
 import logging
-import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
-from typing import Any
-
-import fastavro
 
 from hudi_sql.config import HudiTableConfig
 from hudi_sql.errors import HudiFileFormatError, TableNotFoundError, UnsupportedFeatureError
@@ -88,90 +66,38 @@ from hudi_sql.log.block import (
     RawBlock,
 )
 from hudi_sql.log.reader import decode_block, read_raw_blocks
-from hudi_sql.model.file_names import LogFileName
-from hudi_sql.model.instant import COMPLETES_AS, Action, Instant, State
+from hudi_sql.metadata.layout import (
+    LIST_FROM_STORAGE_HELP,
+    NON_PARTITIONED_NAME,
+    PARTITION_LIST_KEY,
+    REBUILD_HELP,
+    SOLO_COMMIT_TIME,
+    MetadataPartition,
+    metadata_base_path,
+)
+from hudi_sql.metadata.records import FileInfo, MetadataRecord, RecordType, decode_record
+from hudi_sql.model.file_names import BaseFileName, LogFileName
+from hudi_sql.model.instant import Action, Instant
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
 
-METADATA_TABLE_FOLDER = "metadata"
-"""``.hoodie/metadata``: the metadata table's base path under the data table's meta folder."""
-FILES_PARTITION = "files"
-PARTITION_LIST_KEY = "__all_partitions__"
-NON_PARTITIONED_NAME = "."
-SOLO_COMMIT_TIME = "00000000000000"
-"""The instant of a metadata table initialised before the data table had any commit."""
 _OPERATION_SUFFIXES = frozenset({"001", "002", "003", "004", "005", "006"})
 _PARTITION_INIT_SUFFIX = "010"
 _SUFFIXED_LENGTH = 20
 _HFILE_SCHEMA_KEY = b"schema"
-
-_BASE = re.compile(r"^([A-Za-z0-9-]+)_(\d+-\d+-\d+)_(\d{14,20})\.hfile$")
-_LOG = re.compile(r"^\.([A-Za-z0-9-]+)_(\d{14,20})\.log\.(\d+)_(\d+-\d+-\d+)$")
-_INSTANT = re.compile(r"^(\d{14,20})\.([a-z]+)(?:\.(requested|inflight))?$")
-_ACTIONS = {a.value: a for a in Action}
 _WRITES = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
-
-
-class RecordType(IntEnum):
-    """The ``type`` field of the ``files`` partition's records."""
-
-    PARTITION_LIST = 1
-    FILE_LIST = 2
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """``HoodieMetadataFileInfo``: a file's size, or a tombstone (``is_deleted``, size 0)."""
-
-    size: int
-    is_deleted: bool = False
-
-
-@dataclass(frozen=True)
-class MetadataRecord:
-    """One ``HoodieMetadataRecord`` of the ``files`` partition, tombstones included.
-
-    Attributes:
-        key: the record key: ``__all_partitions__``, or a partition path (``.`` when non-partitioned).
-        record_type: partition list or file list.
-        files: entry name (partition or file) -> its info, tombstones included.
-    """
-
-    key: str
-    record_type: RecordType
-    files: Mapping[str, FileInfo] = field(default_factory=dict)
-
-    def combine(self, older: MetadataRecord) -> MetadataRecord:
-        """This (newer) record merged onto *older*, as ``HoodieMetadataPayload.preCombine``.
-
-        Raises:
-            HudiFileFormatError: when the two records disagree on their type.
-        """
-        if older.record_type is not self.record_type:
-            raise HudiFileFormatError(
-                f"metadata record '{self.key}' is of type {int(self.record_type)} but an older version "
-                f"is of type {int(older.record_type)}",
-                help="the metadata table is damaged; rebuild it with Apache Hudi")
-        merged = dict(older.files)
-        for name, new in self.files.items():
-            old = merged.get(name)
-            if old is None:
-                merged[name] = new  # a tombstone is kept: it may delete the file from the base file
-            elif new.is_deleted:
-                if old.is_deleted:
-                    merged[name] = new
-                else:
-                    del merged[name]
-            else:
-                merged[name] = FileInfo(max(new.size, old.size))
-        return MetadataRecord(self.key, self.record_type, merged)
-
-    def live(self) -> dict[str, int]:
-        """The entries that are not tombstones: name -> size."""
-        return {name: info.size for name, info in self.files.items() if not info.is_deleted}
+#: The record types each partition may hold.
+_TYPES = {
+    MetadataPartition.FILES: frozenset({RecordType.PARTITION_LIST, RecordType.FILE_LIST}),
+    MetadataPartition.COLUMN_STATS: frozenset({RecordType.COLUMN_STATS}),
+    MetadataPartition.BLOOM_FILTERS: frozenset({RecordType.BLOOM_FILTER}),
+    MetadataPartition.RECORD_INDEX: frozenset({RecordType.RECORD_INDEX}),
+}
+#: Which keys of a file slice to decode: all (``None``), or those starting with any prefix.
+KeyFilter = Sequence[str] | None
 
 
 @dataclass(frozen=True)
@@ -203,7 +129,7 @@ class MetadataFileListing:
 
 @dataclass(frozen=True)
 class MetadataFileSlice:
-    """The latest file slice of one file group of the ``files`` partition: names relative to it."""
+    """The latest file slice of one file group of a metadata partition: names relative to it."""
 
     file_id: str
     base_instant: str
@@ -214,13 +140,9 @@ class MetadataFileSlice:
 # -- decoding -------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=16)
-def _parsed_schema(schema_json: str) -> Any:
-    return fastavro.parse_schema(json.loads(schema_json))
-
-
 def decode_metadata_records(
-    reader: HFileReader, schema_json: str | None, *, source: str
+    reader: HFileReader, schema_json: str | None, *, source: str, partition: MetadataPartition = MetadataPartition.FILES,
+    prefixes: KeyFilter = None,
 ) -> dict[str, MetadataRecord]:
     """The records of one HFile (a base file, or the content of an HFILE log block).
 
@@ -229,10 +151,12 @@ def decode_metadata_records(
         schema_json: the Avro writer schema (a log block's header ``SCHEMA``); ``None`` takes the
             HFile's own file info ``schema``, as base files carry it.
         source: how messages name the file (a path, and for a block its offset).
+        partition: the metadata partition the file belongs to (its record types are checked).
+        prefixes: decode only the keys starting with one of these (``None``: every key).
 
     Raises:
         HudiFileFormatError: a schema that does not parse, a value that is not one record of it,
-            or a record that does not belong to the ``files`` partition.
+            or a record of a type that does not belong to *partition*.
     """
     if schema_json is None:
         raw = reader.file_info.get(_HFILE_SCHEMA_KEY)
@@ -241,70 +165,28 @@ def decode_metadata_records(
                 f"{source}: the HFile carries no '{_HFILE_SCHEMA_KEY.decode()}' file info",
                 help="this is not a metadata table file")
         schema_json = raw.decode("utf-8", "replace")
-    try:
-        schema = _parsed_schema(schema_json)
-    except (ValueError, TypeError, KeyError, fastavro.schema.SchemaParseException) as exc:
-        raise HudiFileFormatError(f"{source}: the writer schema does not parse: {exc}") from exc
+    if prefixes is None:
+        cells: Iterable[tuple[bytes, bytes]] = reader.items()
+    else:
+        cells = (cell for prefix in sorted(set(prefixes)) for cell in reader.items_with_prefix(prefix.encode()))
+    allowed = _TYPES[partition]
     records: dict[str, MetadataRecord] = {}
-    for key_bytes, value in reader.items():
+    for key_bytes, value in cells:
         try:
             key = key_bytes.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise HudiFileFormatError(f"{source}: the record key {key_bytes!r} is not UTF-8") from exc
         what = f"{source}, key '{key}'"
-        records[key] = _to_record(key, _decode_value(value, schema, what), what)
+        records[key] = decode_record(key, value, schema_json, what=what, allowed=allowed, partition=partition.value)
     return records
-
-
-def _decode_value(value: bytes, schema: Any, what: str) -> dict[str, Any]:
-    stream = io.BytesIO(value)
-    try:
-        datum = fastavro.schemaless_reader(stream, schema, None)
-    except (EOFError, ValueError, IndexError, KeyError, UnicodeDecodeError, StopIteration, TypeError) as exc:
-        raise HudiFileFormatError(
-            f"{what}: the value does not decode as a HoodieMetadataRecord: {exc}") from exc
-    if stream.tell() != len(value) or not isinstance(datum, dict):
-        raise HudiFileFormatError(f"{what}: the value is {len(value)} bytes, its record {stream.tell()}")
-    return datum
-
-
-def _to_record(key: str, datum: Mapping[str, Any], what: str) -> MetadataRecord:
-    raw_type = datum.get("type")
-    if isinstance(raw_type, bool) or raw_type not in (1, 2):
-        raise HudiFileFormatError(
-            f"{what}: record type {raw_type!r} does not belong to the files partition "
-            "(1 partition list, 2 file list)")
-    record_type = RecordType(int(raw_type))
-    entries = datum.get("filesystemMetadata") or {}
-    try:
-        files = {name: FileInfo(int(info["size"]), bool(info["isDeleted"])) for name, info in entries.items()}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise HudiFileFormatError(f"{what}: filesystemMetadata is not a map of file infos: {exc}") from exc
-    return MetadataRecord(key, record_type, files)
 
 
 # -- the metadata timeline and which instants count -----------------------------------------
 
 
-def _parse_instant(name: str) -> Instant | None:
-    """A metadata timeline file name as an instant; unlike the data table's grammar it admits the
-    20-digit suffixed times (``<t>001.commit``) the metadata table gives its own operations."""
-    if name.count(".") == 1 and name.endswith(".inflight"):
-        time_part = name.split(".")[0]
-        return Instant(time_part, Action.COMMIT, State.INFLIGHT) if time_part.isdigit() else None
-    match = _INSTANT.match(name)
-    action = _ACTIONS.get(match.group(2)) if match else None
-    if match is None or action is None or action is Action.CLUSTERING:
-        return None
-    state = State(match.group(3)) if match.group(3) else State.COMPLETED
-    if state is State.COMPLETED and action.value in COMPLETES_AS:
-        return None  # a compaction completes as a commit
-    return Instant(match.group(1), action, state)
-
-
 def load_metadata_timeline(names: Iterable[str]) -> Timeline:
     """The metadata table's active timeline from the names listed in its ``.hoodie`` folder."""
-    return Timeline.of(i for i in map(_parse_instant, names) if i is not None)
+    return Timeline.of(i for i in map(Instant.parse_file_name, names) if i is not None)
 
 
 def is_valid_metadata_instant(instant: Instant) -> bool:
@@ -353,7 +235,7 @@ def _rolled_back_commits(meta: TableMetaClient, instant: Instant) -> list[str]:
     record = meta.instant_record(instant)
     if instant.action is Action.ROLLBACK:
         if record is None:
-            plan = meta.instant_record(instant.to(State.REQUESTED)) or {}
+            plan = meta.instant_record(instant.to(instant.state.REQUESTED)) or {}
             target = plan.get("instantToRollback") or {}
             return [target["commitTime"]] if target.get("commitTime") else []
         return list(record.get("commitsRollback") or [])
@@ -385,12 +267,14 @@ def latest_file_slices(names: Iterable[str], timeline: Timeline) -> list[Metadat
     bases: dict[str, dict[str, str]] = defaultdict(dict)
     logs: dict[str, dict[str, list[LogFileName]]] = defaultdict(lambda: defaultdict(list))
     for name in names:
-        base = _BASE.match(name)
+        base = BaseFileName.try_parse(name)
         if base is not None:
-            if committed(base.group(3)) and latest is not None and base.group(3) <= latest:
-                bases[base.group(1)][base.group(3)] = name
-        elif _LOG.match(name):
-            log = LogFileName.parse(name)
+            if base.extension == "hfile" and committed(base.instant_time) and latest is not None \
+                    and base.instant_time <= latest:
+                bases[base.file_id][base.instant_time] = name
+            continue
+        log = LogFileName.try_parse(name)
+        if log is not None:
             logs[log.file_id][log.base_instant].append(log)
     slices = []
     for file_id in sorted(set(bases) | set(logs)):
@@ -402,7 +286,7 @@ def latest_file_slices(names: Iterable[str], timeline: Timeline) -> list[Metadat
         chosen = [log for t, found in group_logs.items() if t == instant or (t in pending and t > instant)
                   for log in found]
         slices.append(MetadataFileSlice(file_id, instant, bases.get(file_id, {}).get(instant),
-                                        tuple(log.name for log in sorted(chosen))))
+                                        tuple(log.name for log in sorted(chosen, key=lambda lf: lf.sort_key))))
     return slices
 
 
@@ -440,26 +324,30 @@ def _decoded(raw: RawBlock, where: str) -> DataBlock | DeleteBlock | CommandBloc
         raise HudiFileFormatError(f"log file {where}: {message}", help=exc.help) from exc
 
 
-def _block_batch(raw: RawBlock, where: str) -> dict[str, MetadataRecord | None]:
+def _block_batch(raw: RawBlock, where: str, partition: MetadataPartition,
+                 prefixes: KeyFilter) -> dict[str, MetadataRecord | None]:
     """The records of one data or delete block by key; ``None`` marks a key a delete block removed."""
     if HeaderKey.COMPACTED_BLOCK_TIMES in raw.header:
         raise UnsupportedFeatureError(
             f"log file {where}: the block at offset {raw.offset} was written by a log compaction of the "
-            "metadata table, which is not read here", help="list the table's partitions from storage instead")
+            "metadata table, which is not read here",
+            help=REBUILD_HELP)
     if raw.block_type is BlockType.HFILE_DATA:
         source = f"log file {where}, HFILE block at offset {raw.offset}"
         batch: dict[str, MetadataRecord | None] = {}
         batch.update(decode_metadata_records(HFileReader(raw.content, source=source),
-                                             raw.header.get(HeaderKey.SCHEMA), source=source))
+                                             raw.header.get(HeaderKey.SCHEMA), source=source,
+                                             partition=partition, prefixes=prefixes))
         return batch
     if raw.block_type is BlockType.DELETE:
         deletes = _decoded(raw, where)
         assert isinstance(deletes, DeleteBlock)
         # the metadata table has no ordering field: every delete applies (natural order)
-        return {record.record_key: None for record in deletes.records}
+        return {record.record_key: None for record in deletes.records
+                if prefixes is None or record.record_key.startswith(tuple(prefixes))}
     raise HudiFileFormatError(
         f"log file {where}: a {raw.block_type.name} block at offset {raw.offset} in the metadata table",
-        help="the metadata table's files partition holds only HFILE, delete and command blocks")
+        help="the metadata table's partitions hold only HFILE, delete and command blocks")
 
 
 def merge_file_slice(
@@ -490,23 +378,161 @@ def merge_file_slice(
     return result
 
 
-def _read_slice(storage: Storage, folder: str, file_slice: MetadataFileSlice, *, latest: str,
-                counts: Callable[[str], bool]) -> dict[str, MetadataRecord]:
+# -- the reader -----------------------------------------------------------------------------
+
+
+def declared_partitions(data: TableMetaClient) -> frozenset[str]:
+    """The complete metadata partitions ``hoodie.table.metadata.partitions`` declares."""
+    declared = str(data.table_config.get(HudiTableConfig.METADATA_PARTITIONS) or "")
+    return frozenset(p.strip() for p in declared.split(",") if p.strip())
+
+
+@dataclass(frozen=True)
+class BlockFilter:
+    """Which log blocks of the metadata table count, as of one reading (module doc, "What counts").
+
+    Picklable, so that a Spark task merging a file slice applies the same rule as the driver.
+
+    Attributes:
+        latest: the latest completed metadata instant; blocks after it are not read.
+        valid: the instants whose blocks a reader applies (:func:`valid_instant_times`).
+        commits: the completed write instants of the metadata timeline.
+        pending_writes: its pending write instants.
+    """
+
+    latest: str
+    valid: frozenset[str]
+    commits: frozenset[str]
+    pending_writes: frozenset[str] = frozenset()
+
+    def counts(self, instant_time: str) -> bool:
+        """Java's ``containsOrBeforeTimelineStarts`` on completed metadata writes, then the valid set."""
+        first = min(self.commits, default=None)
+        archived = first is not None and instant_time < first and instant_time not in self.pending_writes
+        return (instant_time in self.commits or archived) and instant_time in self.valid
+
+
+def read_file_slice(storage: Storage, folder: str, partition: MetadataPartition, file_slice: MetadataFileSlice,
+                    blocks_counted: BlockFilter, *, prefixes: KeyFilter = None) -> dict[str, MetadataRecord]:
+    """The merged records of one file slice of *partition* in *folder* (tombstones kept)."""
     base: dict[str, MetadataRecord] = {}
     if file_slice.base_file is not None:
         path = storage.join(folder, file_slice.base_file)
-        base = decode_metadata_records(HFileReader(storage.read_bytes(path), source=path), None, source=path)
+        base = decode_metadata_records(HFileReader(storage.read_bytes(path), source=path), None, source=path,
+                                       partition=partition, prefixes=prefixes)
     blocks: list[tuple[RawBlock, str]] = []
     targets: set[str] = set()
     for name in file_slice.log_files:
         path = storage.join(folder, name)
-        _scan_log(storage.read_bytes(path), path, blocks, targets, latest)
-    batches = (_block_batch(raw, where) for raw, where in blocks
-               if counts(raw.instant_time) and raw.instant_time not in targets)
+        _scan_log(storage.read_bytes(path), path, blocks, targets, blocks_counted.latest)
+    batches = (_block_batch(raw, where, partition, prefixes) for raw, where in blocks
+               if blocks_counted.counts(raw.instant_time) and raw.instant_time not in targets)
     return merge_file_slice(base, batches)
 
 
-# -- the entry point ------------------------------------------------------------------------
+@dataclass
+class MetadataTableReader:
+    """The metadata table of one data table, as of its latest completed instant.
+
+    Open one per planned operation (:meth:`open`); partitions are read on demand and the file
+    slices of each are listed once.
+    """
+
+    data: TableMetaClient
+    metadata: TableMetaClient
+    partitions: frozenset[str]
+    blocks_counted: BlockFilter
+    _slices: dict[MetadataPartition, list[MetadataFileSlice]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, data: TableMetaClient) -> MetadataTableReader | None:
+        """The reader of *data*'s metadata table, or ``None`` when there is none to use: the table's
+        properties do not declare the ``files`` partition (no metadata table, or one being built or
+        retired), or the metadata table, its ``files`` folder or any completed metadata instant is
+        missing.
+
+        Raises:
+            UnsupportedFeatureError: a metadata table of table version 8 or later.
+        """
+        declared = declared_partitions(data)
+        if MetadataPartition.FILES.value not in declared:
+            return None
+        if data.table_version != 6:
+            raise UnsupportedFeatureError(
+                f"The metadata table of '{data.base_path}' is of table version {data.table_version}; only "
+                "version 6 (Apache Hudi 0.14 / 0.15) metadata tables are read",
+                help=LIST_FROM_STORAGE_HELP)
+        path = metadata_base_path(data.layout.meta_path)
+        try:
+            metadata = TableMetaClient.load(path, storage=data.storage)
+        except TableNotFoundError:
+            _log.warning("%s declares the metadata table partition 'files', but %s holds no table",
+                         data.base_path, path)
+            return None
+        if metadata.table_version != 6:
+            raise UnsupportedFeatureError(
+                f"The metadata table at '{path}' is of table version {metadata.table_version}; only "
+                "version 6 is read", help=LIST_FROM_STORAGE_HELP)
+        timeline = metadata.timeline
+        completed = timeline.completed()
+        if completed.last is None or not data.storage.is_dir(data.storage.join(path, MetadataPartition.FILES.value)):
+            return None
+        valid = valid_instant_times(data.timeline, timeline, functools.partial(_rolled_back_commits, data))
+        counted = BlockFilter(completed.last.instant_time, valid,
+                              frozenset(i.instant_time for i in completed.with_actions(*_WRITES)),
+                              frozenset(i.instant_time for i in timeline.pending().with_actions(*_WRITES)))
+        return cls(data, metadata, declared, counted)
+
+    @property
+    def latest(self) -> str:
+        """The latest completed metadata instant read."""
+        return self.blocks_counted.latest
+
+    def has(self, partition: MetadataPartition) -> bool:
+        """Whether *partition* is declared complete (and so may be read)."""
+        return partition.value in self.partitions
+
+    def folder(self, partition: MetadataPartition) -> str:
+        return self.metadata.storage.join(self.metadata.base_path, partition.value)
+
+    def file_slices(self, partition: MetadataPartition) -> list[MetadataFileSlice]:
+        """The latest file slice of each file group of *partition* (listed once)."""
+        if partition not in self._slices:
+            storage = self.metadata.storage
+            folder = self.folder(partition)
+            names = [s.name for s in storage.list(folder) if not s.is_dir] if storage.is_dir(folder) else []
+            self._slices[partition] = latest_file_slices(names, self.metadata.timeline)
+        return self._slices[partition]
+
+    def read(self, partition: MetadataPartition, *, prefixes: KeyFilter = None) -> dict[str, MetadataRecord]:
+        """The merged records of *partition* (those whose key starts with one of *prefixes*).
+
+        Raises:
+            HudiFileFormatError: a damaged file (named), or one key in two file groups.
+        """
+        records: dict[str, MetadataRecord] = {}
+        owner: dict[str, str] = {}
+        for file_slice in self.file_slices(partition):
+            for key, record in self.read_slice(partition, file_slice, prefixes=prefixes).items():
+                if key in records:
+                    raise HudiFileFormatError(
+                        f"metadata table '{self.metadata.base_path}': record '{key}' is in file groups "
+                        f"{owner[key]} and {file_slice.file_id} of the {partition.value} partition",
+                        help=f"a key belongs to one file group; {REBUILD_HELP}")
+                records[key] = record
+                owner[key] = file_slice.file_id
+        return records
+
+    def read_slice(self, partition: MetadataPartition, file_slice: MetadataFileSlice, *,
+                   prefixes: KeyFilter = None) -> dict[str, MetadataRecord]:
+        """The merged records of one file slice of *partition* (tombstones kept)."""
+        return read_file_slice(self.metadata.storage, self.folder(partition), partition, file_slice,
+                               self.blocks_counted, prefixes=prefixes)
+
+    def file_listing(self) -> MetadataFileListing:
+        """The merged ``files`` partition."""
+        records = self.read(MetadataPartition.FILES)
+        return MetadataFileListing(self.latest, records, tuple(self.file_slices(MetadataPartition.FILES)))
 
 
 def read_metadata_files(base_path: str, *, storage: Storage | None = None) -> MetadataFileListing | None:
@@ -517,62 +543,14 @@ def read_metadata_files(base_path: str, *, storage: Storage | None = None) -> Me
         storage: the storage to read through.
 
     Returns:
-        The listing, or ``None`` when there is none to use: the table's properties do not declare
-        the ``files`` partition (no metadata table, or one being built or retired), or the
-        metadata table, its ``files`` folder or any completed metadata instant is missing.
+        The listing, or ``None`` when there is no metadata table to use (:meth:`MetadataTableReader.open`).
 
     Raises:
         TableNotFoundError: no Hudi table at *base_path*.
         HudiFileFormatError: a damaged base or log file (named in the message).
         UnsupportedFeatureError: a metadata table of table version 8 or later, or log-compacted.
     """
-    storage = storage or Storage()
-    data = TableMetaClient.load(base_path, storage=storage)
-    declared = str(data.table_config.get(HudiTableConfig.METADATA_PARTITIONS) or "")
-    if FILES_PARTITION not in {p.strip() for p in declared.split(",")}:
-        return None
-    if data.table_version != 6:
-        raise UnsupportedFeatureError(
-            f"The metadata table of '{data.base_path}' is of table version {data.table_version}; only "
-            "version 6 (Apache Hudi 0.14 / 0.15) metadata tables are read",
-            help="list the table's partitions from storage")
-    metadata_path = storage.join(data.layout.meta_path, METADATA_TABLE_FOLDER)
-    try:
-        metadata = TableMetaClient.load(metadata_path, storage=storage)
-    except TableNotFoundError:
-        _log.warning("%s declares the metadata table partition '%s', but %s holds no table",
-                     data.base_path, FILES_PARTITION, metadata_path)
-        return None
-    if metadata.table_version != 6:
-        raise UnsupportedFeatureError(
-            f"The metadata table at '{metadata_path}' is of table version {metadata.table_version}; only "
-            "version 6 is read", help="list the table's partitions from storage")
-    timeline = load_metadata_timeline(s.name for s in storage.list(metadata.timeline_path) if not s.is_dir)
-    folder = storage.join(metadata.base_path, FILES_PARTITION)
-    completed = timeline.completed()
-    if completed.last is None or not storage.is_dir(folder):
-        return None
-    latest = completed.last.instant_time
-    commits = {i.instant_time for i in completed.with_actions(*_WRITES)}
-    first = min(commits, default=None)
-    pending_writes = {i.instant_time for i in timeline.pending().with_actions(*_WRITES)}
-    valid = valid_instant_times(data.timeline, timeline, functools.partial(_rolled_back_commits, data))
+    data = TableMetaClient.load(base_path, storage=storage or Storage())
+    reader = MetadataTableReader.open(data)
+    return reader.file_listing() if reader is not None else None
 
-    def counts(instant_time: str) -> bool:
-        """Java's ``containsOrBeforeTimelineStarts`` on completed metadata writes, then the valid set."""
-        archived = first is not None and instant_time < first and instant_time not in pending_writes
-        return (instant_time in commits or archived) and instant_time in valid
-
-    slices = latest_file_slices((s.name for s in storage.list(folder) if not s.is_dir), timeline)
-    records: dict[str, MetadataRecord] = {}
-    owner: dict[str, str] = {}
-    for file_slice in slices:
-        for key, record in _read_slice(storage, folder, file_slice, latest=latest, counts=counts).items():
-            if key in records:
-                raise HudiFileFormatError(
-                    f"metadata table '{metadata_path}': record '{key}' is in file groups {owner[key]} and "
-                    f"{file_slice.file_id} of the {FILES_PARTITION} partition",
-                    help="a key belongs to one file group; rebuild the metadata table with Apache Hudi")
-            records[key] = record
-            owner[key] = file_slice.file_id
-    return MetadataFileListing(latest, records, tuple(slices))
