@@ -53,6 +53,34 @@ def wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path, timeout: fl
     raise RuntimeError(f"port {port} not open after {timeout}s:\n{log.read_text()[-3000:]}")
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below *pid* (PySpark's worker daemon leaves the driver's process group)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL *pid* and every process below it, at once (a killed machine, as the crash tests need)."""
+    for target in [pid, *descendants(pid)]:
+        try:
+            os.kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def stop_process_group(proc: subprocess.Popen[Any]) -> None:
     """Stop a process started with ``start_new_session=True``, then the rest of its process group
     (the JVM a PySpark process spawns)."""

@@ -79,7 +79,8 @@ class HudiTableConfig(ConfigScope):
         "Drop partition columns from data files (not supported: readers refuse it).",
     )
     POPULATE_META_FIELDS = ConfigOption("hoodie.populate.meta.fields", parse_bool, True, "Fill the _hoodie_* columns.")
-    BASE_FILE_FORMAT = ConfigOption("hoodie.table.base.file.format", parse_str, "PARQUET", "Base file format.", ("PARQUET",))
+    BASE_FILE_FORMAT = ConfigOption("hoodie.table.base.file.format", parse_str, "PARQUET",
+                                    "Base file format (HFILE: the metadata table's).", ("PARQUET", "HFILE"))
     ARCHIVELOG_FOLDER = ConfigOption("hoodie.archivelog.folder", parse_str, "archived", "Archived timeline folder.")
     TIMELINE_TIMEZONE = ConfigOption(
         "hoodie.table.timeline.timezone", parse_str, "UTC", "Time zone of instant times.", ("UTC", "LOCAL")

@@ -34,6 +34,12 @@ Tables without meta fields (``hoodie.populate.meta.fields=false``) have no bloom
 ranges in their footers; the index then behaves as the SIMPLE index (as Java falls back to
 reading the files).
 
+With ``hoodie.bloom.index.use.metadata`` (Java's ``bloomIndexUseMetadata``) the footers are left
+alone where the metadata table can answer: the key ranges come from its ``column_stats``
+partition (the ``_hoodie_record_key`` column's range of each file, one read on the driver), and
+each lookup task fetches its files' bloom filters from the ``bloom_filters`` partition by key.
+A file the metadata table does not cover is read from its footer as before.
+
 Counts of the lookup, for tests and logs, are in :attr:`BloomIndex.last_stats`. The per-file
 counts come back through a Spark accumulator keyed by file id, so a recomputed task does not
 double count; they are complete once the tagged records have been evaluated (the write's
@@ -56,9 +62,14 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 
-from hudi_sql.config import HudiWriteConfig, IndexType
+from hudi_sql.config import HudiMetadataConfig, HudiWriteConfig, IndexType
+from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
+from hudi_sql.index.bloom_filter import BloomFilter
 from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
+from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_stats_key
+from hudi_sql.metadata.layout import MetadataPartition
+from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 
@@ -176,12 +187,15 @@ class BloomIndex(Index):
         global_index = context.index_type.is_global
         files = [(partition, BaseFileName.parse(path.rsplit("/", 1)[-1]).file_id, path)
                  for partition, path in base_files]
-        ranges = self._file_ranges(spark, files)
+        metadata = self._metadata_index()
+        ranges = self._file_ranges(spark, files, metadata)
         pairs = candidate_pairs(records, ranges, global_index=global_index)
         self._lookups = spark.sparkContext.accumulator({}, _LookupParam())
         lookup_tasks = max(1, min(len(files), 2 * spark.sparkContext.defaultParallelism))
+        blooms_from = context.meta_client.base_path if metadata is not None and metadata.has(
+            MetadataPartition.BLOOM_FILTERS) else None
         existing = pairs.repartition(lookup_tasks, "_fi").mapInArrow(
-            _file_key_lookups(self._lookups, files), _MATCH_DDL).persist()
+            _file_key_lookups(self._lookups, files, blooms_from), _MATCH_DDL).persist()
         self._cached.append(existing)
         if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
             existing = F.broadcast(existing)
@@ -193,18 +207,31 @@ class BloomIndex(Index):
             frame.unpersist()
         self._cached.clear()
 
-    def _file_ranges(self, spark: SparkSession, files: list[tuple[str, str, str]]) -> DataFrame:
+    def _metadata_index(self) -> MetadataTableReader | None:
+        """The metadata table to read bloom filters and key ranges from, when the write asks for it."""
+        if not self.context.configs.get(HudiMetadataConfig.BLOOM_INDEX_USE_METADATA):
+            return None
+        try:
+            return MetadataTableReader.open(self.context.meta_client)
+        except UnsupportedFeatureError:
+            return None
+
+    def _file_ranges(self, spark: SparkSession, files: list[tuple[str, str, str]],
+                     metadata: MetadataTableReader | None = None) -> DataFrame:
         """(file position, partition, min key, max key) per candidate file, as a small local frame.
 
         *files* are (partition, file id, path). With range pruning on, each file's range comes
-        from its footer: remembered from an earlier lookup (a base file never changes under its
-        name), read on the driver when only a few files are new (no Spark job to schedule), or
-        read by Spark tasks that return one small row per file. With pruning off, every file's
-        range is unbounded (null).
+        from the metadata table's column statistics when it is used, else from its footer:
+        remembered from an earlier lookup (a base file never changes under its name), read on
+        the driver when only a few files are new (no Spark job to schedule), or read by Spark
+        tasks that return one small row per file. With pruning off, every file's range is
+        unbounded (null).
         """
         candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
         if not self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
             return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
+        if metadata is not None and metadata.has(MetadataPartition.COLUMN_STATS):
+            _KEY_RANGES.update(_metadata_key_ranges(metadata, candidates))
         unknown = [c for c in candidates if c[2] not in _KEY_RANGES]
         if len(unknown) <= DRIVER_FOOTER_READS:
             with ThreadPoolExecutor(max_workers=8) as pool:
@@ -221,6 +248,22 @@ class BloomIndex(Index):
         _KEY_RANGES.update((path, bounds) for (_, _, path), bounds in zip(unknown, read))
         return spark.createDataFrame([(i, partition, *_KEY_RANGES[path]) for i, partition, path in candidates],
                                      _RANGE_DDL)
+
+
+def _metadata_key_ranges(metadata: MetadataTableReader,
+                         candidates: list[tuple[int, str, str]]) -> dict[str, tuple[str | None, str | None]]:
+    """Base file path -> its ``_hoodie_record_key`` range, from the metadata table's column statistics."""
+    by_key = {column_stats_key(partition, path.rsplit("/", 1)[-1], RECORD_KEY_FIELD): path
+              for _, partition, path in candidates}
+    found = {}
+    for key, record in metadata.read(MetadataPartition.COLUMN_STATS, prefixes=[column_hash(RECORD_KEY_FIELD)]).items():
+        stats = record.column_stats
+        path = by_key.get(key)
+        if path is None or stats is None or stats.is_deleted:
+            continue
+        low, high = stats.min_value, stats.max_value
+        found[path] = (str(low.value), str(high.value)) if low is not None and high is not None else (None, None)
+    return found
 
 
 def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool) -> DataFrame:
@@ -268,10 +311,12 @@ def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
         yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
 
 
-def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]],
-                      files: list[tuple[str, str, str]]) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]], files: list[tuple[str, str, str]],
+                      blooms_from: str | None = None) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function of the lookup: the pairs of a task, grouped by file here (a
-    ``groupBy(file)`` would have Spark sort every pair first), one :func:`_lookup_file` per file."""
+    ``groupBy(file)`` would have Spark sort every pair first), one :func:`_lookup_file` per file.
+    With *blooms_from* (the table's base path) the task reads its files' bloom filters from the
+    metadata table, all at once."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow.compute as pc
@@ -281,15 +326,35 @@ def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]],
             return
         pairs = pa.Table.from_batches(collected)
         positions = pairs.column("_fi")
-        for position in pc.unique(positions).to_pylist():
-            yield from _lookup_file(pairs.filter(pc.equal(positions, position)), lookups, files).to_batches()
+        wanted = pc.unique(positions).to_pylist()
+        blooms = _metadata_blooms(blooms_from, [files[p] for p in wanted]) if blooms_from else {}
+        for position in wanted:
+            yield from _lookup_file(pairs.filter(pc.equal(positions, position)), lookups, files,
+                                    blooms).to_batches()
 
     return run
 
 
+def _metadata_blooms(base_path: str, files: list[tuple[str, str, str]]) -> dict[str, BloomFilter]:
+    """Base file path -> its bloom filter, as the metadata table's ``bloom_filters`` partition holds it."""
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    reader = MetadataTableReader.open(TableMetaClient.load(base_path))
+    if reader is None:
+        return {}
+    by_key = {bloom_filter_key(partition, path.rsplit("/", 1)[-1]): path for partition, _, path in files}
+    out = {}
+    for key, record in reader.read(MetadataPartition.BLOOM_FILTERS, prefixes=sorted(by_key)).items():
+        entry = record.bloom_filter
+        if key in by_key and entry is not None and not entry.is_deleted:
+            out[by_key[key]] = BloomFilter.deserialize(entry.bloom_filter.decode("utf-8"), entry.type_code or None)
+    return out
+
+
 def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
-                 files: list[tuple[str, str, str]]) -> pa.Table:
-    """The candidate keys of one file: bloom test, then confirmation against the file's own keys."""
+                 files: list[tuple[str, str, str]], blooms: Mapping[str, BloomFilter] | None = None) -> pa.Table:
+    """The candidate keys of one file: bloom test (the metadata table's filter when *blooms* has
+    it, else the footer's), then confirmation against the file's own keys."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -299,8 +364,10 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
         return _MATCH_SCHEMA.empty_table()
     partition, file_id, path = files[pairs.column("_fi")[0].as_py()]
     keys = pc.unique(pairs.column("_k").combine_chunks())
-    footer = read_footer_index(pq.read_metadata(path).metadata)
-    bloom = footer.bloom_filter if footer is not None else None
+    bloom = (blooms or {}).get(path)
+    if bloom is None:
+        footer = read_footer_index(pq.read_metadata(path).metadata)
+        bloom = footer.bloom_filter if footer is not None else None
     if bloom is not None:
         positives = keys.filter(pa.array(bloom.might_contain_all(keys.to_pylist())))
     else:

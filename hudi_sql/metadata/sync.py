@@ -30,7 +30,7 @@ written here on the driver, like the commit metadata that names the same files.
 
 from __future__ import annotations
 
-__all__ = ["MetadataTableSync"]
+__all__ = ["MetadataTableSync", "storage_listing"]
 
 import logging
 from collections.abc import Mapping
@@ -81,9 +81,10 @@ from hudi_sql.metadata.services import MetadataServices
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import BaseFileName, LogFileName, is_data_file_name, parse_cdc_log_name
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
-from hudi_sql.storage.properties import PartitionMetadata
+from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
+from hudi_sql.storage.properties import PartitionMetadata, format_properties, table_checksum
 from hudi_sql.table.fs_view import FileSystemView
-from hudi_sql.table.meta_client import TableMetaClient, init_table
+from hudi_sql.table.meta_client import EVENT_TIME_MERGE_STRATEGY_ID, TableMetaClient
 
 _log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class MetadataTableSync:
         if not config.enable:
             self.retire()
             return
-        self._initialize(config)
+        self.initialize(config)
         if MetadataPartition.FILES.value in self.declared():
             MetadataServices(self.data, self.base_path).run_due(config)
 
@@ -172,8 +173,9 @@ class MetadataTableSync:
 
     # -- initialisation -------------------------------------------------------------------
 
-    def _initialize(self, config: MetadataConfig) -> None:
-        """Create the partitions *config* turns on that the table does not declare yet."""
+    def initialize(self, config: MetadataConfig) -> None:
+        """Create the partitions *config* turns on that the table does not declare yet (under the
+        lock of the writer's transaction; skipped while another instant is pending)."""
         declared = set(self.declared())
         wanted = [MetadataPartition.FILES]
         wanted += [MetadataPartition.BLOOM_FILTERS] if config.bloom_filters else []
@@ -191,7 +193,7 @@ class MetadataTableSync:
         if MetadataPartition.FILES in missing:
             if storage.exists(self.base_path):
                 storage.delete_dir(self.base_path)  # left by a crash before `files` was declared
-            init_table(self.base_path, self._table_properties(), storage=storage)
+            self._create_table()
         latest = self.data.timeline.completed().last
         base_time = latest.instant_time if latest is not None else None
         listing = self._listing(base_time)
@@ -211,18 +213,31 @@ class MetadataTableSync:
             _log.info("Created the %s partition of the metadata table of %s at %s (%d records).",
                       partition.value, self.data.base_path, instant_time, count)
 
-    def _table_properties(self) -> dict[str, str]:
+    def _create_table(self) -> None:
+        """The metadata table's folders and ``hoodie.properties``, exactly the keys Apache Hudi writes
+        (``initializeMetaClient``; no database, so the checksum is of ``.<table>_metadata``)."""
         t = HudiTableConfig
-        return {
-            t.NAME.key: f"{self.data.table_name}{TABLE_NAME_SUFFIX}",
-            t.TYPE.key: "MERGE_ON_READ",
-            t.BASE_FILE_FORMAT.key: "HFILE",
+        name = f"{self.data.table_name}{TABLE_NAME_SUFFIX}"
+        values = {
             t.PAYLOAD_CLASS.key: _PAYLOAD_CLASS,
+            t.TYPE.key: "MERGE_ON_READ",
+            t.ARCHIVELOG_FOLDER.key: "archived",
+            t.TIMELINE_LAYOUT_VERSION.key: "1",
+            t.CHECKSUM.key: str(table_checksum(None, name)),
+            t.DROP_PARTITION_COLUMNS.key: "false",
             t.RECORD_KEY_FIELDS.key: "key",
+            t.NAME.key: name,
+            t.RECORD_MERGER_STRATEGY.key: EVENT_TIME_MERGE_STRATEGY_ID,
             t.POPULATE_META_FIELDS.key: "false",
             t.KEY_GENERATOR_CLASS.key: _KEY_GENERATOR,
-            t.DATABASE_NAME.key: str(self.data.properties.get(t.DATABASE_NAME.key) or "default"),
+            t.BASE_FILE_FORMAT.key: "HFILE",
+            t.VERSION.key: "6",
         }
+        storage = self.data.storage
+        layout = TableLayout.of(self.base_path)
+        for folder in INITIAL_FOLDERS:
+            storage.mkdirs(f"{layout.meta_path}/{folder}")
+        storage.write_bytes(layout.properties_path, format_properties(values))
 
     def _listing(self, up_to: str | None) -> dict[str, dict[str, int]]:
         """Partition -> data file -> size: from the ``files`` partition when it is there, else
@@ -231,21 +246,7 @@ class MetadataTableSync:
         if reader is not None:
             listing = reader.file_listing()
             return {p: listing.files(p) for p in listing.partitions}
-        storage = self.data.storage
-        out: dict[str, dict[str, int]] = {}
-        for partition in FileSystemView(self.data, use_metadata=False).partition_paths():
-            folder = self.data.layout.partition_dir(partition)
-            if not storage.is_dir(folder):
-                continue
-            files: dict[str, int] = {}
-            for status in storage.list(folder):
-                if status.is_dir:
-                    continue
-                instant = _file_instant(status.name)
-                if instant is not None and (up_to is None or instant <= up_to):
-                    files[status.name] = status.size
-            out[partition] = files
-        return out
+        return storage_listing(self.data, up_to)
 
     @staticmethod
     def _files_records(listing: Mapping[str, Mapping[str, int]]) -> dict[str, MetadataRecord]:
@@ -412,6 +413,23 @@ def _by_key(records: list[MetadataRecord]) -> dict[str, MetadataRecord]:
     for record in records:
         previous = out.get(record.key)
         out[record.key] = record if previous is None else record.combine(previous)
+    return out
+
+
+def storage_listing(data: TableMetaClient, up_to: str | None = None) -> dict[str, dict[str, int]]:
+    """Partition -> data file -> size, as storage lists them (files of instants after *up_to* left out)."""
+    storage = data.storage
+    out: dict[str, dict[str, int]] = {}
+    for partition in FileSystemView(data, use_metadata=False).partition_paths():
+        folder = data.layout.partition_dir(partition)
+        if not storage.is_dir(folder):
+            continue
+        files: dict[str, int] = {}
+        for status in storage.list(folder):
+            instant = None if status.is_dir else _file_instant(status.name)
+            if instant is not None and (up_to is None or instant <= up_to):
+                files[status.name] = status.size
+        out[partition] = files
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __all__ = ["read_table", "table_struct"]
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
@@ -18,6 +18,7 @@ from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.schema import COMMIT_TIME_FIELD
 from hudi_sql.read.glob import has_glob, resolve_glob
 from hudi_sql.read.plan import ReadPlan, plan_read
+from hudi_sql.read.skipping import ColumnPredicate
 from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -34,7 +35,8 @@ def table_struct(schema_json: str | None) -> StructType:
 
 
 def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any] | None = None, *,
-               partition_filter: Callable[[str], bool] | None = None) -> DataFrame:
+               partition_filter: Callable[[str], bool] | None = None,
+               data_filters: Sequence[ColumnPredicate] = ()) -> DataFrame:
     """Query the Hudi table at *path* with Apache Hudi's read options.
 
     Args:
@@ -45,6 +47,8 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
             ``hoodie.datasource.query.incremental.format=cdc`` makes an incremental query return
             changes (:mod:`hudi_sql.read.cdc_plan`).
         partition_filter: keeps a partition path when it returns True (partition pruning).
+        data_filters: the query's filters on data columns: with ``hoodie.enable.data.skipping``
+            the files the metadata table's column statistics rule out are not read.
     """
     if not path:
         raise HudiConfigError("A Hudi read needs the table's base path: spark.read.format('hudi').load(path).")
@@ -63,7 +67,8 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
 
         plan = plan_cdc(meta, configs)
         return read_cdc(spark, meta, plan, to_arrow_schema(table_struct(plan.schema_json)))
-    return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter))
+    return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter,
+                                                     data_filters=data_filters))
 
 
 def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPlan) -> DataFrame:

@@ -6,23 +6,37 @@
 * read_optimized: base files of those slices only;
 * incremental: for each file group written by a completed write in (begin, end], the latest
   base file written in that range, rows filtered to ``_hoodie_commit_time`` in (begin, end].
+
+Listings come from the metadata table unless ``hoodie.metadata.enable`` is false for the read;
+with ``hoodie.enable.data.skipping``, snapshot and read-optimized plans also leave out the
+slices whose column statistics rule out the query's filters (:mod:`hudi_sql.read.skipping`).
 """
 
 from __future__ import annotations
 
-__all__ = ["ReadPlan", "partition_values", "plan_read"]
+__all__ = ["ReadPlan", "partition_values", "plan_read", "skip_by_column_stats"]
 
-from collections.abc import Callable
+import json
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType, TableType
+from hudi_sql.config import HudiConfigs, HudiMetadataConfig, HudiReadConfig, QueryType, TableType
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
+from hudi_sql.metadata.index_keys import column_hash, partition_hash
+from hudi_sql.metadata.layout import MetadataPartition
+from hudi_sql.metadata.reader import MetadataTableReader
+from hudi_sql.metadata.records import ColumnStats
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, normalize_instant_time
+from hudi_sql.model.schema import META_FIELDS
 from hudi_sql.read.bootstrap_read import BootstrapSlice, bootstrap_slices
+from hudi_sql.read.skipping import ColumnPredicate, SkippingResult, column_types, skip_file_slices
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
+
+_log = logging.getLogger(__name__)
 
 EARLIEST = "000"
 
@@ -38,6 +52,7 @@ class ReadPlan:
     end: str | None = None  # incremental: commit time filter (inclusive)
     completed_instants: tuple[str, ...] = ()  # for log block filtering
     bootstrap_slices: tuple[BootstrapSlice, ...] = ()  # metadata-only bootstrap: skeleton + source, stitched
+    skipping: SkippingResult | None = None  # data skipping's decision, when it ran
 
 
 def partition_values(partition_path: str, fields: tuple[str, ...], *, hive_style: bool,
@@ -59,7 +74,14 @@ def partition_values(partition_path: str, fields: tuple[str, ...], *, hive_style
 
 
 def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
-              partition_filter: Callable[[str], bool] | None = None) -> ReadPlan:
+              partition_filter: Callable[[str], bool] | None = None,
+              data_filters: Sequence[ColumnPredicate] = ()) -> ReadPlan:
+    """The files a query reads (see the module doc).
+
+    Args:
+        partition_filter: keeps a partition path when it returns True (partition pruning).
+        data_filters: the query's filters on data columns, for data skipping.
+    """
     query_type: QueryType = options.get(HudiReadConfig.QUERY_TYPE)
     completed = meta.timeline.completed_writes()
     latest = completed.last.instant_time if completed.last else None
@@ -80,9 +102,15 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     schema = meta.latest_schema(as_of) if as_of else meta.latest_schema()
     if as_of is None:
         return ReadPlan(query_type, None, schema)
-    view = FileSystemView(meta, as_of=as_of)
+    view = FileSystemView(meta, as_of=as_of, use_metadata=options.get(HudiMetadataConfig.ENABLE))
     partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
     slices, stitched = bootstrap_slices(meta, view.latest_file_slices(partitions))
+    skipping = None
+    if data_filters and options.get(HudiMetadataConfig.DATA_SKIPPING):
+        skipping = skip_by_column_stats(meta, slices, data_filters, schema, enabled=options.get(HudiMetadataConfig.ENABLE))
+        slices = list(skipping.kept)
+        _log.info("Data skipping on '%s': %d of %d file slices skipped.", meta.base_path, skipping.skipped,
+                  skipping.total)
     native: list[str] = []
     merge: list[FileSlice] = []
     read_optimized = query_type is QueryType.READ_OPTIMIZED or meta.table_type is TableType.COPY_ON_WRITE
@@ -92,7 +120,37 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
         elif file_slice.base_file is not None:
             native.append(file_slice.base_file.path)
     return ReadPlan(query_type, as_of, schema, tuple(native), tuple(merge),
-                    completed_instants=tuple(completed.up_to(as_of).times()), bootstrap_slices=tuple(stitched))
+                    completed_instants=tuple(completed.up_to(as_of).times()), bootstrap_slices=tuple(stitched),
+                    skipping=skipping)
+
+
+def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], predicates: Sequence[ColumnPredicate],
+                         schema_json: str | None, *, enabled: bool = True) -> SkippingResult:
+    """:func:`~hudi_sql.read.skipping.skip_file_slices` with the statistics of the metadata table's
+    ``column_stats`` partition; every slice is kept (with a warning, as Apache Hudi does) when
+    the table has no such partition."""
+    fields = [f["name"] for f in json.loads(schema_json).get("fields", ())] if schema_json else []
+    types = column_types(schema_json)
+    if meta.populate_meta_fields:
+        fields += list(META_FIELDS)
+        types.update((name.lower(), "string") for name in META_FIELDS)
+    names = {name.lower(): name for name in fields}
+    reader = MetadataTableReader.open(meta) if enabled else None
+    if reader is None or not reader.has(MetadataPartition.COLUMN_STATS):
+        _log.warning("Data skipping on '%s' needs the metadata table's column_stats partition (%s=true on a "
+                     "write); reading every file.", meta.base_path, HudiMetadataConfig.COLUMN_STATS_ENABLE.key)
+        return SkippingResult(tuple(slices), len(slices), ())
+    columns = {p.column.lower() for p in predicates if p.column.lower() in names}
+    prefixes = [column_hash(names[c]) for c in sorted(columns)]
+    by_hash = {partition_hash(s.partition_path): s.partition_path for s in slices}
+    stats: dict[tuple[str, str], dict[str, ColumnStats]] = {}
+    for key, record in reader.read(MetadataPartition.COLUMN_STATS, prefixes=prefixes).items():
+        entry = record.column_stats
+        partition = by_hash.get(key[12:24])
+        if entry is None or partition is None:
+            continue
+        stats.setdefault((partition, entry.file_name), {})[entry.column_name.lower()] = entry
+    return skip_file_slices(slices, predicates, stats, types)
 
 
 def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str | None) -> ReadPlan:

@@ -18,7 +18,15 @@ What stops archival (nothing at or after these instants is archived):
   since readers stop hiding those groups once the replacecommit is gone;
 * on Merge-On-Read tables, the deltacommits the compaction trigger still counts;
 * the cleaner: ``keep.min.commits`` grows to keep every commit from one before the cleaner's
-  earliest commit to retain (Java ``ArchivalUtils.getMinAndMaxInstantsToKeep``).
+  earliest commit to retain (Java ``ArchivalUtils.getMinAndMaxInstantsToKeep``);
+* the metadata table's latest compaction: its log blocks count only for data instants on the
+  active timeline, so no instant (of any action) after the latest compaction is archived, and
+  nothing at all before its first compaction (``HoodieTimelineArchiver``).
+
+The metadata table's own timeline is archived in the same step, under the data table's lock:
+with one more commit kept each way than the data table (``keep.min.commits + 1``,
+``keep.max.commits + 1``), never past its latest compaction, and only instants older than the
+data table's earliest active commit (Apache Hudi's rules for the metadata table).
 
 Clean and rollback instants are archived per action by the same counts. Beyond Java, every
 completed clean / rollback / restore instant older than the first commit left is archived
@@ -31,8 +39,9 @@ The archive file is written and the instant files are deleted inside one
 
 from __future__ import annotations
 
-__all__ = ["ArchivePlan", "ArchiveResult", "ArchiveSettings", "archive", "has_archived_instants", "maybe_archive", "plan_archive",
-           "plan_archive_from", "read_archived_entries", "read_archived_instants"]
+__all__ = ["ArchivePlan", "ArchiveResult", "ArchiveSettings", "archive", "has_archived_instants", "maybe_archive",
+           "plan_archive", "plan_archive_from", "plan_metadata_archive", "read_archived_entries",
+           "read_archived_instants"]
 
 import functools
 import json
@@ -44,13 +53,17 @@ from typing import Any
 
 import fastavro
 
+from hudi_sql.commit.instant_files import InstantFileWriter, NoOpLockProvider
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import CleanConfig
-from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError
+from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError, TableNotFoundError
 from hudi_sql.log.block import BlockType, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
+from hudi_sql.metadata.layout import MetadataPartition, metadata_base_path
+from hudi_sql.metadata.reader import declared_partitions
+from hudi_sql.metadata.services import COMMITS_RETAINED as METADATA_COMMITS_RETAINED
 from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import decode_record
@@ -187,25 +200,28 @@ def _retain_for_compaction(timeline: Timeline, max_delta_commits: int) -> str | 
 
 
 def plan_archive_from(timeline: Timeline, settings: ArchiveSettings, *,
-                      last_clean: tuple[str, str | None] | None = None) -> ArchivePlan:
+                      last_clean: tuple[str, str | None] | None = None,
+                      retain_from: str | None = None) -> ArchivePlan:
     """Which instant files to archive (pure over the timeline).
 
     Args:
         timeline: the active timeline, every state file.
         settings: archival, cleaner and compaction-trigger settings.
         last_clean: (time, ``earliestInstantToRetain`` or ``None``) of the last completed clean.
+        retain_from: no instant at or after this time is archived (the metadata table's bound).
     """
     low, high = _bounds(timeline, settings)
     latest = timeline.latest_states()
     chosen: list[tuple[str, Action]] = []
     for action in (Action.CLEAN, Action.ROLLBACK):
-        done = latest.completed().with_actions(action).instants
+        done = [i for i in latest.completed().with_actions(action).instants
+                if retain_from is None or i.instant_time < retain_from]
         if len(done) > high:
             chosen.extend((i.instant_time, action) for i in done[: len(done) - low])
     commits = latest.completed_writes().instants
     archived_commits: list[Instant] = []
     if len(commits) > high:
-        stops: list[str] = []
+        stops: list[str] = [retain_from] if retain_from is not None else []
         savepoints = latest.completed().with_actions(Action.SAVEPOINT)
         if savepoints.first is not None:
             stops.append(savepoints.first.instant_time)
@@ -255,11 +271,39 @@ def _configs(options: HudiConfigs | Mapping[str, object] | None) -> HudiConfigs:
     return options if isinstance(options, HudiConfigs) else HudiConfigs.of(options or {})
 
 
+def _metadata_table(data: TableMetaClient) -> TableMetaClient | None:
+    """The data table's metadata table, when it has one we keep (table version 6, ``files`` declared)."""
+    if data.table_version != 6 or MetadataPartition.FILES.value not in declared_partitions(data):
+        return None
+    try:
+        return TableMetaClient.load(metadata_base_path(data.layout.meta_path), storage=data.storage)
+    except TableNotFoundError:
+        return None
+
+
+def _latest_compaction(metadata: TableMetaClient) -> str:
+    """The time of the metadata table's latest compaction; ``""`` (before every instant) when none."""
+    last = metadata.timeline.completed().with_actions(Action.COMMIT).last
+    return last.instant_time if last is not None else ""
+
+
 def plan_archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None) -> ArchivePlan:
     """The archival the table needs now (possibly empty); nothing is written."""
     meta_client.reload_timeline()
     settings = ArchiveSettings.from_configs(_configs(configs), meta_client.table_type)
-    return plan_archive_from(meta_client.timeline, settings, last_clean=_last_clean(meta_client))
+    metadata = _metadata_table(meta_client)
+    bound = _latest_compaction(metadata) if metadata is not None else None
+    return plan_archive_from(meta_client.timeline, settings, last_clean=_last_clean(meta_client), retain_from=bound)
+
+
+def plan_metadata_archive(data: TableMetaClient, metadata: TableMetaClient, settings: ArchiveSettings) -> ArchivePlan:
+    """The archival the metadata table of *data* needs now (module doc)."""
+    metadata.reload_timeline()
+    first_commit = data.timeline.completed_writes().first
+    bounds = [_latest_compaction(metadata)] + ([first_commit.instant_time] if first_commit is not None else [])
+    own = ArchiveSettings(settings.min_commits + 1, settings.max_commits + 1, settings.batch_size,
+                          CleanConfig(commits_retained=METADATA_COMMITS_RETAINED), TableType.MERGE_ON_READ)
+    return plan_archive_from(metadata.timeline, own, last_clean=_last_clean(metadata), retain_from=min(bounds))
 
 
 # -- archived records ---------------------------------------------------------------------------
@@ -390,34 +434,50 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
     resolved = _configs(configs)
     with service_scope(resolved):
         plan = plan_archive(meta_client, resolved)
-        if dry_run or plan.is_empty:
+        if dry_run:
             for instant in plan.instants:
                 _log.info("Archival (dry run) would archive %s", instant.file_name)
             return ArchiveResult(plan, dry_run=dry_run)
-        meta_client.require_writable("archive the timeline of")  # version 9 is read only
         settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
-        storage, layout = meta_client.storage, meta_client.layout
+        metadata = _metadata_table(meta_client)
+        if plan.is_empty and metadata is None:
+            return ArchiveResult(plan)
+        meta_client.require_writable("archive the timeline of")  # version 9 is read only
+        target = None
         with TimelineWriter(meta_client).transaction("archive") as writer:
-            if meta_client.timeline_layout == 2:
-                target = write_lsm_batch(meta_client, plan.instants)
-            else:
-                records = [_entry(meta_client, instant) for instant in plan.instants]
-                existing = _archive_files(meta_client)
-                version = existing[-1][0] + 1 if existing else 1
-                # Local file systems do not append: Java rolls over to a new version for each archival.
-                target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
-                storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
-            pending = [i for i in plan.instants if not i.is_completed]
-            completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
-            for instant in pending + completed:
-                if writer.delete(instant):
-                    _log.info("Archived and deleted %s", instant.file_name)
-            for instant_time in {i.instant_time for i in plan.instants}:
-                writer.delete_marker_dir(instant_time)
+            if not plan.is_empty:
+                target = _archive(meta_client, writer, plan, settings)
+            if metadata is not None:
+                own = plan_metadata_archive(meta_client, metadata, settings)
+                if not own.is_empty:  # under the data table's lock, as every metadata table change
+                    _archive(metadata, InstantFileWriter(metadata, NoOpLockProvider()), own, settings)
         meta_client.reload_timeline()
-        _log.info("Archived %d instant files of %d commits into %s.", len(plan.instants),
-                  len(plan.archived_times(*_COMMIT_ACTIONS)), target)
         return ArchiveResult(plan, target)
+
+
+def _archive(meta_client: TableMetaClient, writer: InstantFileWriter, plan: ArchivePlan,
+             settings: ArchiveSettings) -> str:
+    """Write *plan*'s archive file, then delete its instant files (inside *writer*'s transaction)."""
+    storage, layout = meta_client.storage, meta_client.layout
+    if meta_client.timeline_layout == 2:
+        target = write_lsm_batch(meta_client, plan.instants)
+    else:
+        records = [_entry(meta_client, instant) for instant in plan.instants]
+        existing = _archive_files(meta_client)
+        version = existing[-1][0] + 1 if existing else 1
+        # Local file systems do not append: Java rolls over to a new version for each archival.
+        target = f"{layout.archived_path}/{ARCHIVE_FILE_PREFIX}{version}_{ROLLBACK_WRITE_TOKEN}"
+        storage.write_bytes(target, _encode_blocks(records, settings.batch_size), overwrite=False)
+    pending = [i for i in plan.instants if not i.is_completed]
+    completed = sorted((i for i in plan.instants if i.is_completed), key=Instant.sort_key)
+    for instant in pending + completed:
+        if writer.delete(instant):
+            _log.info("Archived and deleted %s", instant.file_name)
+    for instant_time in {i.instant_time for i in plan.instants}:
+        writer.delete_marker_dir(instant_time)
+    _log.info("Archived %d instant files of %d commits of %s into %s.", len(plan.instants),
+              len(plan.archived_times(*_COMMIT_ACTIONS)), meta_client.base_path, target)
+    return target
 
 
 def maybe_archive(meta_client: TableMetaClient,

@@ -12,6 +12,8 @@ changes it, so that either engine can upgrade a table and the other go on writin
    time, as Apache Hudi takes it: ``<t>_<completion>.<action>``), and a pending clustering becomes
    the ``clustering`` action. Commit metadata (commits and deltacommits in every state, completed
    replacecommits) is rewritten from JSON to Avro; other files are copied as they are.
+   The metadata table is removed first (hudi-sql keeps version 6 metadata tables only; Apache
+   Hudi 1.x builds a version 8 one on its next write).
 3. **``hoodie.properties``** says version 8 and timeline layout 2, names the timeline folder,
    records the initial version (6), the key generator type, and the record merge mode Apache
    Hudi derives from the payload class and the ordering field (``_merge_mode``).
@@ -79,6 +81,7 @@ def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int
 def _move_timeline(meta: TableMetaClient, writer: TimelineWriter) -> int:
     """Copy, switch ``hoodie.properties``, delete (the crash-safe order of the module docstring)."""
     storage = meta.storage
+    writer.retire_metadata_table()  # a version 6 metadata table under a version 8 table: nobody's to keep
     storage.mkdirs(f"{meta.timeline_path_of_layout(2)}/{HudiTableConfig.TIMELINE_HISTORY_PATH.default}")
     delete_instants_of_layout(meta, writer, 2)  # copies of an attempt that was cut short
     modified = {status.name: status.modification_time for status in storage.list(meta.layout.meta_path)}

@@ -43,7 +43,7 @@ __all__ = [
     "register_datasource",
 ]
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import (
@@ -51,6 +51,7 @@ from pyspark.sql.datasource import (
     DataSourceReader,
     DataSourceStreamReader,
     DataSourceWriter,
+    Filter,
     InputPartition,
 )
 
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 
     from hudi_sql.read.file_group_reader import FileSliceSpec
     from hudi_sql.read.plan import ReadPlan
+    from hudi_sql.read.skipping import ColumnPredicate
     from hudi_sql.table.meta_client import TableMetaClient
 
 USE_INSTEAD = (
@@ -175,7 +177,8 @@ class HudiDataSource(DataSource):
         schema = unmarked(schema)
         meta, plan = _plan(_table_path(options), options)
         ignore = next((str(v) for k, v in options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
-        return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true")
+        return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true",
+                                    options=options)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """``spark.readStream.format("hudi").load(path)``: the records of each newly completed
@@ -194,9 +197,25 @@ class HudiDataSourceReader(DataSourceReader):
     """Reads the slices of one :class:`ReadPlan`, one input partition per slice."""
 
     def __init__(self, meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
-                 skip_undecodable_blocks: bool = False) -> None:
+                 skip_undecodable_blocks: bool = False, options: Mapping[str, str] | None = None) -> None:
         self.context, specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable_blocks)
         self._specs: list[FileSliceSpec] | None = specs
+        self._replan = (meta, schema, skip_undecodable_blocks, dict(options or {}))
+
+    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
+        """Data skipping with the filters Spark pushes (``spark.sql.python.filterPushdown.enabled``):
+        the slices the metadata table's column statistics rule out are planned away. Every filter
+        is handed back, for Spark to apply to the rows read."""
+        from hudi_sql.config import HudiConfigs, HudiMetadataConfig
+        from hudi_sql.read.plan import plan_read
+
+        meta, schema, skip_undecodable, options = self._replan
+        predicates = [p for f in filters if (p := _predicate(f)) is not None]
+        configs = HudiConfigs.of(_read_options(options))
+        if predicates and configs.get(HudiMetadataConfig.DATA_SKIPPING) and self._specs is not None:
+            plan = plan_read(meta, configs, data_filters=predicates)
+            self.context, self._specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable)
+        return filters
 
     def __getstate__(self) -> dict[str, Any]:
         # Spark ships the reader to every read task; the slices travel one per input partition.
@@ -205,6 +224,7 @@ class HudiDataSourceReader(DataSourceReader):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.context = state["context"]
         self._specs = None
+        self._replan = None  # type: ignore[assignment]
 
     def partitions(self) -> list[InputPartition]:
         if self._specs is None:  # pragma: no cover - Spark plans with the reader it made
@@ -215,6 +235,34 @@ class HudiDataSourceReader(DataSourceReader):
         if not isinstance(partition, SliceInputPartition):  # an empty table: Spark's single empty partition
             return iter(())
         return iter(read_slice(self.context, partition.spec).to_batches())
+
+
+def _predicate(pushed: Filter) -> ColumnPredicate | None:
+    """A filter Spark pushed, as data skipping reads it (top-level columns only), else ``None``."""
+    from pyspark.sql import datasource as ds
+
+    from hudi_sql.read.skipping import ColumnPredicate
+
+    negated = isinstance(pushed, ds.Not)
+    inner: Any = pushed.child if negated else pushed
+    attribute = getattr(inner, "attribute", ())
+    if len(attribute) != 1:
+        return None
+    column = attribute[0]
+    if negated:
+        return ColumnPredicate(column, "!=", (inner.value,)) if isinstance(inner, ds.EqualTo) else None
+    ops = {ds.EqualTo: "=", ds.GreaterThan: ">", ds.GreaterThanOrEqual: ">=", ds.LessThan: "<",
+           ds.LessThanOrEqual: "<="}
+    op = ops.get(type(inner))
+    if op is not None:
+        return ColumnPredicate(column, op, (inner.value,))
+    if isinstance(inner, ds.In):
+        return ColumnPredicate(column, "in", tuple(inner.value))
+    if isinstance(inner, ds.IsNull):
+        return ColumnPredicate(column, "is_null")
+    if isinstance(inner, ds.IsNotNull):
+        return ColumnPredicate(column, "is_not_null")
+    return None
 
 
 _registered: set[int] = set()

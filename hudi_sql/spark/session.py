@@ -86,6 +86,8 @@ def spark_session(
         "spark.sql.shuffle.partitions": "4",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        # the `hudi` Python data source skips files by the filters Spark pushes to it
+        "spark.sql.python.filterPushdown.enabled": "true",
         "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={state / 'metastore_db'};create=true",
         "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
         "spark.hadoop.hive.metastore.schema.verification": "false",

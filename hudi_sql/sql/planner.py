@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.config import (
     HudiConfigs,
+    HudiMetadataConfig,
     HudiReadConfig,
     HudiTableConfig,
     HudiWriteConfig,
@@ -83,7 +84,10 @@ FIXED_PROPERTIES = frozenset(
         HudiTableConfig.POPULATE_META_FIELDS.key,
     }
 )
-_READ_KEYS = frozenset(k.key for k in HudiReadConfig) | {"as.of.instant"}
+#: Session options a query honours: the read options, and the metadata table's for reads
+#: (listing through it, data skipping).
+_READ_KEYS = frozenset(k.key for k in HudiReadConfig) | {"as.of.instant", HudiMetadataConfig.ENABLE.key,
+                                                         HudiMetadataConfig.DATA_SKIPPING.key}
 
 
 def sql_table_options(properties: Mapping[str, str]) -> dict[str, str]:

@@ -77,6 +77,7 @@ from hudi_sql.config.sql_aliases import (
     sql_alias,
 )
 from hudi_sql.config.table import TableType
+from hudi_sql.read.skipping import ColumnPredicate
 
 CallValue = str | int | float | bool | None
 
@@ -127,6 +128,8 @@ class TableRef:
             Hudi's table-valued functions; such a reference must resolve to a Hudi table.
         source_sql: the reference as Spark SQL without its alias (``db.t``, ``db.t TIMESTAMP AS
             OF '...'``), to bind a table that is not a Hudi table back to itself.
+        filters: what the query's WHERE clause requires of this table's columns, for data
+            skipping (:mod:`hudi_sql.sql.analyzer.filters`).
     """
 
     name: TableName | None
@@ -140,6 +143,7 @@ class TableRef:
     incremental_format: str | None = None
     table_function: str | None = None
     source_sql: str = ""
+    filters: tuple[ColumnPredicate, ...] = ()
 
     @property
     def visible_name(self) -> str | None:

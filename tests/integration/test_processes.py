@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import free_port
+from process_helpers import free_port, kill_tree
 from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
@@ -48,36 +47,9 @@ def _wait_for_port(port: int, timeout: float) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below *pid* (PySpark's worker daemon leaves the driver's process group)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _kill_tree(pid: int) -> None:
-    for target in [pid, *_descendants(pid)]:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 def _stop(proc: subprocess.Popen[Any]) -> None:
     if proc.poll() is None:
-        _kill_tree(proc.pid)
+        kill_tree(proc.pid)
         proc.wait(timeout=30)
 
 
@@ -154,7 +126,7 @@ def test_writer_killed_mid_commit_previous_snapshot_visible_and_next_write_rolls
             time.sleep(0.02)
         else:
             pytest.fail("the second write never started writing files")
-        _kill_tree(proc.pid)  # the writer and every process it started, at once
+        kill_tree(proc.pid)  # the writer and every process it started, at once
     finally:
         _stop(proc)
     proc.wait(timeout=30)
@@ -233,7 +205,7 @@ def test_stream_killed_mid_batch_twice_resumes_and_applies_every_batch_once(
                 time.sleep(0.05)
             fresh = writes_in_flight(table) - killed
             assert fresh, "the stream ended (or stalled) before a micro-batch could be killed"
-            _kill_tree(proc.pid)  # SIGKILL: the driver, its JVM and its Python workers at once
+            kill_tree(proc.pid)  # SIGKILL: the driver, its JVM and its Python workers at once
             killed |= fresh
         finally:
             _stop(proc)

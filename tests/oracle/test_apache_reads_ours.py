@@ -1,7 +1,10 @@
 """Apache Hudi reads the tables hudi-sql writes: snapshot, read-optimized, incremental and time travel.
 
 Every read runs through both engines on the same files and must give the same rows, meta
-columns included (commit time, sequence number, record key, partition path, file name).
+columns included (commit time, sequence number, record key, partition path, file name). Apache
+Hudi reads with its defaults, so its file listings come from the metadata table hudi-sql kept;
+its own validation (``validate_metadata_table_files``) must then find that table in step with
+storage, file by file and size by size.
 """
 
 from __future__ import annotations
@@ -95,3 +98,15 @@ def test_apache_hudi_reads_ours_same_rows(spark: Any, oracle: Oracle, tmp_path: 
         except AssertionError as exc:
             failures.append(str(exc))
     assert not failures, "\n".join(failures)
+    assert apache_metadata_table_disagreements(oracle, path) == []
+
+
+def apache_metadata_table_disagreements(oracle: Oracle, path: Path) -> list[Any]:
+    """The files on which Apache Hudi finds the metadata table and storage disagree (its own check)."""
+    view = f"mdt_check_{abs(hash(str(path)))}"
+    oracle.sql(f"DROP TABLE IF EXISTS {view}")
+    oracle.sql(f"CREATE TABLE {view} USING hudi LOCATION '{path}'")
+    try:
+        return oracle.sql(f"CALL validate_metadata_table_files(table => '{view}', verbose => false)")["rows"]
+    finally:
+        oracle.sql(f"DROP TABLE IF EXISTS {view}")

@@ -34,6 +34,7 @@ from hudi_sql.config.read import QueryType
 from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError
 from hudi_sql.sql import nodes
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.analyzer.filters import table_filters
 from hudi_sql.sql.dialect import generate
 
 HUDI_TABLE_FUNCTIONS = ("hudi_table_changes", "hudi_table_changes_by_path", "hudi_query")
@@ -235,11 +236,12 @@ def rewrite_tables(ctx: Context, root: exp.Expr) -> list[st.TableRef]:
     unaliased: set[tuple[str, str]] = set()
     for builder in builders:
         placeholder = ctx.placeholder()
-        ref = replace(builder.ref, placeholder=placeholder)
+        table = builder.table
+        visible = None if builder.ref.table_function or builder.ref.path else builder.ref.visible_name
+        filters = () if builder.ref.table_function else table_filters(table, visible or builder.ref.alias)
+        ref = replace(builder.ref, placeholder=placeholder, filters=filters)
         ctx.refs.append(ref)
         refs.append(ref)
-        table = builder.table
-        visible = None if ref.table_function or ref.path else ref.visible_name
         if ref.alias is None and ref.name is not None and ref.name.database:
             unaliased.add((ref.name.database.lower(), ref.name.name.lower()))
         table.set("this", exp.to_identifier(placeholder))

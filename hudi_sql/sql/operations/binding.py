@@ -95,7 +95,7 @@ def bound(ctx: OperationContext, refs: tuple[st.TableRef, ...]) -> Iterator[dict
 def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     """The snapshot *ref* reads when it names a Hudi table (or path), else ``None``."""
     if ref.path is not None:
-        return ctx.snapshot(ref.path, read_options(_resumed(ref, ref.path), ctx.options))
+        return ctx.snapshot(ref.path, read_options(_resumed(ref, ref.path), ctx.options), filters=ref.filters)
     assert ref.name is not None
     resolved, query_type = _resolve_read(ctx, ref.name)
     if _is_hudi_view(resolved):
@@ -108,7 +108,7 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     assert info is not None and info.location is not None
     if query_type is not None and ref.query_type is None and ref.as_of is None and ref.table_function is None:
         ref = replace(ref, query_type=query_type)
-    return ctx.snapshot(info.location, read_options(_resumed(ref, info.location), ctx.options))
+    return ctx.snapshot(info.location, read_options(_resumed(ref, info.location), ctx.options), filters=ref.filters)
 
 
 def _resumed(ref: st.TableRef, location: str) -> st.TableRef:

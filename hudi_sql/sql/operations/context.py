@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from catalog.base import Catalog
+    from hudi_sql.read.skipping import ColumnPredicate
     from hudi_sql.write.client import WriteResult
 
 METRICS_SCHEMA = (
@@ -153,9 +154,10 @@ class OperationContext:
         )
 
     def snapshot(self, location: str, options: dict[str, str] | None = None, *,
-                 partitions: frozenset[str] | None = None) -> DataFrame:
-        """A read of the table at *location* planned now; only *partitions* when given."""
+                 partitions: frozenset[str] | None = None, filters: tuple[ColumnPredicate, ...] = ()) -> DataFrame:
+        """A read of the table at *location* planned now; only *partitions* when given, and with
+        the query's *filters* for data skipping."""
         from hudi_sql.read.api import read_table
 
         keep = partitions.__contains__ if partitions is not None else None
-        return read_table(self.spark, location, dict(options or {}), partition_filter=keep)
+        return read_table(self.spark, location, dict(options or {}), partition_filter=keep, data_filters=filters)

@@ -72,7 +72,7 @@ def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
         location, label = str(resolved.info.location), str(resolved.ident)
     options = read_options(ref, ctx.options)
     meta = TableMetaClient.load(location)
-    plan = plan_read(meta, HudiConfigs.of(options))
+    plan = plan_read(meta, HudiConfigs.of(options), data_filters=ref.filters)
     native = sum(_file_size(meta, p) for p in plan.native_files)
     merged_base = sum(s.base_file.size for s in plan.merge_slices if s.base_file is not None)
     logs = [log for s in plan.merge_slices for log in s.log_files]
@@ -85,6 +85,10 @@ def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
     ]
     if plan.begin is not None:
         lines.append(f"incremental range: ({plan.begin}, {plan.end}]")
+    if plan.skipping is not None:
+        used = "; ".join(str(p) for p in plan.skipping.predicates) or "none usable"
+        lines.append(f"data skipping: {plan.skipping.skipped} of {plan.skipping.total} file slices skipped by column "
+                     f"statistics (filters: {used})")
     lines.append(f"base files read by Spark's Parquet reader: {len(plan.native_files)} ({_size(native)})")
     lines.append(
         f"file slices merged with log files: {len(plan.merge_slices)} (base {_size(merged_base)}, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hudi_sql.metadata.changes import FileChanges, files_partition_records
-from hudi_sql.metadata.records import FileInfo, RecordType
+from hudi_sql.metadata.records import FileInfo
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action, Instant
 

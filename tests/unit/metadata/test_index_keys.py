@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_stats_key, partition_hash, xxh64
+from hudi_sql.metadata.index_keys import (
+    bloom_filter_key,
+    column_hash,
+    column_stats_key,
+    partition_hash,
+    xxh64,
+)
 from hudi_sql.metadata.layout import MetadataPartition, file_group_index, file_id, init_instant_time, suffixed
 
 FILE = "d9253df9-7e79-41e7-9f07-daf7e5918da3-0_0-40-62_20261128024533775.parquet"

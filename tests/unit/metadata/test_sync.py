@@ -124,7 +124,7 @@ def test_a_write_with_the_metadata_table_off_removes_it(table: Table) -> None:
 def test_a_clean_deletes_the_files_it_removed(table: Table) -> None:
     table.commit({"a": [1]})
     table.commit({"a": [2]})
-    gone = sorted(table.files()["a"])[0]
+    gone = min(table.files()["a"])
     table.clean("a", gone)
     assert table.listed() == table.files()
     assert gone not in table.listed()["a"]
