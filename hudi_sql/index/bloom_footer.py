@@ -50,8 +50,8 @@ def footer_metadata(
 
     Follows Java's ``HoodieBloomFilterWriteSupport.finalizeMetadata``: the bloom filter always,
     the type code only for DYNAMIC types (a reader without it assumes SIMPLE), min/max only when
-    keys were added. We return nothing at all for no keys, since our writer never writes empty
-    base files.
+    keys were added. A file without rows (a delete that emptied its file group) so still has its
+    (empty) bloom filter, which the metadata table's ``bloom_filters`` partition records as Java's.
 
     Min and max use Python ``str`` order (by code point). That equals Java's order on the Spark
     write path (``UTF8String``, unsigned UTF-8 bytes) and on the Avro path (``String.compareTo``,
@@ -67,15 +67,13 @@ def footer_metadata(
         filter_type: ``hoodie.bloom.index.filter.type``.
 
     Returns:
-        Footer key to value, both UTF-8 bytes; empty when *keys* is empty.
+        Footer key to value, both UTF-8 bytes.
 
     Raises:
         HudiConfigError: A sizing option or the filter type is invalid.
         HudiKeyError: A key is empty.
     """
     kind = BloomFilterType.parse(filter_type)
-    if len(keys) == 0:
-        return {}
     bloom: BloomFilter
     if kind is BloomFilterType.DYNAMIC_V0:
         bloom = DynamicBloomFilter(num_entries=num_entries, fpp=fpp, max_entries=max_entries)
@@ -85,8 +83,9 @@ def footer_metadata(
     metadata = {BLOOM_FILTER_KEY.encode(): bloom.serialize().encode("ascii")}
     if kind is BloomFilterType.DYNAMIC_V0:
         metadata[BLOOM_FILTER_TYPE_CODE_KEY.encode()] = kind.value.encode()
-    metadata[MIN_RECORD_KEY_KEY.encode()] = encode_key(str(min(keys)))  # str(): numpy arrays give np.str_
-    metadata[MAX_RECORD_KEY_KEY.encode()] = encode_key(str(max(keys)))
+    if len(keys):
+        metadata[MIN_RECORD_KEY_KEY.encode()] = encode_key(str(min(keys)))  # str(): numpy arrays give np.str_
+        metadata[MAX_RECORD_KEY_KEY.encode()] = encode_key(str(max(keys)))
     return metadata
 
 

@@ -106,7 +106,7 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
     slices, stitched = bootstrap_slices(meta, view.latest_file_slices(partitions))
     skipping = None
-    if data_filters and options.get(HudiMetadataConfig.DATA_SKIPPING):
+    if options.get(HudiMetadataConfig.DATA_SKIPPING) and query_type is not QueryType.INCREMENTAL:
         skipping = skip_by_column_stats(meta, slices, data_filters, schema, enabled=options.get(HudiMetadataConfig.ENABLE))
         slices = list(skipping.kept)
         _log.info("Data skipping on '%s': %d of %d file slices skipped.", meta.base_path, skipping.skipped,
@@ -135,12 +135,14 @@ def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], pre
         fields += list(META_FIELDS)
         types.update((name.lower(), "string") for name in META_FIELDS)
     names = {name.lower(): name for name in fields}
+    columns = {p.column.lower() for p in predicates if p.column.lower() in names}
+    if not columns:
+        return SkippingResult(tuple(slices), len(slices), ())
     reader = MetadataTableReader.open(meta) if enabled else None
     if reader is None or not reader.has(MetadataPartition.COLUMN_STATS):
         _log.warning("Data skipping on '%s' needs the metadata table's column_stats partition (%s=true on a "
                      "write); reading every file.", meta.base_path, HudiMetadataConfig.COLUMN_STATS_ENABLE.key)
         return SkippingResult(tuple(slices), len(slices), ())
-    columns = {p.column.lower() for p in predicates if p.column.lower() in names}
     prefixes = [column_hash(names[c]) for c in sorted(columns)]
     by_hash = {partition_hash(s.partition_path): s.partition_path for s in slices}
     stats: dict[tuple[str, str], dict[str, ColumnStats]] = {}

@@ -9,7 +9,9 @@ query returns the same rows with skipping as without.
 
 * A file with no statistics for a filtered column (not indexed, written before the index, a log
   file) may match. So may a file whose column has incomparable values (bytes, which Java's
-  statistics order by signed bytes) or a literal of another type than the column's.
+  statistics order by signed bytes) or a literal of another type than the column's. A decimal
+  range stored as bytes (Apache Hudi's compaction writes decimals so: the unscaled value at
+  scale 15) is read back as the decimal it is.
 * Floating-point maxima say nothing about NaN (parquet statistics leave NaN out, and Spark orders
   NaN above every number), so ``>``/``>=`` never rule out a float column's file.
 * A file slice is read when any of its files may match (Apache Hudi's ``HoodieFileIndex``): a
@@ -100,6 +102,10 @@ def _coerce(value: Any, kind: StatKind, avro_type: str) -> Any:
     return None  # bytes and times are not compared
 
 
+def _unscaled(raw: bytes) -> decimal.Decimal:
+    return decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-15)
+
+
 def might_match(predicate: ColumnPredicate, stats: ColumnStats, avro_type: str = "") -> bool:
     """Whether a file with *stats* may hold a row matching *predicate* (``False`` only when proven not)."""
     if stats.is_deleted:
@@ -114,11 +120,13 @@ def might_match(predicate: ColumnPredicate, stats: ColumnStats, avro_type: str =
         return not (stats.value_count > 0 and stats.null_count == stats.value_count)
     if low.kind is not high.kind:
         return True
-    kind = low.kind
+    kind, lo, hi = low.kind, low.value, high.value
+    if kind is StatKind.BYTES and avro_type == "decimal":
+        # Apache Hudi's compaction rewrites a decimal's range as the unscaled bytes at scale 15
+        kind, lo, hi = StatKind.DECIMAL, _unscaled(lo), _unscaled(hi)
     values = [_coerce(v, kind, avro_type) for v in predicate.values]
     if any(v is None for v in values) or not values:
         return True
-    lo, hi = low.value, high.value
     try:
         if predicate.op in ("=", "in"):
             return any(lo <= v <= hi for v in values)

@@ -162,7 +162,7 @@ def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes,
     from hudi_sql.index.bloom_footer import footer_metadata
 
     metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
-    if options.populate_meta_fields and record_keys is not None and len(record_keys):
+    if options.populate_meta_fields and record_keys is not None:  # an emptied file group too, as Java
         metadata.update(footer_metadata(record_keys.to_numpy(zero_copy_only=False), **options.file.bloom_options()))
     return metadata
 

@@ -14,6 +14,7 @@ from fixture_tables import fixtures_root
 from hudi_sql.config.read import QueryType
 from hudi_sql.config.table import TableType
 from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError
+from hudi_sql.read.skipping import ColumnPredicate
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.statements import (
@@ -111,7 +112,8 @@ def test_create_table_as_select_carries_a_query() -> None:
     assert isinstance(statement, st.CreateTable)
     assert statement.columns == ()
     assert statement.as_query == Query(
-        "SELECT s.id, s.dt FROM __hudi_ref_0 AS s WHERE s.id > 0", (ref("src", "s"),)
+        "SELECT s.id, s.dt FROM __hudi_ref_0 AS s WHERE s.id > 0",
+        (ref("src", "s", filters=(ColumnPredicate("id", ">", (0,)),)),)
     )
     assert statement.table_type is None
 
@@ -305,7 +307,8 @@ def test_merge_with_every_clause_kind_keeps_order() -> None:
     assert isinstance(statement, st.MergeInto)
     assert statement.target == TableName("db", "t")
     assert statement.target_alias == "x"
-    assert statement.source == Query("SELECT * FROM __hudi_ref_0 AS s WHERE a > 1", (ref("s"),))
+    assert statement.source == Query("SELECT * FROM __hudi_ref_0 AS s WHERE a > 1",
+                                     (ref("s", filters=(ColumnPredicate("a", ">", (1,)),)),))
     assert statement.source_alias == "s"
     assert statement.on == "x.id = s.id"
     matched, not_matched, by_source = (
@@ -332,7 +335,7 @@ def test_merge_with_every_clause_kind_keeps_order() -> None:
         MergeClause(by_source, MergeAction.UPDATE, None, (Assignment("a", "0"),)),
     )
     assert statement.clauses[2].is_star and not statement.clauses[1].is_star
-    assert statement.table_refs == (ref("s"),)
+    assert statement.table_refs == statement.source.table_refs
     assert "USING (SELECT * FROM __hudi_ref_0 AS s WHERE a > 1) AS s" in statement.sql
 
 
@@ -694,7 +697,7 @@ def test_permanent_views_keep_their_text_as_written_and_a_bindable_query() -> No
     assert view.name == TableName("db", "v") and view.replace and not view.if_not_exists
     assert view.view_text == "SELECT id, name FROM t WHERE id > 1"
     assert view.query.sql == "SELECT id, name FROM __hudi_ref_0 AS t WHERE id > 1"
-    assert view.query.table_refs == (ref("t"),)
+    assert view.query.table_refs == (ref("t", filters=(ColumnPredicate("id", ">", (1,)),)),)
     assert view.columns == (("a", "the id"), ("b", None))
     assert view.comment == "c" and dict(view.properties) == {"k": "v"}
     assert view.spark_sql.startswith("CREATE OR REPLACE VIEW db.v")

@@ -73,7 +73,10 @@ def _session(jar: str, state_dir: str) -> Any:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", f"-Duser.timezone=UTC -Dderby.system.home={state_dir}")
+        # Java 17 closes java.util.concurrent.locks to reflection, which Kryo needs to ship Apache
+        # Hudi's metadata table reader to the bloom index's tasks (hoodie.bloom.index.use.metadata).
+        .config("spark.driver.extraJavaOptions", f"-Duser.timezone=UTC -Dderby.system.home={state_dir} "
+                "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED")
         .config("spark.sql.warehouse.dir", warehouse)
         .config("spark.local.dir", os.path.join(state_dir, "tmp"))
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",

@@ -361,9 +361,13 @@ def test_bloom_filter_deserialize_legacy_or_jenkins_raises_unsupported() -> None
 # -- footer ---------------------------------------------------------------------------------------
 
 
-def test_footer_metadata_no_keys_empty() -> None:
-    assert footer_metadata([]) == {}
-    assert footer_metadata(np.array([], dtype=object)) == {}
+def test_footer_metadata_no_keys_an_empty_filter_and_no_range() -> None:
+    for keys in ([], np.array([], dtype=object)):
+        footer = footer_metadata(keys)
+        assert sorted(footer) == sorted([BLOOM_FILTER_KEY.encode(), BLOOM_FILTER_TYPE_CODE_KEY.encode()])
+        index = read_footer_index(footer)
+        assert index is not None and index.min_key is None and index.bloom_filter is not None
+        assert not index.bloom_filter.might_contain("k")
 
 
 def test_footer_metadata_dynamic_has_type_code_and_range() -> None:
