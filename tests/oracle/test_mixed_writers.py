@@ -3,9 +3,10 @@ hudi-sql upserts commit 2, Apache Hudi upserts commit 3; both engines agree afte
 
 Apache Hudi is read twice after each step: with its metadata table (its default, the file
 listing comes from ``.hoodie/metadata``) and with ``hoodie.metadata.enable=false`` (the file
-listing comes from storage). Both must agree with us: hudi-sql does not maintain the metadata
-table, and removes it before its first instant as Apache Hudi does with
-``hoodie.metadata.enable=false``; Apache Hudi's next commit rebuilds it.
+listing comes from storage). Both must agree with us: hudi-sql keeps the metadata table Apache
+Hudi created, committing each of its instants there first, and Apache Hudi's validation of the
+metadata table finds it in step with storage after our commit. A writer that turns the
+metadata table off removes it, in either engine alike.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from oracle_harness import Oracle, assert_same_rows, ours
+from test_apache_reads_ours import apache_metadata_table_disagreements
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -23,11 +25,12 @@ LISTING = {"hoodie.metadata.enable": "false"}
 METADATA = {"hoodie.metadata.enable": "true"}
 
 
-def _our_upsert(spark: Any, path: Path, name: str, table_type: str) -> str:
+def _our_upsert(spark: Any, path: Path, name: str, table_type: str, **extra: str) -> str:
     import hudi_sql
 
     df = spark.createDataFrame([(1, "ours-1", 11.0, 5, "sf"), (7, "ours-7", 70.0, 5, "la")], SCHEMA)
     result = hudi_sql.write(df, str(path), {
+        **extra,
         "hoodie.table.name": name,
         "hoodie.datasource.write.table.type": table_type,
         "hoodie.datasource.write.recordkey.field": "id",
@@ -86,6 +89,8 @@ def mixed_steps(request: pytest.FixtureRequest, spark: Any, oracle: Oracle,
     found = _agree(spark, oracle, path, f"{name}/1-apache")
     _our_upsert(spark, path, name, "COPY_ON_WRITE" if table_type == "cow" else "MERGE_ON_READ")
     found += _agree(spark, oracle, path, f"{name}/2-ours")
+    assert _metadata_state(path) == (True, "files"), "our upsert kept the metadata table"
+    found += [f"{name}/2-ours (metadata validation): {row}" for row in apache_metadata_table_disagreements(oracle, path)]
     oracle.sql(f"UPDATE {name} SET price = price + 100, ts = 9 WHERE id IN (1, 2)")
     found += _agree(spark, oracle, path, f"{name}/3-apache")
     return {"listing": [f for f in found if "(listing)" in f],
@@ -103,9 +108,10 @@ def test_mixed_writers_apache_metadata_table_sees_our_commit(mixed_steps: dict[s
     assert not mixed_steps["metadata"], "\n".join(mixed_steps["metadata"])
 
 
-def test_mixed_writers_our_commit_leaves_metadata_table_as_apache_hudi_without_it(
+def test_mixed_writers_our_commit_without_metadata_table_removes_it_as_apache_hudi_does(
         spark: Any, oracle: Oracle, tmp_path: Path) -> None:
-    """Our upsert must leave the metadata table as Apache Hudi's own metadata-disabled upsert leaves it."""
+    """Our upsert with ``hoodie.metadata.enable=false`` must leave the metadata table as Apache Hudi's
+    own metadata-disabled upsert leaves it."""
     theirs, mine = tmp_path / "mdt_off_theirs", tmp_path / "mdt_off_ours"
     for name, path in (("mdt_off_theirs", theirs), ("mdt_off_ours", mine)):
         _create_and_write(oracle, name, path, "cow")
@@ -119,5 +125,5 @@ def test_mixed_writers_our_commit_leaves_metadata_table_as_apache_hudi_without_i
                                        "hoodie.datasource.write.hive_style_partitioning": "true",
                                        "hoodie.datasource.write.operation": "upsert",
                                        "hoodie.metadata.enable": "false"}}}])
-    _our_upsert(spark, mine, "mdt_off_ours", "COPY_ON_WRITE")
-    assert _metadata_state(mine) == _metadata_state(theirs)
+    _our_upsert(spark, mine, "mdt_off_ours", "COPY_ON_WRITE", **{"hoodie.metadata.enable": "false"})
+    assert _metadata_state(mine) == _metadata_state(theirs) == (False, "")
