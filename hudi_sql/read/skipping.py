@@ -87,8 +87,9 @@ def _coerce(value: Any, kind: StatKind, avro_type: str) -> Any:
         if isinstance(value, (int, float, decimal.Decimal)) and not (isinstance(value, float) and math.isnan(value)):
             return value
         if kind is StatKind.LONG and isinstance(value, datetime.datetime) and avro_type == "timestamp-micros":
-            moment = value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-            delta = moment - _EPOCH
+            if value.tzinfo is None:
+                return None  # a time without its zone says nothing about an instant
+            delta = value - _EPOCH
             return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
         return None
     if kind is StatKind.STRING:

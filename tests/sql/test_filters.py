@@ -30,9 +30,20 @@ def test_every_supported_comparison_of_a_column_with_literals() -> None:
 
 
 @pytest.mark.parametrize("where", ["a + 1 = 3", "a = b", "upper(c) = 'X'", "a = 1 OR b = 2", "a IN (SELECT x FROM u)",
-                                   "a = NULL", "ts > TIMESTAMP '2024-01-01 00:00:00'"])
+                                   "a = NULL", "ts > TIMESTAMP 'not a time'"])
 def test_what_is_left_to_spark_alone(where: str) -> None:
     assert _filters(f"SELECT * FROM t WHERE {where}")["t"] == []
+
+
+def test_a_timestamp_literal_stays_naive_until_placed_in_the_sessions_time_zone() -> None:
+    from hudi_sql.sql.analyzer.filters import localized
+
+    (statement,) = analyze("SELECT * FROM t WHERE ts >= TIMESTAMP '2024-01-01 10:00:00'")
+    filters = statement.table_refs[0].filters  # type: ignore[attr-defined]
+    assert filters == (P("ts", ">=", (datetime.datetime(2024, 1, 1, 10),)),)
+    (placed,) = localized(filters, "America/New_York")
+    assert placed.values[0].astimezone(datetime.timezone.utc) == datetime.datetime(
+        2024, 1, 1, 15, tzinfo=datetime.timezone.utc)
 
 
 def test_joins_qualify_by_alias_and_outer_joins_are_left_alone() -> None:

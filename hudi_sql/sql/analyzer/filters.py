@@ -3,8 +3,10 @@
 Of the WHERE clause of the SELECT that reads a table directly, the conjuncts that compare one of
 the table's columns with literals become :class:`~hudi_sql.read.skipping.ColumnPredicate`\\ s:
 ``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=`` (either side), ``IN (...)``, ``BETWEEN``, ``IS [NOT]
-NULL``. Literals are numbers, strings, booleans and ``DATE '...'``; anything else (functions,
-casts of columns, timestamps, subqueries) is left to Spark alone. Spark still evaluates the whole
+NULL``. Literals are numbers, strings, booleans, ``DATE '...'`` and ``TIMESTAMP '...'`` (a
+timestamp without zone is in the session's time zone: it stays naive here and is placed in that
+zone when the query is bound, :func:`localized`); anything else (functions, casts of columns,
+subqueries) is left to Spark alone. Spark still evaluates the whole
 WHERE clause on the rows read: these predicates only decide which files need not be read.
 
 They are taken only where dropping rows of the table before the WHERE clause cannot change the
@@ -15,7 +17,7 @@ when qualified by its name or alias, or unqualified with no join at all.
 
 from __future__ import annotations
 
-__all__ = ["table_filters"]
+__all__ = ["localized", "table_filters"]
 
 import datetime
 import decimal
@@ -29,6 +31,9 @@ _COMPARISONS: dict[type[exp.Expr], str] = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "
                                            exp.GT: ">", exp.GTE: ">="}
 _FLIPPED = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NO_VALUE = object()
+#: ``DATE '...'``, and Spark's ``TIMESTAMP '...'`` (the session's time zone: sqlglot reads it as TIMESTAMPTZ).
+_DATE_TIME = (exp.DataType.Type.DATE, exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPTZ,
+              exp.DataType.Type.TIMESTAMPLTZ)
 
 
 def table_filters(table: exp.Table, visible: str | None) -> tuple[ColumnPredicate, ...]:
@@ -79,10 +84,14 @@ def _literal(node: exp.Expr) -> Any:
             return int(text) if text.isdigit() else decimal.Decimal(text)
         except (ValueError, decimal.InvalidOperation):
             return _NO_VALUE
-    date = isinstance(node, exp.Cast) and node.to.this is exp.DataType.Type.DATE
-    if date and isinstance(node.this, exp.Literal) and node.this.is_string:
+    target = node.to.this if isinstance(node, exp.Cast) else None
+    if target in _DATE_TIME and isinstance(node.this, exp.Literal) and node.this.is_string:
+        text = node.this.this.strip()
         try:
-            return datetime.date.fromisoformat(node.this.this.strip())
+            if target is exp.DataType.Type.DATE:
+                return datetime.date.fromisoformat(text)
+            moment = datetime.datetime.fromisoformat(text)  # naive: the session's time zone, bound later
+            return moment if moment.tzinfo is None else moment.astimezone(datetime.timezone.utc)
         except ValueError:
             return _NO_VALUE
     return _NO_VALUE
@@ -114,3 +123,21 @@ def _predicates(node: exp.Expr, visible: str | None, single: bool) -> list[Colum
         column = _column(target.this, visible, single)
         return [ColumnPredicate(column, "is_not_null" if negated else "is_null")] if column else []
     return []
+
+
+def localized(filters: tuple[ColumnPredicate, ...], time_zone: str) -> tuple[ColumnPredicate, ...]:
+    """*filters* with their naive timestamps placed in *time_zone* (the session's), as Spark reads
+    a ``TIMESTAMP '...'`` literal; an unknown zone leaves them naive (data skipping then ignores them)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        zone = ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return filters
+
+    def place(value: Any) -> Any:
+        if isinstance(value, datetime.datetime) and value.tzinfo is None:
+            return value.replace(tzinfo=zone)
+        return value
+
+    return tuple(ColumnPredicate(p.column, p.op, tuple(place(v) for v in p.values)) for p in filters)

@@ -43,6 +43,7 @@ from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.analyzer.filters import localized
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import checkpoint_range
 from hudi_sql.sql.planner import read_options
@@ -94,6 +95,8 @@ def bound(ctx: OperationContext, refs: tuple[st.TableRef, ...]) -> Iterator[dict
 
 def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     """The snapshot *ref* reads when it names a Hudi table (or path), else ``None``."""
+    if ref.filters:
+        ref = replace(ref, filters=localized(ref.filters, ctx.spark.conf.get("spark.sql.session.timeZone") or "UTC"))
     if ref.path is not None:
         return ctx.snapshot(ref.path, read_options(_resumed(ref, ref.path), ctx.options), filters=ref.filters)
     assert ref.name is not None

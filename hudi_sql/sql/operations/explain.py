@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.analyzer.filters import localized
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.insert import aligned_frame, spark_overwrite_mode, static_partitions
@@ -72,7 +73,8 @@ def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
         location, label = str(resolved.info.location), str(resolved.ident)
     options = read_options(ref, ctx.options)
     meta = TableMetaClient.load(location)
-    plan = plan_read(meta, HudiConfigs.of(options), data_filters=ref.filters)
+    time_zone = ctx.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+    plan = plan_read(meta, HudiConfigs.of(options), data_filters=localized(ref.filters, time_zone))
     native = sum(_file_size(meta, p) for p in plan.native_files)
     merged_base = sum(s.base_file.size for s in plan.merge_slices if s.base_file is not None)
     logs = [log for s in plan.merge_slices for log in s.log_files]

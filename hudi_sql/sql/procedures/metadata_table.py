@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from hudi_sql.config.metadata import HudiMetadataConfig
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
@@ -26,8 +27,8 @@ def _reader(ctx: ProcedureContext, args: dict[str, Any]) -> Any:
     if reader is None:
         raise HudiSqlError(
             f"CALL {ctx.name}: table '{args.get('table') or args.get('path')}' has no metadata table.",
-            help="CALL create_metadata_table(table => '...') builds it; writes with hoodie.metadata.enable=true "
-                 "keep it")
+            help=f"CALL create_metadata_table(table => '...') builds it; writes with "
+                 f"{HudiMetadataConfig.ENABLE.key}=true keep it")
     return reader
 
 
@@ -70,7 +71,7 @@ def show_metadata_table_column_stats(ctx: ProcedureContext, args: dict[str, Any]
     reader = _reader(ctx, args)
     if not reader.has(MetadataPartition.COLUMN_STATS):
         raise HudiSqlError(f"CALL {ctx.name}: the metadata table has no column_stats partition.",
-                           help="write with hoodie.metadata.index.column.stats.enable=true to build it")
+                           help=f"write with {HudiMetadataConfig.COLUMN_STATS_ENABLE.key}=true to build it")
     columns = [c.strip() for c in str(args.get("targetColumns") or "").split(",") if c.strip()]
     prefixes = [column_hash(c) for c in columns] or None
     partition = args.get("partition")

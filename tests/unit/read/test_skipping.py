@@ -70,6 +70,7 @@ def test_strings_dates_and_timestamps() -> None:
     late = datetime.datetime(1970, 1, 1, 0, 0, 2, tzinfo=datetime.timezone.utc)
     assert not might_match(P("ts", ">=", (late,)), micros, "timestamp-micros")
     assert might_match(P("ts", ">=", (late,)), micros, "long")  # a datetime for a plain long: unknown
+    assert might_match(P("ts", ">=", (late.replace(tzinfo=None),)), micros, "timestamp-micros")  # no zone: unknown
 
 
 def test_bytes_are_never_compared() -> None:
