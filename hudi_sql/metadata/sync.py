@@ -24,8 +24,10 @@ pending is a crashed one: nothing else writes the metadata table while the lock 
 The options come from the enclosing :func:`~hudi_sql.config.metadata.metadata_scope` (set by the write and by table
 services with the operation's options), else Apache Hudi's defaults.
 
-The metadata table's records are small (a few per partition written), so its log files are
-written here on the driver, like the commit metadata that names the same files.
+The files partition's records are small (one per data partition written), so its log files
+are written here, like the commit metadata that names the same files. The index partitions need
+each written file's footer or log records read: their file groups are written in Spark tasks
+when the change touches more than a handful of files (:mod:`hudi_sql.metadata.metadata_exec`).
 """
 
 from __future__ import annotations

@@ -450,7 +450,8 @@ def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
             if metadata is not None:
                 own = plan_metadata_archive(meta_client, metadata, settings)
                 if not own.is_empty:  # under the data table's lock, as every metadata table change
-                    _archive(metadata, InstantFileWriter(metadata, NoOpLockProvider()), own, settings)
+                    with InstantFileWriter(metadata, NoOpLockProvider()).transaction("archive") as own_writer:
+                        _archive(metadata, own_writer, own, settings)
         meta_client.reload_timeline()
         return ArchiveResult(plan, target)
 

@@ -171,14 +171,20 @@ class HudiDataSource(DataSource):
                       read_optimized=plan.query_type is QueryType.READ_OPTIMIZED)
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        from hudi_sql.config import HudiConfigs, HudiMetadataConfig
         from hudi_sql.spark.table_marker import unmarked
 
         options = _with_marker(self.options, schema)
         schema = unmarked(schema)
         meta, plan = _plan(_table_path(options), options)
         ignore = next((str(v) for k, v in options.items() if str(k).lower() == "ignorecorruptfiles"), "false")
-        return HudiDataSourceReader(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true",
-                                    options=options)
+        # Only a read that asks for data skipping takes Spark's pushed filters: Spark refuses a
+        # reader with pushFilters in sessions without `spark.sql.python.filterPushdown.enabled`
+        # (its default), which would fail every plain session's filtered read.
+        skipping = HudiConfigs.of(_read_options(options)).get(HudiMetadataConfig.DATA_SKIPPING)
+        reader_class = SkippingHudiDataSourceReader if skipping else HudiDataSourceReader
+        return reader_class(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true",
+                            options=options)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """``spark.readStream.format("hudi").load(path)``: the records of each newly completed
@@ -202,21 +208,6 @@ class HudiDataSourceReader(DataSourceReader):
         self._specs: list[FileSliceSpec] | None = specs
         self._replan = (meta, schema, skip_undecodable_blocks, dict(options or {}))
 
-    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
-        """Data skipping with the filters Spark pushes (``spark.sql.python.filterPushdown.enabled``):
-        the slices the metadata table's column statistics rule out are planned away. Every filter
-        is handed back, for Spark to apply to the rows read."""
-        from hudi_sql.config import HudiConfigs, HudiMetadataConfig
-        from hudi_sql.read.plan import plan_read
-
-        meta, schema, skip_undecodable, options = self._replan
-        predicates = [p for f in filters if (p := _predicate(f)) is not None]
-        configs = HudiConfigs.of(_read_options(options))
-        if predicates and configs.get(HudiMetadataConfig.DATA_SKIPPING) and self._specs is not None:
-            plan = plan_read(meta, configs, data_filters=predicates)
-            self.context, self._specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable)
-        return filters
-
     def __getstate__(self) -> dict[str, Any]:
         # Spark ships the reader to every read task; the slices travel one per input partition.
         return {"context": self.context}
@@ -235,6 +226,25 @@ class HudiDataSourceReader(DataSourceReader):
         if not isinstance(partition, SliceInputPartition):  # an empty table: Spark's single empty partition
             return iter(())
         return iter(read_slice(self.context, partition.spec).to_batches())
+
+
+class SkippingHudiDataSourceReader(HudiDataSourceReader):
+    """The reader of a read with ``hoodie.enable.data.skipping``: it takes Spark's pushed filters
+    (which needs ``spark.sql.python.filterPushdown.enabled``; hudi-sql's sessions set it, and
+    Spark names it when another session lacks it)."""
+
+    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
+        """Plan away the slices the metadata table's column statistics rule out for the pushed
+        filters. Every filter is handed back, for Spark to apply to the rows read."""
+        from hudi_sql.config import HudiConfigs
+        from hudi_sql.read.plan import plan_read
+
+        meta, schema, skip_undecodable, options = self._replan
+        predicates = [p for f in filters if (p := _predicate(f)) is not None]
+        if predicates and self._specs is not None:
+            plan = plan_read(meta, HudiConfigs.of(_read_options(options)), data_filters=predicates)
+            self.context, self._specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable)
+        return filters
 
 
 def _predicate(pushed: Filter) -> ColumnPredicate | None:

@@ -14,6 +14,8 @@ import pyarrow as pa
 import pytest
 
 import hudi_sql
+from hudi_sql.metadata.reader import MetadataTableReader
+from hudi_sql.metadata.sync import storage_listing
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.instant import Action, parse_instant_time
@@ -34,6 +36,8 @@ OPTIONS = {
     "hoodie.datasource.write.recordkey.field": "id",
     "hoodie.datasource.write.partitionpath.field": "p",
     "hoodie.datasource.write.precombine.field": "ts",
+    # The metadata table compacted at every write: archival never passes its latest compaction.
+    "hoodie.metadata.compact.max.delta.commits": "1",
 }
 SCHEMA = "id int, p string, ts int, v string"
 
@@ -266,6 +270,10 @@ def test_archive_moves_old_commits_and_both_readers_still_see_the_table(spark: A
     assert not any(".clean" in n for n in timeline_files(table.path))
     assert ("clean", "COMPLETED") in {(r["actionType"], r["state"]) for r in read_archived_instants(meta)}
     assert our_rows(spark, table.path) == rust_rows(table.path) == [(1, "a", "v9"), (2, "b", "v7")]
+    # The metadata table's own timeline was archived in the same step, and still lists every file.
+    assert list(Path(table.path, ".hoodie", "metadata", ".hoodie", "archived").glob(".commits_.archive.*"))
+    listing = MetadataTableReader.open(TableMetaClient.load(table.path)).file_listing()
+    assert {p: listing.files(p) for p in listing.partitions} == storage_listing(TableMetaClient.load(table.path))
 
 
 def test_archive_never_passes_what_the_cleaner_or_a_savepoint_needs(table: BaseTable):

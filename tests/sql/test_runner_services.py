@@ -40,11 +40,13 @@ def test_call_savepoint_restore_and_archived_commits_list_every_instant(spark: A
 
 def test_call_archive_commits_archives_with_its_own_limits_and_keeps_the_rows(spark: Any, tmp_path: Path) -> None:
     """Apache Hudi's ``archive_commits``: the limits come from the call, not from the table
-    (whose defaults, 20 and 30 commits, would archive nothing here)."""
+    (whose defaults, 20 and 30 commits, would archive nothing here). The metadata table is
+    compacted every two commits: archival never passes its latest compaction."""
     db = hudi_sql.connect(spark)
     path = tmp_path / "arch"
     db.sql(f"""CREATE TABLE arch_t (id INT, v STRING, ts BIGINT) USING hudi LOCATION '{path}'
-               TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.archive.automatic' = 'false')""")
+               TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.archive.automatic' = 'false',
+               'hoodie.metadata.compact.max.delta.commits' = '2')""")
     for i in range(6):
         db.sql(f"INSERT INTO arch_t VALUES ({i}, 'v', {i})")
     commits = {r[0] for r in db.sql("CALL show_commits(table => 'arch_t', limit => 100)").collect()}
