@@ -30,7 +30,7 @@ from bench.oracle import expected_checksum
 from bench.report import render, summarize
 from bench.systems import SYSTEMS, interpreter
 from bench.systems.base import Settings, SystemUnavailable
-from bench.workload import SCALES, WORKLOADS, Inputs, Scale
+from bench.workload import SCALES, WORKLOADS, Inputs
 
 _REPO = Path(__file__).resolve().parents[1]
 _LIVE: set[subprocess.Popen[bytes]] = (
@@ -105,11 +105,6 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-scans", action="store_true", help="skip the timed reads of the final tables")
     p.add_argument("--keep-tables", action="store_true", help="keep each system's table after its run")
     return p.parse_args(argv)
-
-
-def _scale_id(scale: Scale) -> str:
-    workload = "" if scale.workload == "daily" else f"-{scale.workload}"
-    return f"{scale.name}-{scale.rows_per_day}x{scale.days}+{scale.batches}{workload}-s{scale.seed}"
 
 
 def _versions() -> dict[str, str]:
@@ -308,14 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     timeout = args.timeout or (5400.0 if big else 1800.0)
 
-    print(f"[bench] generating inputs ({_scale_id(scale)}) ...", file=sys.stderr, flush=True)
-    inputs: Inputs = generate(scale, work / "inputs" / _scale_id(scale), scaling=args.scaling)
+    print(f"[bench] generating inputs ({scale.id}) ...", file=sys.stderr, flush=True)
+    inputs: Inputs = generate(scale, work / "inputs" / scale.id, scaling=args.scaling)
     expected = {"base": expected_checksum(inputs.initial_files() + inputs.batch_files()).to_json()}
 
     deadline = time.monotonic() + args.budget if args.budget else None
     common = {"work": work, "settings": settings, "keep": args.keep_tables}
     results: list[dict[str, Any]] = []
-    out = args.out or work / f"results-{_scale_id(scale)}.json"
+    out = args.out or work / f"results-{scale.id}.json"
 
     def run_one(
         phase: str, name: str, initial: list[Path], batches: list[Path], scans: bool

@@ -75,6 +75,12 @@ class Scale:
     seed: int = 20240101
     workload: str = "daily"
 
+    @property
+    def id(self) -> str:
+        """Names this scale's inputs and results (inputs are cached under it)."""
+        workload = "" if self.workload == "daily" else f"-{self.workload}"
+        return f"{self.name}-{self.rows_per_day}x{self.days}+{self.batches}{workload}-s{self.seed}"
+
     def with_workload(self, workload: str) -> Scale:
         """This scale with *workload*'s batches (``update_heavy`` updates 20 % of the table)."""
         if workload not in WORKLOADS:

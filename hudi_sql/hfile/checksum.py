@@ -7,9 +7,9 @@ header and the on-disk (possibly compressed) data; each chunk of that range gets
 ``int32`` checksum, and the checksums follow the data, inside ``onDiskSizeWithoutHeader``.
 
 HBase writes CRC32C, so the files Apache Hudi 0.15 writes through HBase carry CRC32C; Hudi
-1.x's own writer writes the NULL type and no checksum bytes. The ``crc32c`` wheel is not a
-dependency, so CRC32C is computed here from a 256-entry table: about 8 MB/s in CPython, plenty
-for metadata-table and bootstrap-index files of a few MB.
+1.x's own writer writes the NULL type and no checksum bytes. CRC32C comes from ``google-crc32c``
+(hardware-accelerated C, GB/s): a pure-Python table runs at about 8 MB/s, which made reading the
+bloom filters of a metadata table (tens of MB of log blocks) take a minute per index lookup.
 """
 
 from __future__ import annotations
@@ -19,31 +19,14 @@ __all__ = ["ChecksumType", "chunk_checksums", "crc32c", "num_checksum_bytes"]
 import enum
 import zlib
 
-#: The reflected Castagnoli polynomial (iSCSI, ext4, HBase's ``ChecksumType.CRC32C``).
-_CASTAGNOLI = 0x82F63B78
+import google_crc32c
+
 CHECKSUM_SIZE = 4
-
-
-def _table() -> tuple[int, ...]:
-    entries = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ _CASTAGNOLI if crc & 1 else crc >> 1
-        entries.append(crc)
-    return tuple(entries)
-
-
-_TABLE = _table()
 
 
 def crc32c(data: bytes | memoryview, crc: int = 0) -> int:
     """The CRC32C of *data*, continuing from *crc* (0 starts a new checksum)."""
-    table = _TABLE
-    crc ^= 0xFFFFFFFF
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+    return int(google_crc32c.extend(crc, bytes(data)))
 
 
 class ChecksumType(enum.IntEnum):
