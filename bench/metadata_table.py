@@ -13,7 +13,8 @@ the batches (``upsert``). They differ in where the index finds key ranges and bl
 * ``metadata``: ``=true``, the metadata table's ``column_stats`` (the ranges, one read on the
   driver) and ``bloom_filters`` (each lookup task reads its files' filters).
 
-Per batch: the upsert's seconds, and what the index read (footers, bloom filters). Then a
+Per batch: the upsert's seconds, and what the index read (footers, bloom filters). Both tables
+must end with the same rows (count and checksum). Then a
 filtered snapshot query of the final table, one hour of one day on ``event_ts`` (the time column
 every file spans a day of), through SQL with and without ``hoodie.enable.data.skipping``: the
 file slices read, the seconds (best of two), and the same rows either way.
@@ -66,7 +67,7 @@ def _write_table(spark: Any, inputs: Any, path: Path, options: dict[str, str]) -
         made.append(original(context))
         return made[-1]
 
-    factory.index_for = spy  # type: ignore[assignment]
+    factory.index_for = spy
     try:
         started = time.perf_counter()
         hudi_sql.write(spark.read.parquet(*map(str, inputs.initial_files())), str(path),
@@ -87,7 +88,7 @@ def _write_table(spark: Any, inputs: Any, path: Path, options: dict[str, str]) -
             print(f"  batch {k}: {seconds:.2f} s, {stats.footers_read} footers read", file=sys.stderr)
         return batches
     finally:
-        factory.index_for = original  # type: ignore[assignment]
+        factory.index_for = original
 
 
 def _query(spark: Any, path: Path, day: str) -> dict[str, Any]:
@@ -117,19 +118,32 @@ def _query(spark: Any, path: Path, day: str) -> dict[str, Any]:
     return out
 
 
+def _table_digest(spark: Any, path: Path) -> list[Any]:
+    """Rows and an order-independent checksum of a whole table: the two variants must agree."""
+    import hudi_sql
+
+    query = (f"SELECT count(*) AS n, sum(cast(hash({KEY}, {ORDERING}, latitude) AS BIGINT)) AS checksum "
+             f"FROM hudi.`{path}`")
+    return list(hudi_sql.connect(spark).sql(query).collect()[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", choices=sorted(SCALES), default="small")
     parser.add_argument("--workload", choices=WORKLOADS, default="daily",
                         help="daily (each batch corrects the previous day, adds one) or update_heavy "
                              "(each batch updates every initial day): bench/README.md")
+    parser.add_argument("--rows-per-day", type=int, help="override the scale's rows per day")
+    parser.add_argument("--days", type=int, help="override the scale's initial days")
+    parser.add_argument("--batches", type=int, help="override the scale's number of batches")
     parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()) / "hudi-sql-bench")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default=None)
     parser.add_argument("--parquet-codec", default="snappy")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
-    scale = SCALES[args.scale].with_workload(args.workload)
+    scale = SCALES[args.scale].with_overrides(
+        rows_per_day=args.rows_per_day, days=args.days, batches=args.batches).with_workload(args.workload)
     inputs = generate(scale, args.work_dir / "inputs" / scale.id)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     import hudi_sql
@@ -149,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
             batches = _write_table(spark, inputs, path, _options(f"drones_{variant}", use_metadata, args.parquet_codec))
             upserts = [b["seconds"] for b in batches[1:]]
             results["variants"][variant] = {"batches": batches, "median_upsert_s": statistics.median(upserts)}
-        final = args.work_dir / "tables" / f"metadata-{scale.id}-metadata"
+        tables = {variant: args.work_dir / "tables" / f"metadata-{scale.id}-{variant}" for variant in VARIANTS}
+        digests = {variant: _table_digest(spark, path) for variant, path in tables.items()}
+        assert len({tuple(d) for d in digests.values()}) == 1, f"the variants' tables differ: {digests}"
+        results["rows"] = digests["metadata"]
+        final = tables["metadata"]
         days = sorted(p.name.split("=")[-1] for p in final.iterdir() if p.is_dir() and not p.name.startswith("."))
         results["query"] = _query(spark, final, days[len(days) // 2])
     finally:

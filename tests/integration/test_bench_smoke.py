@@ -1,7 +1,8 @@
 """Smoke test of the benchmark harness (``bench/``): a reduced small scale, correctness only.
 
 It runs ``python -m bench.run`` as CI would (each system in its own process, two at a time, so the shared
-test SparkSession is not used) and asserts that every final table holds the expected rows.
+test SparkSession is not used) and asserts that every final table holds the expected rows; ``python -m
+bench.metadata_table`` likewise.
 No timing is asserted. The runs start processes of their own (a JVM per system, over three minutes
 in all), so they are in the ``processes`` group; the generator checks stay in the default suite. delta-rs runs only when the optional ``deltalake`` package is there.
 """
@@ -9,12 +10,15 @@ in all), so they are in the ``processes`` group; the generator checks stay in th
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
-from bench_runs import not_run, result_of, run_bench
+from bench_runs import REPO, not_run, result_of, run_bench
 
 from bench.checksum import checksum_batches
 from bench.generate import batch_rows, day_rows
@@ -118,3 +122,24 @@ def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path)
         result = result_of(run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [10000, 10000], system
+
+
+@pytest.mark.spark
+@pytest.mark.processes
+def test_bench_metadata_table_reads_fewer_files_with_data_skipping_and_both_indexes_agree(tmp_path: Path) -> None:
+    out = tmp_path / "results-metadata.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.metadata_table", "--scale", "small", "--rows-per-day", "5000",
+         "--days", "3", "--batches", "2", "--work-dir", str(tmp_path), "--out", str(out)],
+        check=False, cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = json.loads(out.read_text())
+
+    footers, metadata = (run["variants"][v]["batches"][1:] for v in ("footers", "metadata"))
+    assert [b["footers_read"] > 0 for b in footers] == [True, True]
+    assert [b["footers_read"] for b in metadata] == [0, 0]
+    assert [(b["updated"], b["inserted"]) for b in footers] == [(b["updated"], b["inserted"]) for b in metadata]
+    assert run["rows"][0] == 5000 * 5  # three days loaded, two batches each adding a day
+    query = run["query"]
+    assert query["with"]["rows"] == query["without"]["rows"]
+    assert query["with"]["files_read"] < query["without"]["files_read"]

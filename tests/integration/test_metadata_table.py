@@ -54,6 +54,21 @@ def _explain_skipping(db: Any, query: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+def _files_read(frame: Any) -> int:
+    """Runs *frame* and returns the files Spark's Parquet scans read, from their own metric
+    (``numFiles``), which knows nothing of the metadata table."""
+    frame.collect()
+    total, nodes = 0, [frame._jdf.queryExecution().executedPlan()]
+    while nodes:
+        node = nodes.pop()
+        if node.nodeName().startswith("Scan parquet"):
+            total += int(node.metrics().apply("numFiles").value())
+        children = node.children().iterator()
+        while children.hasNext():
+            nodes.append(children.next())
+    return total
+
+
 @pytest.mark.parametrize(("where", "kept"), [
     ("n >= 12 AND n < 18", 2),  # the second commit's two files: [10, 18] and [11, 19]
     ("n IN (3, 35)", 4),  # [0, 8], [1, 9], [30, 38], [31, 39]
@@ -67,14 +82,17 @@ def test_data_skipping_reads_only_overlapping_files_and_returns_the_same_rows(
     db, _ = table
     query = f"SELECT id, n FROM skip_t WHERE {where}"
     without = sorted(tuple(r) for r in db.sql(query).collect())
+    assert _files_read(db.sql(query)) == 8
     db.sql("SET hoodie.enable.data.skipping=true")
     try:
         skipped, total = _explain_skipping(db, query)
         with_skipping = sorted(tuple(r) for r in db.sql(query).collect())
+        files_read = _files_read(db.sql(query))
     finally:
         db.sql("RESET hoodie.enable.data.skipping")
     assert with_skipping == without
     assert (total - skipped, total) == (kept, 8)
+    assert files_read == kept
 
 
 def test_procedures_show_and_validate_the_metadata_table(table: tuple[Any, Path]) -> None:
