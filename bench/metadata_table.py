@@ -13,8 +13,8 @@ the batches (``upsert``). They differ in where the index finds key ranges and bl
 * ``metadata``: ``=true``, the metadata table's ``column_stats`` (the ranges, one read on the
   driver) and ``bloom_filters`` (each lookup task reads its files' filters).
 
-Per batch: the upsert's seconds, and what the index read (footers, bloom filters). Both tables
-must end with the same rows (count and checksum). Then a
+Per batch: the upsert's seconds, and what the index read (footers, bloom filters). Each final
+table must hold the rows the inputs alone give (``bench.oracle``: count and checksum). Then a
 filtered snapshot query of the final table, one hour of one day on ``event_ts`` (the time column
 every file spans a day of), through SQL with and without ``hoodie.enable.data.skipping``: the
 file slices read, the seconds (best of two), and the same rows either way.
@@ -34,7 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.checksum import spark_checksum
 from bench.generate import generate
+from bench.oracle import expected_checksum
 from bench.workload import KEY, ORDERING, PARTITION, SCALES, WORKLOADS
 
 VARIANTS = {"footers": "false", "metadata": "true"}
@@ -118,15 +120,6 @@ def _query(spark: Any, path: Path, day: str) -> dict[str, Any]:
     return out
 
 
-def _table_digest(spark: Any, path: Path) -> list[Any]:
-    """Rows and an order-independent checksum of a whole table: the two variants must agree."""
-    import hudi_sql
-
-    query = (f"SELECT count(*) AS n, sum(cast(hash({KEY}, {ORDERING}, latitude) AS BIGINT)) AS checksum "
-             f"FROM hudi.`{path}`")
-    return list(hudi_sql.connect(spark).sql(query).collect()[0])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", choices=sorted(SCALES), default="small")
@@ -155,18 +148,19 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"scale": scale.to_json(), "workload": args.workload, "master": args.master,
                                "codec": args.parquet_codec,
                                "variants": {}}
+    expected = expected_checksum(inputs.initial_files() + inputs.batch_files())
+    results["expected"] = expected.to_json()
+    tables = {variant: args.work_dir / "tables" / f"metadata-{scale.id}-{variant}" for variant in VARIANTS}
     try:
-        for variant, use_metadata in VARIANTS.items():
-            path = args.work_dir / "tables" / f"metadata-{scale.id}-{variant}"
+        for variant, path in tables.items():
             shutil.rmtree(path, ignore_errors=True)
             print(f"{variant}: writing {path}", file=sys.stderr)
-            batches = _write_table(spark, inputs, path, _options(f"drones_{variant}", use_metadata, args.parquet_codec))
+            options = _options(f"drones_{variant}", VARIANTS[variant], args.parquet_codec)
+            batches = _write_table(spark, inputs, path, options)
+            final_rows = spark_checksum(hudi_sql.read(spark, str(path)))
+            assert final_rows == expected, f"{variant}: {final_rows.to_json()}, expected {expected.to_json()}"
             upserts = [b["seconds"] for b in batches[1:]]
             results["variants"][variant] = {"batches": batches, "median_upsert_s": statistics.median(upserts)}
-        tables = {variant: args.work_dir / "tables" / f"metadata-{scale.id}-{variant}" for variant in VARIANTS}
-        digests = {variant: _table_digest(spark, path) for variant, path in tables.items()}
-        assert len({tuple(d) for d in digests.values()}) == 1, f"the variants' tables differ: {digests}"
-        results["rows"] = digests["metadata"]
         final = tables["metadata"]
         days = sorted(p.name.split("=")[-1] for p in final.iterdir() if p.is_dir() and not p.name.startswith("."))
         results["query"] = _query(spark, final, days[len(days) // 2])

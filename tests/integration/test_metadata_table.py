@@ -54,19 +54,20 @@ def _explain_skipping(db: Any, query: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-def _files_read(frame: Any) -> int:
-    """Runs *frame* and returns the files Spark's Parquet scans read, from their own metric
-    (``numFiles``), which knows nothing of the metadata table."""
-    frame.collect()
-    total, nodes = 0, [frame._jdf.queryExecution().executedPlan()]
+def _read(db: Any, query: str) -> tuple[list[tuple[Any, ...]], int]:
+    """The sorted rows of *query*, and the files Spark's Parquet scans read for them, from their
+    own metric (``numFiles``), which knows nothing of the metadata table."""
+    frame = db.sql(query)
+    rows = sorted(tuple(r) for r in frame.collect())
+    files, nodes = 0, [frame._jdf.queryExecution().executedPlan()]
     while nodes:
         node = nodes.pop()
         if node.nodeName().startswith("Scan parquet"):
-            total += int(node.metrics().apply("numFiles").value())
+            files += int(node.metrics().apply("numFiles").value())
         children = node.children().iterator()
         while children.hasNext():
             nodes.append(children.next())
-    return total
+    return rows, files
 
 
 @pytest.mark.parametrize(("where", "kept"), [
@@ -81,16 +82,15 @@ def test_data_skipping_reads_only_overlapping_files_and_returns_the_same_rows(
         table: tuple[Any, Path], where: str, kept: int) -> None:
     db, _ = table
     query = f"SELECT id, n FROM skip_t WHERE {where}"
-    without = sorted(tuple(r) for r in db.sql(query).collect())
-    assert _files_read(db.sql(query)) == 8
+    without, files_read_without = _read(db, query)
     db.sql("SET hoodie.enable.data.skipping=true")
     try:
         skipped, total = _explain_skipping(db, query)
-        with_skipping = sorted(tuple(r) for r in db.sql(query).collect())
-        files_read = _files_read(db.sql(query))
+        with_skipping, files_read = _read(db, query)
     finally:
         db.sql("RESET hoodie.enable.data.skipping")
     assert with_skipping == without
+    assert files_read_without == 8
     assert (total - skipped, total) == (kept, 8)
     assert files_read == kept
 
