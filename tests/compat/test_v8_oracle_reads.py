@@ -2,7 +2,8 @@
 
 Apache Hudi 1.x (``tools/oracle/setup_v1.sh``: the Spark 3.5 bundle of the latest 1.x release)
 writes a few small version 8 tables, and the same at version 9 (its default since 1.1), once
-per session through ``tools/oracle/make_v8_tables.py``:
+through ``tools/oracle/make_v8_tables.py``, kept in the oracle's cache until the bundle or the
+script changes:
 COW and MOR, partitioned and not, event-time and commit-time ordering, MOR logs holding updates
 and deletes. The script also records Apache Hudi's own reads of each table (snapshot,
 read-optimized, incremental from every completed write, time travel to every write). Each of
@@ -14,9 +15,11 @@ Skips, with the reason, when the 1.x oracle is not set up (no Java, no Maven, no
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = ROOT / "tools" / "oracle" / "make_v8_tables.py"
+DRIVER = ROOT / "tools" / "oracle" / "driver.py"
 HARNESS = ROOT / "tests" / "oracle" / "oracle_harness.py"
 GENERATE_TIMEOUT_S = 900
 
@@ -60,12 +64,44 @@ def _table(tables: dict[str, Any], name: str) -> dict[str, Any]:
     return table
 
 
+def _generate(home: Path, ready: dict[str, str], versions: list[str]) -> Path:
+    """The folder ``make_v8_tables.py`` wrote with Apache Hudi *ready* names, kept in the oracle's
+    cache: what Apache Hudi writes and reads depends only on its bundle, the generator and the
+    driver's rendering, so those (and *versions*) key the folder, and a change to any of them
+    writes the tables anew. The Apache Hudi JVM runs once per key, not once per session."""
+    key = hashlib.sha256()
+    for part in (GENERATOR.read_bytes(), DRIVER.read_bytes(), json.dumps([ready, versions], sort_keys=True).encode()):
+        key.update(part)
+    cached = home / "v8-tables" / key.hexdigest()[:20]
+    if (cached / "expected.json").exists():
+        return cached
+    partial = cached.with_name(cached.name + f".partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    log = partial / "generator.log"
+    env = {k: v for k, v in os.environ.items() if k not in harness.FOREIGN_ENV}
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    done = subprocess.run(
+        [str(home / "venv" / "bin" / "python"), str(GENERATOR), "--jar", ready["jar"], "--out", str(partial),
+         "--log", str(log), "--versions", *versions],
+        capture_output=True, text=True, env=env, timeout=GENERATE_TIMEOUT_S, check=False)
+    answer = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
+    if done.returncode != 0 or not json.loads(answer).get("ok"):
+        raise RuntimeError(f"Apache Hudi {ready.get('hudi')} could not write the version 8 tables: {answer}; "
+                           f"see {log}")
+    shutil.rmtree(partial / "_state", ignore_errors=True)  # its Spark session's metastore and scratch space
+    shutil.rmtree(cached, ignore_errors=True)
+    partial.rename(cached)
+    return cached
+
+
 @pytest.fixture(scope="session")
 def v8_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Version 8 tables Apache Hudi 1.x wrote, with its reads of them (``expected.json``).
+    """Version 8 tables Apache Hudi 1.x wrote, with its reads of them (``expected.json``), copied
+    from the oracle's cache (:func:`_generate`) into this session's temporary folder.
 
     ``HUDI_V8_TABLES`` may name a folder ``make_v8_tables.py`` already wrote (to iterate
-    without paying for the Apache Hudi JVM on every run).
+    on tables made by another Apache Hudi build).
     """
     prepared = os.environ.get("HUDI_V8_TABLES")
     if prepared:
@@ -78,20 +114,13 @@ def v8_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if not (home / "READY_V1").exists():
         pytest.skip(f"Apache Hudi 1.x oracle not set up in {home}: run tools/oracle/setup_v1.sh")
     ready = dict(line.split("=", 1) for line in (home / "READY_V1").read_text().split())
-    out = tmp_path_factory.mktemp("hudi-v8-tables")
-    log = out / "generator.log"
-    env = {k: v for k, v in os.environ.items() if k not in harness.FOREIGN_ENV}
-    env["SPARK_LOCAL_IP"] = "127.0.0.1"
     versions = ["8", "9"] if _writes_version_9(ready["hudi"]) else ["8"]
-    done = subprocess.run(
-        [str(home / "venv" / "bin" / "python"), str(GENERATOR), "--jar", ready["jar"], "--out", str(out),
-         "--log", str(log), "--versions", *versions],
-        capture_output=True, text=True, env=env, timeout=GENERATE_TIMEOUT_S, check=False)
-    answer = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
-    if done.returncode != 0 or not json.loads(answer).get("ok"):
-        raise RuntimeError(f"Apache Hudi {ready.get('hudi')} could not write the version 8 tables: {answer}; "
-                           f"see {log}")
+    cached = _generate(home, ready, versions)
+    out = tmp_path_factory.mktemp("hudi-v8-tables") / "tables"
+    shutil.copytree(cached, out)
     expected: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    for table in expected.values():
+        table["path"] = str(out / Path(table["path"]).name)
     expected["_hudi"] = ready.get("hudi")
     return expected
 
@@ -193,8 +222,6 @@ def test_v8_we_write_into_a_table_apache_hudi_1x_wrote_and_it_stays_version_8(
         spark: Any, v8_tables: dict[str, Any], tmp_path: Path) -> None:
     """A version 8 table Apache Hudi 1.x wrote takes our upsert in its own grammar: the table stays
     version 8 with a layout 2 timeline, and the Rust reader reads what we read."""
-    import shutil
-
     from table_helpers import data_rows, our_table, rust_table
 
     from hudi_sql.table.meta_client import TableMetaClient

@@ -11,6 +11,7 @@ violations must be 0.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -140,10 +141,14 @@ def test_killed_writer_instant_rolled_back_lazily_after_heartbeat_expired(spark:
 
 def test_writer_killed_holding_the_lock_next_writer_takes_it_after_expiry(spark: Any, tmp_path: Path) -> None:
     """SIGKILL a writer while it holds the file-system lock (completing its commit): the lock
-    file stays; the next writer waits, takes the lock over once it is older than
-    ``hoodie.write.lock.filesystem.expire`` (1 minute, Apache Hudi's unit), rolls the dead
-    instant back (its heartbeat expired long before) and commits."""
-    from hudi_sql.config.concurrency import HudiConcurrencyConfig
+    file stays. While it is younger than ``hoodie.write.lock.filesystem.expire`` (1 minute,
+    Apache Hudi's unit) the next writer does not take it: one that waits only briefly is refused,
+    naming the dead holder, and the table is unchanged. Once the file is older (its modification
+    time set back a minute, rather than a minute waited), the next writer takes the lock over,
+    rolls the dead instant back (its heartbeat expired) and commits."""
+    from hudi_sql.config import HudiConfigs
+    from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
+    from hudi_sql.errors import LockTimeoutError
 
     expiring = {**OCC_OPTIONS, HudiConcurrencyConfig.FILESYSTEM_LOCK_EXPIRE.key: "1"}
     table, ids, victim = _seed_and_start_victim(spark, tmp_path, expiring, hold_lock_ms=600_000)
@@ -153,14 +158,27 @@ def test_writer_killed_holding_the_lock_next_writer_takes_it_after_expiry(spark:
         victim.kill()
     lock_file = Path(TableMetaClient.load(str(table)).layout.meta_path, "lock")
     assert lock_file.exists() and json.loads(lock_file.read_text())["purpose"] == f"complete {dead}"
+    timeline_before = sorted(p.name for p in lock_file.parent.iterdir() if p.is_file())
 
-    started = time.monotonic()
     df = spark.createDataFrame([(7, "after", 5, "p1")], "id int, v string, ts int, p string")
+    impatient = {**expiring, HudiConcurrencyConfig.LOCK_WAIT_TIME_MS.key: "1500",
+                 HudiConcurrencyConfig.LOCK_CLIENT_NUM_RETRIES.key: "0"}
+    with pytest.raises(LockTimeoutError, match=f"complete {dead}"):
+        hudi_sql.write(df, str(table), impatient)
+    assert lock_file.exists(), "a lock younger than its expiry was taken over"
+    assert sorted(p.name for p in lock_file.parent.iterdir() if p.is_file()) == timeline_before
+
+    minute_ago = time.time() - 61
+    os.utime(lock_file, (minute_ago, minute_ago))
+    expiry = ConcurrencyConfig.of(HudiConfigs.of(expiring)).heartbeat_expiry_seconds
+    beat = Path(heartbeat_path(TableMetaClient.load(str(table)).layout, dead))
+    if beat.exists():  # the dead writer's heartbeat expires within the (short) expiry of these options
+        time.sleep(max(0.0, beat.stat().st_mtime + expiry + 0.2 - time.time()))
+    started = time.monotonic()
     result = hudi_sql.write(df, str(table), expiring)
     waited = time.monotonic() - started
-    print(f"[concurrency:lock-holder-killed] waited={waited:.0f}s lost_updates=0 invariant_violations=0")
+    print(f"[concurrency:lock-holder-killed] waited={waited:.1f}s lost_updates=0 invariant_violations=0")
     assert result.instant_time is not None
-    assert waited >= 30, "the lock was taken over before it expired"
     meta = TableMetaClient.load(str(table))
     assert dead not in meta.timeline.completed_writes().times()
     assert dead not in meta.timeline.pending_writes().times()
