@@ -50,15 +50,19 @@ def main(times: Path, reports: Path) -> None:
         print(f"{seconds:8.0f} s  {step}")
     print(f"{total:8.0f} s  total ({total / 60:.1f} min of 90)")
     every: list[tuple[float, str]] = []
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for report in sorted(reports.glob("*.xml")):
         counts, cases = _cases(report)
         every += cases
+        totals = {key: totals[key] + counts[key] for key in totals}
         spent = sum(t for t, _ in cases)
         print(f"group {report.stem}: {counts['tests']} tests, {counts['failures']} failed, "
               f"{counts['errors']} errors, {counts['skipped']} skipped; {spent:.0f} s in tests")
     print(f"\n== the {SLOWEST} slowest tests ==")
     for seconds, name in sorted(every, reverse=True)[:SLOWEST]:
         print(f"{seconds:8.1f} s  {name}")
+    passed = totals["tests"] - totals["failures"] - totals["errors"] - totals["skipped"]
+    print(f"\ntotal: {passed} passed, {totals['failures'] + totals['errors']} failed, {totals['skipped']} skipped")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,20 @@ def _wait_for_port(port: int, timeout: float) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
+def _wait_for_alive_worker(master_ui: int, timeout: float) -> None:
+    """Return once the master's status page (``/json``) counts a worker registered and alive."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{master_ui}/json", timeout=2) as page:
+                if json.loads(page.read()).get("aliveworkers", 0) > 0:
+                    return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"no worker registered with the master after {timeout}s")
+
+
 def _stop(proc: subprocess.Popen[Any]) -> None:
     if proc.poll() is None:
         kill_tree(proc.pid)
@@ -75,7 +90,7 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
             [spark_class, "org.apache.spark.deploy.worker.Worker", "--cores", "2", "--memory", "2g",
              "--webui-port", str(worker_ui), "--work-dir", str(work), f"spark://127.0.0.1:{port}"],
             env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(3)
+        _wait_for_alive_worker(ui, 120)
         yield f"spark://127.0.0.1:{port}"
     finally:
         if worker is not None:
@@ -229,11 +244,12 @@ def test_stream_into_and_out_of_a_table_on_a_standalone_cluster(
 
     source, table, output = tmp_path / "in", tmp_path / "t", tmp_path / "out"
     batches = write_input_files(source, files=3)
-    for args in (("write", str(source), str(table), str(tmp_path / "ck-in"), "MERGE_ON_READ"),
-                 ("read", str(table), str(output), str(tmp_path / "ck-out"))):
-        run = subprocess.run(_stream_driver(standalone_cluster, tmp_path / f"state-{args[0]}", *args), env=_env(),
-                             capture_output=True, text=True, timeout=600, check=False, start_new_session=True)
-        assert run.returncode == 0 and "DONE" in run.stdout, run.stderr[-3000:]
+    # One application streams into the table, then out of it (one driver and one executor to start).
+    run = subprocess.run(_stream_driver(standalone_cluster, tmp_path / "state", "write-then-read", str(source),
+                                        str(table), str(tmp_path / "ck-in"), "MERGE_ON_READ", str(output),
+                                        str(tmp_path / "ck-out")),
+                         env=_env(), capture_output=True, text=True, timeout=600, check=False, start_new_session=True)
+    assert run.returncode == 0 and "DONE" in run.stdout, run.stderr[-3000:]
     assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
     # The source emitted each commit's records: the latest value of every key (each written once
     # per commit, and a key's last commit holds its final value).
