@@ -62,7 +62,8 @@ def main(times: Path, reports: Path) -> None:
     for seconds, name in sorted(every, reverse=True)[:SLOWEST]:
         print(f"{seconds:8.1f} s  {name}")
     passed = totals["tests"] - totals["failures"] - totals["errors"] - totals["skipped"]
-    print(f"\ntotal: {passed} passed, {totals['failures'] + totals['errors']} failed, {totals['skipped']} skipped")
+    failed = totals["failures"] + totals["errors"]
+    print(f"\ntotal: {passed} passed, {failed} failed, {totals['skipped']} skipped")
 
 
 if __name__ == "__main__":

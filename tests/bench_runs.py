@@ -3,6 +3,7 @@ reduced small scale (5 000 rows a day, 2 initial days, 2 batches), correctness o
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -38,3 +39,37 @@ def result_of(run: dict[str, Any], system: str) -> dict[str, Any]:
 def not_run(run: dict[str, Any]) -> dict[str, str | None]:
     """Systems that did not finish, with why."""
     return {r["system"]: r.get("message") for r in run["results"] if r["status"] != "ok"}
+
+
+HAS_DELTALAKE = importlib.util.find_spec("deltalake") is not None
+#: Ours and the plain baselines, checked by the benchmark smoke tests.
+BASELINES = ["hudi_cow_bloom", "naive_pyspark", "pyarrow_floor", *(["deltars"] if HAS_DELTALAKE else [])]
+#: Two of ours set against their Apache Hudi peers by the oracle's benchmark-peer test (the
+#: bucket-index pair runs in every ``bench/`` run, which checks its rows the same way).
+PEERED = ["hudi_cow_bloom", "hudi_mor"]
+
+
+def apache_hudi_ready() -> bool:
+    """Whether ``tools/oracle/setup.sh`` left Apache Hudi 0.15 ready, by the oracle harness's rule
+    (``tests/oracle/oracle_harness.py``, imported under its own name when not yet imported)."""
+    harness = sys.modules.get("oracle_harness")
+    if harness is None:
+        path = REPO / "tests" / "oracle" / "oracle_harness.py"
+        spec = importlib.util.spec_from_file_location("oracle_harness", path)
+        assert spec and spec.loader
+        harness = importlib.util.module_from_spec(spec)
+        sys.modules["oracle_harness"] = harness  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(harness)
+    return bool((harness.oracle_dir() / "READY").exists())
+
+
+def shared_small_run(work: Path, with_peers: bool) -> dict[str, Any]:
+    """The one small run every benchmark test of a session reads: the baselines, and with
+    *with_peers* also :data:`PEERED` and their Apache Hudi peers. One run rather than one per test
+    starts each of our systems' JVMs once."""
+    from bench.systems import APACHE_PEER_OF
+
+    systems = list(BASELINES)
+    if with_peers:
+        systems += [s for s in PEERED if s not in systems] + [APACHE_PEER_OF[s] for s in PEERED]
+    return run_bench(work, systems, "--bucket-num", "4")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,19 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     )
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def small_bench_run(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One reduced small run of ``python -m bench.run`` for every benchmark test of the session:
+    the baselines, and the Apache Hudi peers too when a selected ``oracle`` test asks for this
+    run and Apache Hudi is set up (``tests/bench_runs.py``)."""
+    from bench_runs import apache_hudi_ready, shared_small_run
+
+    wants_peers = any("small_bench_run" in getattr(item, "fixturenames", ())
+                      and item.get_closest_marker("oracle") for item in request.session.items)
+    return shared_small_run(tmp_path_factory.mktemp("bench"), wants_peers and apache_hudi_ready())
 
 
 @pytest.fixture(scope="session", autouse=True)

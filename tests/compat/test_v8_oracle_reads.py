@@ -70,8 +70,9 @@ def _generate(home: Path, ready: dict[str, str], versions: list[str]) -> Path:
     driver's rendering, so those (and *versions*) key the folder, and a change to any of them
     writes the tables anew. The Apache Hudi JVM runs once per key, not once per session."""
     key = hashlib.sha256()
-    for part in (GENERATOR.read_bytes(), DRIVER.read_bytes(), json.dumps([ready, versions], sort_keys=True).encode()):
-        key.update(part)
+    key.update(GENERATOR.read_bytes())
+    key.update(DRIVER.read_bytes())
+    key.update(json.dumps([ready, versions], sort_keys=True).encode())
     cached = home / "v8-tables" / key.hexdigest()[:20]
     if (cached / "expected.json").exists():
         return cached

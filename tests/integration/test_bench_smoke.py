@@ -1,15 +1,15 @@
 """Smoke test of the benchmark harness (``bench/``): a reduced small scale, correctness only.
 
 It runs ``python -m bench.run`` as CI would (each system in its own process, two at a time, so the shared
-test SparkSession is not used) and asserts that every final table holds the expected rows; ``python -m
-bench.metadata_table`` likewise.
+test SparkSession is not used), once per session for these tests and the oracle's benchmark-peer
+test together (``small_bench_run`` in ``tests/conftest.py``), and asserts that every final table
+holds the expected rows; ``python -m bench.metadata_table`` likewise.
 No timing is asserted. The runs start processes of their own (a JVM per system, over three minutes
 in all), so they are in the ``processes`` group; the generator checks stay in the default suite. delta-rs runs only when the optional ``deltalake`` package is there.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -18,14 +18,13 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from bench_runs import REPO, not_run, result_of, run_bench
+from bench_runs import BASELINES, HAS_DELTALAKE, REPO, not_run, result_of, run_bench
 
 from bench.checksum import checksum_batches
 from bench.generate import batch_rows, day_rows
 from bench.workload import Scale
 
-HAS_DELTALAKE = importlib.util.find_spec("deltalake") is not None
-SYSTEMS = ["hudi_cow_bloom", "naive_pyspark", "pyarrow_floor", *(["deltars"] if HAS_DELTALAKE else [])]
+SYSTEMS = BASELINES
 TINY = Scale("tiny", rows_per_day=500, days=2, batches=2)
 
 
@@ -72,39 +71,34 @@ def test_checksum_row_order_does_not_matter() -> None:
     assert checksum_batches([rows]) != checksum_batches([rows.slice(1)])
 
 
-@pytest.fixture(scope="module")
-def bench_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return run_bench(tmp_path_factory.mktemp("bench"), SYSTEMS)
-
-
 @pytest.mark.spark
 @pytest.mark.processes
-def test_bench_small_every_table_has_the_expected_rows(bench_run: dict[str, Any]) -> None:
-    correctness = bench_run["correctness"]
-    failures = not_run(bench_run)
-    assert not failures, f"systems did not run: {failures}\n{bench_run['stderr'][-4000:]}"
+def test_bench_small_every_table_has_the_expected_rows(small_bench_run: dict[str, Any]) -> None:
+    correctness = small_bench_run["correctness"]
+    failures = not_run(small_bench_run)
+    assert not failures, f"systems did not run: {failures}\n{small_bench_run['stderr'][-4000:]}"
     assert correctness["ok"], correctness["detail"]
-    assert bench_run["exit_code"] == 0
+    assert small_bench_run["exit_code"] == 0
     expected = correctness["expected"]["base"]
     assert expected["count"] == 5000 * (2 + 2)
     for system in SYSTEMS:
-        result = result_of(bench_run, system)
+        result = result_of(small_bench_run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [15000, 20000], system
-    assert "| system |" in bench_run["stdout"]
+    assert "| system |" in small_bench_run["stdout"]
 
 
 @pytest.mark.spark
 @pytest.mark.processes
-def test_bench_small_deltars_agrees(bench_run: dict[str, Any]) -> None:
+def test_bench_small_deltars_agrees(small_bench_run: dict[str, Any]) -> None:
     if not HAS_DELTALAKE:
         pytest.skip(
             "delta-rs peer not run: the optional 'deltalake' package is not installed "
             "(pip install 'hudi-sql[bench]')"
         )
-    result = result_of(bench_run, "deltars")
+    result = result_of(small_bench_run, "deltars")
     assert result["status"] == "ok", result.get("message")
-    assert result["final"] == bench_run["correctness"]["expected"]["base"]
+    assert result["final"] == small_bench_run["correctness"]["expected"]["base"]
 
 
 @pytest.mark.spark

@@ -248,7 +248,8 @@ def test_stream_into_and_out_of_a_table_on_a_standalone_cluster(
     run = subprocess.run(_stream_driver(standalone_cluster, tmp_path / "state", "write-then-read", str(source),
                                         str(table), str(tmp_path / "ck-in"), "MERGE_ON_READ", str(output),
                                         str(tmp_path / "ck-out")),
-                         env=_env(), capture_output=True, text=True, timeout=600, check=False, start_new_session=True)
+                         env=_env(), capture_output=True, text=True, timeout=600, check=False,
+                         start_new_session=True)
     assert run.returncode == 0 and "DONE" in run.stdout, run.stderr[-3000:]
     assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
     # The source emitted each commit's records: the latest value of every key (each written once

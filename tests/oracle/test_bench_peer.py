@@ -9,25 +9,26 @@ holds exactly the rows the inputs say, and each of our systems is set against it
 from __future__ import annotations
 
 from itertools import takewhile
-from pathlib import Path
+from typing import Any
 
 import pytest
-from bench_runs import not_run, result_of, run_bench
+from bench_runs import PEERED, not_run, result_of
 from oracle_harness import oracle_dir
 
 from bench.systems import APACHE_PEER_OF
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
-#: Two pairs of the three keep the check and its time in bounds (each system is a JVM of its own);
-#: the bucket-index pair runs in every ``bench/`` run, which checks its rows the same way.
-OURS = ["hudi_cow_bloom", "hudi_mor"]
+#: Two pairs of the three keep the check and its time in bounds (each system is a JVM of its own).
+OURS = PEERED
 
 
-def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(tmp_path: Path) -> None:
+def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(small_bench_run: dict[str, Any]) -> None:
+    """The session's shared small run (``small_bench_run`` in ``tests/conftest.py``) holds the
+    peers whenever this test is selected and Apache Hudi is set up."""
     if not (oracle_dir() / "READY").exists():
         pytest.skip(f"Apache Hudi oracle not set up in {oracle_dir()}: run tools/oracle/setup.sh")
     theirs = [APACHE_PEER_OF[system] for system in OURS]
-    run = run_bench(tmp_path, [*theirs, *OURS], "--bucket-num", "4")
+    run = small_bench_run
 
     assert not not_run(run), f"systems did not run: {not_run(run)}\n{run['stderr'][-4000:]}"
     assert run["correctness"]["ok"], run["correctness"]["detail"]

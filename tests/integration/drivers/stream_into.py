@@ -2,8 +2,8 @@
 
 Usage: python stream_into.py <master> <state dir> write <source dir> <table> <checkpoint> <table type>
        python stream_into.py <master> <state dir> read <table> <output dir> <checkpoint>
-       python stream_into.py <master> <state dir> write-then-read <source dir> <table> <checkpoint> <table type> \
-           <output dir> <read checkpoint>
+       python stream_into.py <master> <state dir> write-then-read <source dir> <table> <checkpoint> \
+           <table type> <output dir> <read checkpoint>
 
 ``write`` streams the JSON files of the source folder into the Hudi table, one file per
 micro-batch; ``read`` streams the table's commits into Parquet files; ``write-then-read`` runs
@@ -17,7 +17,8 @@ from typing import Any
 
 def write(spark: Any, source: str, table: str, checkpoint: str, table_type: str) -> None:
     options = {"hoodie.table.name": "events", "hoodie.datasource.write.table.type": table_type,
-               "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts",
                "hoodie.datasource.write.partitionpath.field": "p", "hoodie.parquet.small.file.limit": "0",
                "hoodie.compact.inline.max.delta.commits": "2",
                # a killed run's instant is rolled back once its heartbeat is two intervals old
