@@ -24,7 +24,6 @@ from bench.checksum import checksum_batches
 from bench.generate import batch_rows, day_rows
 from bench.workload import Scale
 
-SYSTEMS = BASELINES
 TINY = Scale("tiny", rows_per_day=500, days=2, batches=2)
 
 
@@ -81,7 +80,7 @@ def test_bench_small_every_table_has_the_expected_rows(small_bench_run: dict[str
     assert small_bench_run["exit_code"] == 0
     expected = correctness["expected"]["base"]
     assert expected["count"] == 5000 * (2 + 2)
-    for system in SYSTEMS:
+    for system in BASELINES:
         result = result_of(small_bench_run, system)
         assert result["final"] == expected, system
         assert [b["rows_after"] for b in result["batches"]] == [15000, 20000], system

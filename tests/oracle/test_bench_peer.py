@@ -18,16 +18,12 @@ from oracle_harness import oracle_dir
 from bench.systems import APACHE_PEER_OF
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
-#: Two pairs of the three keep the check and its time in bounds (each system is a JVM of its own).
-OURS = PEERED
-
-
 def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(small_bench_run: dict[str, Any]) -> None:
     """The session's shared small run (``small_bench_run`` in ``tests/conftest.py``) holds the
     peers whenever this test is selected and Apache Hudi is set up."""
     if not (oracle_dir() / "READY").exists():
         pytest.skip(f"Apache Hudi oracle not set up in {oracle_dir()}: run tools/oracle/setup.sh")
-    theirs = [APACHE_PEER_OF[system] for system in OURS]
+    theirs = [APACHE_PEER_OF[system] for system in PEERED]
     run = small_bench_run
 
     assert not not_run(run), f"systems did not run: {not_run(run)}\n{run['stderr'][-4000:]}"
@@ -45,7 +41,7 @@ def test_apache_hudi_systems_end_with_the_expected_rows_beside_ours(small_bench_
     column = [c.strip() for c in header.strip("|").split("|")].index("÷ Apache Hudi")
     rows = takewhile(lambda line: line.startswith("| "), lines[lines.index(header) + 2:])
     cells = {row[0]: row[column] for row in ([c.strip() for c in line.strip("|").split("|")] for line in rows)}
-    for ours in OURS:
+    for ours in PEERED:
         mine, peer = run["summary"][ours], run["summary"][APACHE_PEER_OF[ours]]
         assert cells[ours] == f"{mine['median_upsert_s'] / peer['median_upsert_s']:.2f}×", ours
     assert all(cells[system] == "–" for system in theirs)
