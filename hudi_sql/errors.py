@@ -30,6 +30,7 @@ __all__ = [
     "LockTimeoutError",
     "NotInstalledError",
     "PathOutsideTableError",
+    "StorageError",
     "TableAlreadyExistsError",
     "TableNotFoundError",
     "UnsupportedFeatureError",
@@ -120,6 +121,11 @@ class LockTimeoutError(HudiError, TimeoutError):
 
 class UnsupportedFeatureError(HudiError, NotImplementedError):
     """A valid request for something hudi-sql does not support (yet)."""
+
+
+class StorageError(HudiError, OSError):
+    """A table's storage cannot be reached: no backend for its scheme, no such bucket, refused
+    credentials, or a request the store failed. The message names the path."""
 
 
 class NotInstalledError(HudiError, ImportError):

@@ -9,7 +9,6 @@ each result. It is the end-to-end smoke test a new user runs first.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -29,17 +28,26 @@ SCHEMA = "ts long, uuid string, rider string, driver string, fare double, city s
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hudi_sql.quickstart", description=__doc__)
     parser.add_argument("--state-dir", help="state folder (default $HUDI_SQL_HOME or ~/.hudi-sql)")
+    parser.add_argument("--tables", help="where the two tables go: a folder or an object-store URI such as "
+                                         "s3a://bucket/quickstart (default <state folder>/quickstart)")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting, e.g. spark.hadoop.fs.s3a.endpoint=http://127.0.0.1:8333 (repeatable)")
     args = parser.parse_args(argv)
 
     import hudi_sql
     from hudi_sql.config import HudiReadConfig, HudiTableConfig, HudiWriteConfig
     from hudi_sql.spark.session import default_state_dir
+    from hudi_sql.storage.fs import Storage
+    from hudi_sql.storage.uri import join, qualify
 
     state = Path(args.state_dir).resolve() if args.state_dir else default_state_dir()
-    spark = hudi_sql.spark_session(state_dir=state)
+    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
+    spark = hudi_sql.spark_session(state_dir=state, conf=conf)
+    tables = args.tables or str(state / "quickstart")
+    storage = Storage.for_session(spark)
     for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
-        path = state / "quickstart" / f"trips_{table_type.lower()}"
-        shutil.rmtree(path, ignore_errors=True)
+        path = join(qualify(tables), f"trips_{table_type.lower()}")
+        storage.delete_dir(path)
         options = {
             HudiTableConfig.NAME.key: f"trips_{table_type.lower()}",
             HudiWriteConfig.TABLE_TYPE.key: table_type,
@@ -72,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             spark.read.format("hudi").option(HudiReadConfig.QUERY_TYPE.key, "read_optimized").load(str(path)) \
                 .select("rider", "fare").orderBy("rider").show()
     spark.stop()
-    print(f"Tables are in {state / 'quickstart'}")
+    print(f"Tables are in {tables}")
     return 0
 
 

@@ -41,7 +41,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from hudi_sql.errors import UnsupportedFeatureError
-from hudi_sql.storage.fs import to_local_path, to_uri
+from hudi_sql.storage.fs import to_uri
+from hudi_sql.storage.uri import relative_to
 
 if TYPE_CHECKING:
     from hudi_sql.table.meta_client import TableMetaClient
@@ -77,10 +78,9 @@ def latest_base_files(meta: TableMetaClient) -> dict[str, list[str]]:
             f"metadata-only bootstrap skeletons, e.g. '{plan.bootstrap_slices[0].skeleton_path}', whose rows "
             "only a Hudi reader stitches from their source files.",
             help="sync it in the datasource form (the default), or bootstrap with full records")
-    base = to_local_path(meta.base_path)
     by_partition: dict[str, list[str]] = {}
     for path in plan.native_files:
-        partition = posixpath.dirname(posixpath.relpath(to_local_path(path), base))
+        partition = posixpath.dirname(relative_to(meta.base_path, path))
         by_partition.setdefault("" if partition == "." else partition, []).append(to_uri(path))
     return {p: sorted(files) for p, files in by_partition.items()}
 
@@ -104,7 +104,7 @@ def write_manifests(meta: TableMetaClient, files: Mapping[str, list[str]] | None
         for status in list(storage.walk_files(root)):
             if status.name != MANIFEST_FILE:
                 continue
-            partition = posixpath.relpath(posixpath.dirname(to_local_path(status.path)), to_local_path(root))
+            partition = posixpath.dirname(relative_to(root, status.path)) or "."
             if ("" if partition == "." else partition) not in wanted:
                 storage.delete(status.path)
     return wanted

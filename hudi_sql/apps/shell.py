@@ -47,6 +47,7 @@ from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.sql.session import HudiSession
+from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -277,7 +278,7 @@ def _session(
             spark.conf.set(key, value)
         return spark
     state_dir = args.state_dir
-    if state_dir is None and args.warehouse:
+    if state_dir is None and args.warehouse and is_local(args.warehouse):  # a bucket holds no Derby metastore
         state_dir = os.path.join(args.warehouse, ".hudi-sql")
     conf = {"spark.ui.showConsoleProgress": "true" if progress else "false", **spark_conf}
     return spark_session(

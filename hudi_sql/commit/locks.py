@@ -60,9 +60,10 @@ from hudi_sql.config.concurrency import (
 )
 from hudi_sql.config.metadata import MetadataConfig, metadata_scope
 from hudi_sql.config.registry import HudiConfigs
-from hudi_sql.errors import HudiConfigError, LockTimeoutError
-from hudi_sql.storage.fs import Storage, to_local_path
+from hudi_sql.errors import HudiConfigError, LockTimeoutError, UnsupportedFeatureError
+from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import is_local, qualify
 
 _log = logging.getLogger(__name__)
 
@@ -128,7 +129,14 @@ class FileSystemLockProvider:
     """
 
     def __init__(self, lock_dir: str, expire_minutes: int, poll_ms: int, storage: Storage | None = None) -> None:
-        self.path = f"{to_local_path(lock_dir)}/{LOCK_FILE_NAME}"
+        if not is_local(lock_dir):
+            raise UnsupportedFeatureError(
+                f"The file-system lock provider needs an atomic exclusive create, which the object store of "
+                f"'{lock_dir}' does not offer.",
+                help=f"run one writer at a time on object stores for now ({HudiConcurrencyConfig.CONCURRENCY_MODE.key}="
+                     "SINGLE_WRITER); Apache Hudi 1.1's org.apache.hudi.client.transaction.lock."
+                     "StorageBasedLockProvider, which several writers on S3 need, is not built yet")
+        self.path = f"{qualify(lock_dir)}/{LOCK_FILE_NAME}"
         self.expire_seconds = expire_minutes * 60.0
         self.poll = max(poll_ms, 1) / 1000.0
         self.storage = storage or Storage()
@@ -209,7 +217,7 @@ class TableLock:
     """The lock of one table, as a ``TimelineWriter`` takes it (``lock(purpose)`` / ``unlock()``)."""
 
     def __init__(self, base_path: str, config: ConcurrencyConfig) -> None:
-        self.base_path = to_local_path(base_path)
+        self.base_path = qualify(base_path)
         self.config = config
         self._state = _process_lock(self.base_path)
 

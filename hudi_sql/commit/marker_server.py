@@ -3,8 +3,9 @@
 With ``hoodie.write.markers.type=TIMELINE_SERVER_BASED`` a write task does not create one
 marker object per data file (costly on object stores). It sends the marker name to a small
 HTTP service in the driver (Hudi's embedded timeline server plays this role) and waits for the
-answer. The service collects the names arriving within a short window and appends them, one
-per line, to one of a few ``MARKERS<n>`` files, then answers every waiting task: a task still
+answer. The service collects the names arriving within a short window and adds them, one
+per line, to one of a few ``MARKERS<n>`` files (rewritten whole, as an object store has no
+append), then answers every waiting task: a task still
 never writes a data file before its marker is durable. ``MARKERS.type`` records the mode, so
 Java's rollback (and ours, :func:`~hudi_sql.commit.markers.read_markers`) reads them back.
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 __all__ = ["MarkerServer", "post_marker"]
 
 import logging
-import os
 import secrets
 import threading
 import time
@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.commit.markers import MARKERS_TYPE_FILE, validate_marker_name
 from hudi_sql.errors import HudiError
+from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import join
 
 if TYPE_CHECKING:  # Self is in typing only from Python 3.11
     from typing_extensions import Self
@@ -50,9 +52,11 @@ class _Batch:
 class MarkerServer:
     """Batches marker requests of one instant into at most *num_files* ``MARKERS<n>`` files."""
 
-    def __init__(self, layout: TableLayout, instant_time: str, *, host: str = "127.0.0.1", num_files: int = 4,
-                 batch_interval: float = 0.02) -> None:
+    def __init__(self, layout: TableLayout, instant_time: str, storage: Storage, *, host: str = "127.0.0.1",
+                 num_files: int = 4, batch_interval: float = 0.02) -> None:
         self.layout = layout
+        self.storage = storage
+        self._files: dict[int, list[str]] = {}  # the lines of each MARKERS<n> file so far
         self.marker_dir = layout.marker_dir(instant_time)
         #: The per-write secret a request must carry in its path (``/marker/<token>``).
         self.token = secrets.token_urlsafe(24)
@@ -74,9 +78,7 @@ class MarkerServer:
         return f"http://{self.host}:{self._server.server_address[1]}/marker/{self.token}"
 
     def __enter__(self) -> Self:
-        os.makedirs(self.marker_dir, exist_ok=True)
-        with open(os.path.join(self.marker_dir, MARKERS_TYPE_FILE), "w", encoding="utf-8") as fh:
-            fh.write("TIMELINE_SERVER_BASED")
+        self.storage.write_bytes(join(self.marker_dir, MARKERS_TYPE_FILE), b"TIMELINE_SERVER_BASED")
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -137,13 +139,13 @@ class MarkerServer:
         if not batch.names:
             batch.done.set()
             return
-        path = os.path.join(self.marker_dir, f"MARKERS{self._next_file}")
+        index = self._next_file
+        path = join(self.marker_dir, f"MARKERS{index}")
         self._next_file = (self._next_file + 1) % self.num_files
         try:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write("".join(n + "\n" for n in batch.names))
-                fh.flush()
-                os.fsync(fh.fileno())
+            lines = self._files.setdefault(index, [])
+            lines.extend(batch.names)
+            self.storage.write_bytes(path, "".join(n + "\n" for n in lines).encode("utf-8"))
             self.batches_written += 1
             self.markers_written += len(batch.names)
         except OSError as exc:  # the tasks fail, and with them the write

@@ -25,7 +25,6 @@ __all__ = [
     "write_marker_batch",
 ]
 
-import os
 from dataclasses import dataclass
 from enum import Enum
 
@@ -34,6 +33,7 @@ from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.guard import check_partition_path
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import join, parent_of, relative_to
 
 MARKERS_TYPE_FILE = "MARKERS.type"
 _SUFFIX = ".marker."
@@ -93,17 +93,17 @@ def validate_marker_name(layout: TableLayout, name: str) -> Marker:
 
 
 def write_direct_marker(storage: Storage, layout: TableLayout, instant_time: str, marker: Marker) -> None:
-    storage.write_bytes(os.path.join(layout.marker_dir(instant_time), marker.name), b"")
+    storage.write_bytes(join(layout.marker_dir(instant_time), marker.name), b"")
 
 
 def write_marker_batch(storage: Storage, layout: TableLayout, instant_time: str, markers: list[Marker],
                        *, index: int) -> None:
     """TIMELINE_SERVER_BASED layout: append a batch as the file ``MARKERS<index>``."""
     marker_dir = layout.marker_dir(instant_time)
-    type_file = os.path.join(marker_dir, MARKERS_TYPE_FILE)
+    type_file = join(marker_dir, MARKERS_TYPE_FILE)
     if not storage.exists(type_file):
         storage.write_bytes(type_file, b"TIMELINE_SERVER_BASED")
-    storage.write_bytes(os.path.join(marker_dir, f"MARKERS{index}"),
+    storage.write_bytes(join(marker_dir, f"MARKERS{index}"),
                         "".join(m.name + "\n" for m in markers).encode("utf-8"))
 
 
@@ -114,13 +114,13 @@ def read_markers(storage: Storage, layout: TableLayout, instant_time: str) -> li
     for status in storage.walk_files(marker_dir):
         if status.name == MARKERS_TYPE_FILE:
             continue
-        if status.name.startswith("MARKERS") and os.path.dirname(status.path) == marker_dir.rstrip("/"):
+        if status.name.startswith("MARKERS") and parent_of(status.path) == marker_dir.rstrip("/"):
             for line in storage.read_bytes(status.path).decode("utf-8").splitlines():
                 marker = Marker.parse(line.strip())
                 if marker:
                     found[marker.name] = marker
             continue
-        rel = os.path.relpath(status.path, marker_dir).replace(os.sep, "/")
+        rel = relative_to(marker_dir, status.path)
         marker = Marker.parse(rel)
         if marker:
             found[marker.name] = marker

@@ -53,9 +53,10 @@ from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
 from hudi_sql.model.file_names import BaseFileName, LogFileName, parse_cdc_log_name
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
-from hudi_sql.storage.fs import to_local_path, to_uri
+from hudi_sql.storage.fs import to_uri
 from hudi_sql.storage.guard import inside_base
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import qualify
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -201,8 +202,8 @@ def _read_plan(meta_client: TableMetaClient, requested: Instant) -> RollbackPlan
     requests = tuple(
         RollbackRequest(
             r.get("partitionPath") or "", r.get("fileId"), r.get("latestBaseInstant"),
-            tuple(to_local_path(p) for p in r.get("filesToBeDeleted") or ()),
-            tuple((to_local_path(p), int(size)) for p, size in (r.get("logBlocksToBeDeleted") or {}).items()),
+            tuple(qualify(p) for p in r.get("filesToBeDeleted") or ()),
+            tuple((qualify(p), int(size)) for p, size in (r.get("logBlocksToBeDeleted") or {}).items()),
         )
         for r in record.get("RollbackRequests") or ())
     return RollbackPlan(instant, requests)

@@ -30,7 +30,6 @@ from __future__ import annotations
 __all__ = ["PlanSnapshot", "Transaction", "write_scope"]
 
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,6 +45,7 @@ from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiEr
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import relative_to
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -276,7 +276,7 @@ class Transaction:
             rel = f"{partition}/{status.name}" if partition else status.name
             if rel in kept:
                 continue
-            first = next(iter(read_raw_blocks(status.path)), None)
+            first = next(iter(read_raw_blocks(storage.read_bytes(status.path), name=status.path)), None)
             if first is not None and getattr(first, "instant_time", None) == self.instant_time:
                 storage.delete(status.path)
                 _log.info("Deleted %s, a log file of a failed or duplicate task attempt.", rel)
@@ -377,7 +377,7 @@ class Transaction:
         return self.meta_client.layout.marker_dir(self.instant_time)
 
     def relative(self, path: str) -> str:
-        return os.path.relpath(path, self.meta_client.base_path)
+        return relative_to(self.meta_client.base_path, path)
 
 
 #: Digits of the bucket number a bucket-index file id starts with (Hudi's ``BucketIdentifier``).

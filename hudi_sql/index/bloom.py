@@ -57,6 +57,7 @@ __all__ = ["BROADCAST_MAX_MATCHES", "DRIVER_FOOTER_READS", "BloomIndex", "BloomI
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -72,6 +73,7 @@ from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
     from pyspark import Accumulator
@@ -195,7 +197,7 @@ class BloomIndex(Index):
         blooms_from = context.meta_client.base_path if metadata is not None and metadata.has(
             MetadataPartition.BLOOM_FILTERS) else None
         existing = pairs.repartition(lookup_tasks, "_fi").mapInArrow(
-            _file_key_lookups(self._lookups, files, blooms_from), _MATCH_DDL).persist()
+            _file_key_lookups(self._lookups, files, blooms_from, context.meta_client.storage), _MATCH_DDL).persist()
         self._cached.append(existing)
         if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
             existing = F.broadcast(existing)
@@ -228,6 +230,7 @@ class BloomIndex(Index):
         unbounded (null).
         """
         candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
+        storage = self.context.meta_client.storage
         if not self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
             return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
         if metadata is not None and metadata.has(MetadataPartition.COLUMN_STATS):
@@ -235,11 +238,11 @@ class BloomIndex(Index):
         unknown = [c for c in candidates if c[2] not in _KEY_RANGES]
         if len(unknown) <= DRIVER_FOOTER_READS:
             with ThreadPoolExecutor(max_workers=8) as pool:
-                read = list(pool.map(_key_range, (path for _, _, path in unknown)))
+                read = list(pool.map(partial(_key_range, storage=storage), (path for _, _, path in unknown)))
         else:
             slices = min(len(unknown), spark.sparkContext.defaultParallelism)
             rows = (spark.createDataFrame(unknown, _CANDIDATE_DDL).repartition(slices)
-                    .mapInArrow(_read_key_ranges, _RANGE_DDL).collect())
+                    .mapInArrow(_key_range_reader(storage), _RANGE_DDL).collect())
             by_position = {r["_fi"]: (r["_min"], r["_max"]) for r in rows}
             read = [by_position[i] for i, _, _ in unknown]
         self._footers_read = len(unknown)
@@ -286,14 +289,13 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
 # --------------------------------------------------------------------------------------------
 
 
-def _key_range(path: str) -> tuple[str | None, str | None]:
+def _key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
     """The ``[min, max]`` record keys in a base file's footer; (None, None) when it has none (every
     key is then a candidate). No bloom filter is parsed."""
-    import pyarrow.parquet as pq
 
     from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
 
-    metadata: dict[bytes, bytes] = pq.read_metadata(path).metadata or {}
+    metadata: dict[bytes, bytes] = storage.parquet_metadata(path).metadata or {}
     min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
     max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
     if min_key is None or max_key is None:
@@ -301,18 +303,22 @@ def _key_range(path: str) -> tuple[str | None, str | None]:
     return min_key.decode("utf-8"), max_key.decode("utf-8")
 
 
-def _read_key_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow: :func:`_key_range` of each candidate file."""
-    for batch in batches:
-        columns: dict[str, list[int | str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
-        for position, partition, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
-            for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *_key_range(path))):
-                columns[name].append(value)
-        yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
+def _key_range_reader(storage: Storage) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function: :func:`_key_range` of each candidate file."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            columns: dict[str, list[int | str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
+            for position, partition, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
+                for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *_key_range(path, storage))):
+                    columns[name].append(value)
+            yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
+
+    return run
 
 
 def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]], files: list[tuple[str, str, str]],
-                      blooms_from: str | None = None) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+                      blooms_from: str | None, storage: Storage) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function of the lookup: the pairs of a task, grouped by file here (a
     ``groupBy(file)`` would have Spark sort every pair first), one :func:`_lookup_file` per file.
     With *blooms_from* (the table's base path) the task reads its files' bloom filters from the
@@ -327,19 +333,19 @@ def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]], files: list[t
         pairs = pa.Table.from_batches(collected)
         positions = pairs.column("_fi")
         wanted = pc.unique(positions).to_pylist()
-        blooms = _metadata_blooms(blooms_from, [files[p] for p in wanted]) if blooms_from else {}
+        blooms = _metadata_blooms(blooms_from, [files[p] for p in wanted], storage) if blooms_from else {}
         for position in wanted:
             yield from _lookup_file(pairs.filter(pc.equal(positions, position)), lookups, files,
-                                    blooms).to_batches()
+                                    storage, blooms).to_batches()
 
     return run
 
 
-def _metadata_blooms(base_path: str, files: list[tuple[str, str, str]]) -> dict[str, BloomFilter]:
+def _metadata_blooms(base_path: str, files: list[tuple[str, str, str]], storage: Storage) -> dict[str, BloomFilter]:
     """Base file path -> its bloom filter, as the metadata table's ``bloom_filters`` partition holds it."""
     from hudi_sql.table.meta_client import TableMetaClient
 
-    reader = MetadataTableReader.open(TableMetaClient.load(base_path))
+    reader = MetadataTableReader.open(TableMetaClient.load(base_path, storage=storage))
     if reader is None:
         return {}
     by_key = {bloom_filter_key(partition, path.rsplit("/", 1)[-1]): path for partition, _, path in files}
@@ -352,11 +358,11 @@ def _metadata_blooms(base_path: str, files: list[tuple[str, str, str]]) -> dict[
 
 
 def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
-                 files: list[tuple[str, str, str]], blooms: Mapping[str, BloomFilter] | None = None) -> pa.Table:
+                 files: list[tuple[str, str, str]], storage: Storage,
+                 blooms: Mapping[str, BloomFilter] | None = None) -> pa.Table:
     """The candidate keys of one file: bloom test (the metadata table's filter when *blooms* has
     it, else the footer's), then confirmation against the file's own keys."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     from hudi_sql.index.bloom_footer import read_footer_index
 
@@ -366,7 +372,7 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
     keys = pc.unique(pairs.column("_k").combine_chunks())
     bloom = (blooms or {}).get(path)
     if bloom is None:
-        footer = read_footer_index(pq.read_metadata(path).metadata)
+        footer = read_footer_index(storage.parquet_metadata(path).metadata)
         bloom = footer.bloom_filter if footer is not None else None
     if bloom is not None:
         positives = keys.filter(pa.array(bloom.might_contain_all(keys.to_pylist())))
@@ -374,7 +380,7 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
         positives = keys
     confirmed = positives
     if len(positives):
-        stored = pq.read_table(path, columns=[RECORD_KEY_FIELD]).column(RECORD_KEY_FIELD).combine_chunks()
+        stored = storage.read_parquet(path, columns=[RECORD_KEY_FIELD]).column(RECORD_KEY_FIELD).combine_chunks()
         confirmed = positives.filter(pc.is_in(positives, value_set=stored.cast(pa.string())))
     lookups.add({file_id: FileLookup(len(keys), bloom is not None, len(positives), len(confirmed))})
     n = len(confirmed)

@@ -25,6 +25,8 @@ from hudi_sql.write.handles import IS_DELETE_COLUMN
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
+    from hudi_sql.storage.fs import Storage
+
 
 def batch_partitions(records: DataFrame) -> set[str]:
     """The partition paths the batch writes to (one small distinct over the partition column)."""
@@ -66,14 +68,15 @@ class SimpleIndex(Index):
         if not base_files:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         keygen = self.context.keygen
-        existing = existing_keys(records.sparkSession, base_files,
+        existing = existing_keys(records.sparkSession, base_files, self.context.meta_client.storage,
                                  populate_meta_fields=self.context.meta_client.populate_meta_fields,
                                  record_key=keygen.record_key(), partition_path=keygen.partition_path())
         return tag_location(records, existing, global_index=self.context.index_type.is_global,
                             update_partition_path=update_partition_path(self.context))
 
 
-def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], *, populate_meta_fields: bool,
+def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], storage: Storage, *,
+                  populate_meta_fields: bool,
                   record_key: Column | None = None, partition_path: Column | None = None) -> DataFrame:
     """(record key, partition path, file id) of every row of *base_files* ((partition, path) pairs).
 
@@ -82,8 +85,10 @@ def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], *,
     """
     from pyspark.sql import functions as F
 
+    from hudi_sql.spark.hadoop_fs import read_parquet_files
+
     paths = [path for _, path in base_files]
-    frame = spark.read.parquet(*paths)
+    frame = read_parquet_files(spark, paths, storage)
     file_id = F.substring_index(F.col(FILE_NAME_FIELD), "_", 1)
     if populate_meta_fields:
         return frame.select(F.col(RECORD_KEY_FIELD).alias("_ek"), F.col(PARTITION_PATH_FIELD).alias("_ep"),

@@ -25,7 +25,7 @@ import io
 import logging
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,8 @@ from hudi_sql.log.format import (
 
 _log = logging.getLogger(__name__)
 
-LogSource = bytes | bytearray | memoryview | str | os.PathLike[str]
-"""The bytes of a whole log file, or a path to one."""
+LogSource = bytes | bytearray | memoryview | str | os.PathLike[str] | Callable[[], bytes]
+"""The bytes of a whole log file, a local path to one, or a function reading it (from any store)."""
 
 _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")
@@ -76,6 +76,8 @@ _DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_READ_SCHEMA)
 def _load(source: LogSource, name: str | None) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), name or "<bytes>"
+    if callable(source):
+        return source(), name or "<stored file>"
     path = Path(os.fspath(source))
     return path.read_bytes(), name or path.name
 

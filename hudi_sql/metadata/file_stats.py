@@ -28,10 +28,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from hudi_sql.index.bloom_filter import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY, LEGACY_BLOOM_FILTER_KEY
 from hudi_sql.metadata.records import ColumnStats, StatKind, StatValue
+from hudi_sql.storage.fs import Storage
 
 _DECIMAL_SCALE, _DECIMAL_PRECISION = 15, 30
 _SIMPLE = "SIMPLE"
@@ -78,9 +78,9 @@ class _Kind:
         return StatValue(self.kind, raw)
 
 
-def parquet_column_stats(path: str, file_name: str, columns: Sequence[str]) -> list[ColumnStats]:
+def parquet_column_stats(path: str, file_name: str, columns: Sequence[str], storage: Storage) -> list[ColumnStats]:
     """The statistics of *columns* in the parquet file at *path*, from its footer (module doc)."""
-    metadata = pq.read_metadata(path)
+    metadata = storage.parquet_metadata(path)
     wanted = set(columns)
     acc: dict[str, dict[str, Any]] = {}
     for index in range(metadata.num_row_groups):
@@ -171,10 +171,10 @@ def column_stats_of_records(table: pa.Table, file_name: str, columns: Iterable[s
     return out
 
 
-def footer_bloom_filter(path: str) -> tuple[str, bytes] | None:
+def footer_bloom_filter(path: str, storage: Storage) -> tuple[str, bytes] | None:
     """(type code, serialised filter) of the bloom filter in the footer of the parquet file at
     *path*; ``None`` when it has none (a table without meta fields)."""
-    footer = pq.read_metadata(path).metadata or {}
+    footer = storage.parquet_metadata(path).metadata or {}
     text = footer.get(BLOOM_FILTER_KEY.encode()) or footer.get(LEGACY_BLOOM_FILTER_KEY.encode())
     if text is None:
         return None

@@ -28,11 +28,10 @@ __all__ = [
 ]
 
 import json
-import os
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.metadata.changes import FileChanges
@@ -45,6 +44,7 @@ from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import META_FIELDS
 from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.uri import join
 from hudi_sql.table.meta_client import TableMetaClient
 
 
@@ -119,6 +119,7 @@ class GroupTask:
     instant_time: str
     files: tuple[tuple[IndexFile, tuple[str, ...]], ...]
     base_file: bool = False
+    storage: Storage = field(default_factory=Storage)  # both tables' store, with the driver's credentials
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class GroupResult:
 
 def group_tasks(partition: MetadataPartition, files: Sequence[IndexFile], columns: Sequence[str],
                 file_ids: Sequence[str], name_of: Mapping[str, str], *, data_base_path: str, folder: str,
-                instant_time: str, base_file: bool = False) -> list[GroupTask]:
+                instant_time: str, base_file: bool = False, storage: Storage | None = None) -> list[GroupTask]:
     """One task per file group that receives records (records go to ``file_group_index(key)``).
 
     Args:
@@ -152,20 +153,20 @@ def group_tasks(partition: MetadataPartition, files: Sequence[IndexFile], column
             key = column_stats_key(file.partition, file.file_name, column)
             by_group[file_ids[file_group_index(key, count)]][file].append(column)
     return [GroupTask(partition, data_base_path, folder, name_of[fid], instant_time,
-                      tuple((file, tuple(cols)) for file, cols in group.items()), base_file)
+                      tuple((file, tuple(cols)) for file, cols in group.items()), base_file, storage or Storage())
             for fid, group in sorted(by_group.items())]
 
 
 def _records(task: GroupTask) -> dict[str, MetadataRecord]:
     records: dict[str, MetadataRecord] = {}
     for file, columns in task.files:
-        path = os.path.join(task.data_base_path, file.partition, file.file_name)
+        path = join(task.data_base_path, file.partition, file.file_name)
         if task.partition is MetadataPartition.BLOOM_FILTERS:
             key = bloom_filter_key(file.partition, file.file_name)
             if file.deleted:
                 entry = BloomFilterEntry("", task.instant_time, b"", True)
             else:
-                found = footer_bloom_filter(path)
+                found = footer_bloom_filter(path, task.storage)
                 if found is None:
                     continue  # a file without a bloom filter (meta fields off) is not indexed
                 entry = BloomFilterEntry(found[0], task.instant_time, found[1])
@@ -177,7 +178,7 @@ def _records(task: GroupTask) -> dict[str, MetadataRecord]:
         elif file.column_stats is not None:
             stats = (s for s in file.column_stats if s.column_name in columns)
         else:
-            stats = parquet_column_stats(path, file.file_name, columns)
+            stats = parquet_column_stats(path, file.file_name, columns, task.storage)
         for entry_stats in stats:
             key = column_stats_key(file.partition, file.file_name, entry_stats.column_name)
             records[key] = MetadataRecord(key, RecordType.COLUMN_STATS, column_stats=entry_stats)
@@ -192,6 +193,6 @@ def run_group_task(task: GroupTask) -> GroupResult:
     if not records:  # nothing to index after all (files without a bloom filter)
         return GroupResult(task.partition, task.file_name, 0, 0)
     data = encode_base_file(records, task.file_name) if task.base_file else encode_log_block(task.instant_time, records)
-    Storage().write_bytes(os.path.join(task.folder, task.file_name), data, overwrite=False)
+    task.storage.write_bytes(join(task.folder, task.file_name), data, overwrite=False)
     return GroupResult(task.partition, task.file_name, len(data), len(records))
 

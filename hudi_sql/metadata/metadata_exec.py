@@ -12,7 +12,7 @@ from __future__ import annotations
 __all__ = ["DRIVER_WORK_LIMIT", "CompactionResult", "CompactionUnit", "compact_unit", "run_units"]
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hudi_sql.metadata.file_writer import encode_base_file
@@ -59,6 +59,7 @@ class CompactionUnit:
     file_slice: MetadataFileSlice
     blocks_counted: BlockFilter
     base_file_name: str
+    storage: Storage = field(default_factory=Storage)  # the table's store, with the driver's credentials
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class CompactionResult:
 def compact_unit(unit: CompactionUnit) -> CompactionResult:
     """Merge the slice's base file and counted log blocks as readers do, tombstones kept, and write
     them as the new base file (replacing what an interrupted attempt left)."""
-    storage = Storage()
+    storage = unit.storage
     records = read_file_slice(storage, unit.folder, unit.partition, unit.file_slice, unit.blocks_counted)
     log_bytes = sum(storage.size(storage.join(unit.folder, n)) for n in unit.file_slice.log_files
                     if storage.exists(storage.join(unit.folder, n)))

@@ -213,7 +213,7 @@ class MetadataServices:
             current = [s for s in reader.file_slices(partition) if s.file_id == op.file_id]
             if current:
                 units.append(CompactionUnit(partition, reader.folder(partition), current[0], reader.blocks_counted,
-                                            base_file_name(op.file_id, instant_time)))
+                                            base_file_name(op.file_id, instant_time), self.data.storage))
         stats: dict[str, list[WriteStat]] = defaultdict(list)
         weight = sum(1 for u in units if u.partition is not MetadataPartition.FILES) * DRIVER_WORK_LIMIT
         for result in run_units(units, compact_unit, weight=weight):

@@ -299,7 +299,7 @@ class MetadataTableSync:
                      if IndexFile(p, name).is_parquet_base]
             columns = indexed_columns(self.data, config) if partition is MetadataPartition.COLUMN_STATS else ()
             tasks = group_tasks(partition, files, columns, ids, names, data_base_path=self.data.base_path,
-                                folder=folder, instant_time=instant_time, base_file=True)
+                                folder=folder, instant_time=instant_time, base_file=True, storage=self.data.storage)
             results = run_units(tasks, run_group_task, weight=len(files))
         stats = [WriteStat(r.file_name.split("_", 1)[0], f"{partition.value}/{r.file_name}", partition.value,
                            num_writes=r.records, num_inserts=r.records, total_write_bytes=r.size,
@@ -376,7 +376,7 @@ class MetadataTableSync:
                 stats[partition.value] = self._log_stats(partition, results, slices)
             else:
                 tasks += group_tasks(index, index_files_changed, columns, ids, new_names, data_base_path=self.data.base_path,
-                                     folder=folder, instant_time=instant_time)
+                                     folder=folder, instant_time=instant_time, storage=self.data.storage)
         by_partition: dict[MetadataPartition, list[GroupResult]] = {}
         for result in run_units(tasks, run_group_task, weight=len(index_files_changed) * max(1, len(index_partitions))):
             if result.size:

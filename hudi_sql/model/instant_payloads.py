@@ -86,12 +86,16 @@ SORT_COLUMNS_PARAM = HudiServiceConfig.CLUSTERING_SORT_COLUMNS.key
 
 
 def _to_local(path: str) -> str:
+    """A local path made absolute; an object-store URI (``s3a://…``) as it is."""
+    if "://" in path and not path.startswith("file://"):
+        return path
     text = path[len("file://"):] if path.startswith("file://") else path.removeprefix("file:")
     return os.path.abspath(text)
 
 
 def _to_uri(path: str) -> str:
-    return "file://" + _to_local(path)
+    local = _to_local(path)
+    return local if "://" in local else "file://" + local
 
 
 # -- clean ------------------------------------------------------------------------------------

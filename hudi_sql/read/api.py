@@ -19,7 +19,9 @@ from hudi_sql.model.schema import COMMIT_TIME_FIELD
 from hudi_sql.read.glob import has_glob, resolve_glob
 from hudi_sql.read.plan import ReadPlan, plan_read
 from hudi_sql.read.skipping import ColumnPredicate
+from hudi_sql.spark.hadoop_fs import spark_reads_path
 from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
+from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -53,12 +55,13 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
     if not path:
         raise HudiConfigError("A Hudi read needs the table's base path: spark.read.format('hudi').load(path).")
     configs = HudiConfigs.of({k: v for k, v in (options or {}).items() if k != "path"})
+    storage = Storage.for_session(spark, options)
     if has_glob(path):  # older guides' load(base_path + "/*/*"): the partitions the glob reaches
         glob = resolve_glob(path)
         path, reached = glob.base_path, glob.partition_filter
         wanted = partition_filter
         partition_filter = reached if wanted is None else (lambda p: reached(p) and wanted(p))
-    meta = TableMetaClient.load(path)
+    meta = TableMetaClient.load(path, storage=storage)
     if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
             and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
         from hudi_sql.read.cdc_exec import read_cdc
@@ -76,16 +79,18 @@ def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
 
     struct = table_struct(plan.schema_json)
     frames = []
-    if plan.native_files:
-        frames.append(spark.read.schema(struct).parquet(*plan.native_files))
-    if plan.merge_slices:
+    native = plan.native_files if spark_reads_path(spark, meta.base_path) else ()
+    if native:
+        frames.append(spark.read.schema(struct).parquet(*native))
+    if plan.merge_slices or len(native) < len(plan.native_files):
         from hudi_sql.read.merge_exec import read_merged_slices
 
-        frames.append(read_merged_slices(spark, meta, plan, struct))
+        frames.append(read_merged_slices(spark, meta, plan, struct,
+                                         base_files=plan.native_files if not native else ()))
     if plan.bootstrap_slices:
         from hudi_sql.read.bootstrap_read import read_bootstrap_slices
 
-        frames.append(read_bootstrap_slices(spark, plan.bootstrap_slices, struct))
+        frames.append(read_bootstrap_slices(spark, plan.bootstrap_slices, struct, meta.storage))
     if not frames:
         return spark.createDataFrame([], struct)
     result = frames[0]

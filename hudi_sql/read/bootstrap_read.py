@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.model.schema import META_FIELDS, conform
-from hudi_sql.storage.fs import to_local_path
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.uri import qualify
 from hudi_sql.table.bootstrap_index import read_bootstrap_index
 from hudi_sql.table.fs_view import refuse_bootstrap_skeletons
 
@@ -85,7 +85,7 @@ def skeleton_sources(meta: TableMetaClient, slices: Iterable[FileSlice], what: s
                                        "with log files on top, which hudi-sql does not merge into stitched rows")
         assert mapping is not None and file_slice.base_file is not None
         resolved[(file_slice.partition_path, file_slice.file_id)] = BootstrapSlice(
-            file_slice.base_file.path, to_local_path(mapping.source_file.path),
+            file_slice.base_file.path, qualify(mapping.source_file.path),
             source_partition_values(mapping.source_partition_path, meta.partition_fields))
     return resolved
 
@@ -101,10 +101,10 @@ def bootstrap_slices(meta: TableMetaClient, slices: Sequence[FileSlice]) -> tupl
     return others, list(resolved.values())
 
 
-def read_bootstrap_slice(spec: BootstrapSlice, target: pa.Schema) -> pa.Table:
+def read_bootstrap_slice(spec: BootstrapSlice, target: pa.Schema, storage: Storage) -> pa.Table:
     """The rows of one skeleton and its source file, with exactly *target*'s columns."""
-    skeleton = pq.read_table(spec.skeleton_path, columns=[f for f in META_FIELDS])
-    source = pq.read_table(spec.source_path)
+    skeleton = storage.read_parquet(spec.skeleton_path, columns=list(META_FIELDS))
+    source = storage.read_parquet(spec.source_path)
     if skeleton.num_rows != source.num_rows:
         raise HudiFileFormatError(
             f"Skeleton '{spec.skeleton_path}' has {skeleton.num_rows} rows, its source file '{spec.source_path}' "
@@ -118,21 +118,22 @@ def read_bootstrap_slice(spec: BootstrapSlice, target: pa.Schema) -> pa.Table:
     return conform(pa.table(columns), target)
 
 
-def _stitcher(target: pa.Schema) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def _stitcher(target: pa.Schema, storage: Storage) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for row in batch.to_pylist():
                 spec = BootstrapSlice(row["skeleton"], row["source"], tuple(map(tuple, json.loads(row["values"]))))
-                yield from read_bootstrap_slice(spec, target).to_batches()
+                yield from read_bootstrap_slice(spec, target, storage).to_batches()
 
     return run
 
 
-def read_bootstrap_slices(spark: SparkSession, slices: Sequence[BootstrapSlice], struct: StructType) -> DataFrame:
+def read_bootstrap_slices(spark: SparkSession, slices: Sequence[BootstrapSlice], struct: StructType,
+                          storage: Storage) -> DataFrame:
     """The stitched rows of *slices*, one Spark task per few slices (the driver reads no rows)."""
     from hudi_sql.spark.schema import to_arrow_schema
 
     rows = [(s.skeleton_path, s.source_path, json.dumps(s.partition_values)) for s in slices]
     frame = spark.createDataFrame(rows, "skeleton string, source string, values string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
-    return frame.mapInArrow(_stitcher(to_arrow_schema(struct)), struct)
+    return frame.mapInArrow(_stitcher(to_arrow_schema(struct), storage), struct)

@@ -16,13 +16,11 @@ import base64
 import datetime
 import decimal
 import json
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_sql.config import CdcLoggingMode
 from hudi_sql.log.block import DataBlock, DeleteBlock
@@ -31,7 +29,8 @@ from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 from hudi_sql.read.cdc_plan import CdcPlan, CdcSplit, SplitKind
-from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice, stored_logs
+from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -52,6 +51,7 @@ class CdcReadContext:
     timeline_start: str | None
     ordering_field: str | None
     payload: Payload
+    storage: Storage
 
 
 def _json_value(value: Any) -> Any:
@@ -68,28 +68,29 @@ def _to_json(image: dict[str, Any] | None) -> str | None:
     return None if image is None else json.dumps(image, separators=(",", ":"), default=_json_value)
 
 
-def _rows_by_key(path: str | None, target: pa.Schema) -> dict[str, dict[str, Any]]:
+def _rows_by_key(path: str | None, ctx: CdcReadContext) -> dict[str, dict[str, Any]]:
     if not path:
         return {}
-    table = conform(pq.read_table(path), target)
+    table = conform(ctx.storage.read_parquet(path), ctx.target)
     return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
 
 
-def _all_rows(path: str | None, target: pa.Schema) -> list[dict[str, Any]]:
-    return conform(pq.read_table(path), target).to_pylist() if path else []
+def _all_rows(path: str | None, ctx: CdcReadContext) -> list[dict[str, Any]]:
+    return conform(ctx.storage.read_parquet(path), ctx.target).to_pylist() if path else []
 
 
 def _merged_rows(split: CdcSplit, ctx: CdcReadContext, completed: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The split's slice (base file and logs) merged over the *completed* instants, by key."""
     spec = FileSliceSpec(split.partition_path, split.file_id, split.before_file, split.before_logs)
     table = read_file_slice(spec, ctx.target, completed_instants=completed, max_instant=None,
-                            timeline_start=ctx.timeline_start, ordering_field=ctx.ordering_field, payload=ctx.payload)
+                            timeline_start=ctx.timeline_start, ordering_field=ctx.ordering_field, payload=ctx.payload,
+                            storage=ctx.storage)
     return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
 
 
-def _touched_keys(split: CdcSplit) -> list[str]:
+def _touched_keys(split: CdcSplit, storage: Storage) -> list[str]:
     """The keys the split's write put in its log blocks, in log order, each once."""
-    scan = scan_file_slice_logs([(os.path.basename(p), p) for p in split.before_logs],
+    scan = scan_file_slice_logs(stored_logs(storage, split.before_logs),
                                 completed_instants=[split.instant_time], max_instant=split.instant_time)
     keys: dict[str, None] = {}
     for block in scan.blocks:
@@ -106,7 +107,7 @@ def _log_file_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[st
     prior = [t for t in ctx.completed_instants if t < split.instant_time]
     through = [t for t in ctx.completed_instants if t <= split.instant_time]
     before, after = _merged_rows(split, ctx, prior), _merged_rows(split, ctx, through)
-    for key in _touched_keys(split):
+    for key in _touched_keys(split, ctx.storage):
         old, new = before.get(key), after.get(key)
         if old is None and new is not None:
             yield "i", None, new
@@ -119,15 +120,15 @@ def _log_file_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[st
 def _as_is_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[str, Any, Any]]:
     records: list[dict[str, Any]] = []
     for path in split.cdc_files:
-        for block in read_log_blocks(path):
+        for block in read_log_blocks(ctx.storage.read_bytes(path), name=path):
             if isinstance(block, DataBlock):
                 records.extend(block.records.to_pylist())
     if ctx.mode is CdcLoggingMode.DATA_BEFORE_AFTER:
         for record in records:
             yield record["op"], record.get("before"), record.get("after")
         return
-    after_rows = _rows_by_key(split.after_file, ctx.target)
-    before_rows = _rows_by_key(split.before_file, ctx.target) if ctx.mode is CdcLoggingMode.OP_KEY_ONLY else {}
+    after_rows = _rows_by_key(split.after_file, ctx)
+    before_rows = _rows_by_key(split.before_file, ctx) if ctx.mode is CdcLoggingMode.OP_KEY_ONLY else {}
     for record in records:
         key, op = str(record["record_key"]), record["op"]
         before = record.get("before") if ctx.mode is CdcLoggingMode.DATA_BEFORE else before_rows.get(key)
@@ -139,9 +140,9 @@ def split_changes(split: CdcSplit, ctx: CdcReadContext) -> pa.Table:
     if split.kind is SplitKind.AS_IS:
         changes: Iterator[tuple[str, Any, Any]] = _as_is_changes(split, ctx)
     elif split.kind is SplitKind.BASE_FILE_INSERT:
-        changes = (("i", None, row) for row in _all_rows(split.after_file, ctx.target))
+        changes = (("i", None, row) for row in _all_rows(split.after_file, ctx))
     elif split.kind is SplitKind.BASE_FILE_DELETE:
-        changes = (("d", row, None) for row in _all_rows(split.before_file, ctx.target))
+        changes = (("d", row, None) for row in _all_rows(split.before_file, ctx))
     elif split.kind is SplitKind.LOG_FILE:
         changes = _log_file_changes(split, ctx)
     else:  # REPLACE_COMMIT
@@ -182,7 +183,7 @@ def read_cdc(spark: SparkSession, meta: TableMetaClient, plan: CdcPlan, target: 
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     ctx = CdcReadContext(target, plan.logging_mode, plan.completed_instants,
-                         first.instant_time if first else None, ordering_field, payload)
+                         first.instant_time if first else None, ordering_field, payload, meta.storage)
     rows = [(_split_json(s),) for s in plan.splits]
     frame = spark.createDataFrame(rows, "split string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))

@@ -17,20 +17,26 @@ Runs inside Spark tasks (pyarrow + the log package, no Spark). The rules follow 
 
 from __future__ import annotations
 
-__all__ = ["FileSliceSpec", "read_file_slice"]
+__all__ = ["FileSliceSpec", "read_file_slice", "stored_logs"]
 
-import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from hudi_sql.log.block import OrderingValue
 from hudi_sql.log.scanner import DeleteOrdering, merge_log_records, scan_file_slice_logs
 from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
+from hudi_sql.storage.fs import Storage
+
+
+def stored_logs(storage: Storage, paths: Sequence[str]) -> list[tuple[str, Callable[[], bytes]]]:
+    """``(path, reader)`` pairs for the log scanner: each file read from *storage* when scanned, and
+    named by its whole path in messages (a damaged block's error says which file to restore)."""
+    return [(p, partial(storage.read_bytes, p)) for p in paths]
 
 
 @dataclass(frozen=True)
@@ -52,15 +58,16 @@ def read_file_slice(
     timeline_start: str | None,
     ordering_field: str | None,
     payload: Payload,
+    storage: Storage,
     skip_undecodable_blocks: bool = False,
 ) -> pa.Table:
     """The merged rows of one slice, with exactly *target*'s columns, by *payload*'s rules
     (*skip_undecodable_blocks*: see :func:`~hudi_sql.log.scanner.scan_file_slice_logs`)."""
-    base = conform(pq.read_table(spec.base_file_path), target) if spec.base_file_path else target.empty_table()
+    base = conform(storage.read_parquet(spec.base_file_path), target) if spec.base_file_path else target.empty_table()
     if not spec.log_file_paths:
         return base
     scan = scan_file_slice_logs(
-        [(os.path.basename(p), p) for p in spec.log_file_paths],
+        stored_logs(storage, spec.log_file_paths),
         completed_instants=completed_instants, max_instant=max_instant, timeline_start=timeline_start,
         skip_undecodable=skip_undecodable_blocks,
     )

@@ -63,6 +63,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.locks import service_scope
@@ -82,7 +83,7 @@ from hudi_sql.model.instant_payloads import (
 )
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.savepoint import savepointed_files
-from hudi_sql.storage.fs import FileStatus, to_local_path
+from hudi_sql.storage.fs import FileStatus, Storage
 from hudi_sql.table.fs_view import build_file_groups
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -362,27 +363,19 @@ class CleanResult:
         return len(self.deleted_files)
 
 
-def _delete_local(paths: Iterable[str]) -> Iterator[tuple[str, bool]]:
+def _delete_each(storage: Storage, paths: Iterable[str]) -> Iterator[tuple[str, bool]]:
     """Delete files; ``False`` for a file that was already gone (Java counts it as failed)."""
     for path in paths:
-        try:
-            os.unlink(to_local_path(path))
-            yield path, True
-        except FileNotFoundError:
-            yield path, False
+        yield path, storage.delete(path)
 
 
-def _delete_task(paths: Iterator[str]) -> Iterator[tuple[str, bool]]:
-    """Spark task body (top level, so executors import it by reference)."""
-    yield from _delete_local(paths)
-
-
-def _delete_files(paths: list[str], spark: SparkSession | None, parallelism: int,
+def _delete_files(storage: Storage, paths: list[str], spark: SparkSession | None, parallelism: int,
                   threshold: int) -> dict[str, bool]:
     if spark is not None and len(paths) >= threshold:
         slices = max(1, min(parallelism, len(paths)))
-        return dict(spark.sparkContext.parallelize(paths, slices).mapPartitions(_delete_task).collect())
-    return dict(_delete_local(paths))
+        return dict(spark.sparkContext.parallelize(paths, slices).mapPartitions(partial(_delete_each, storage))
+                    .collect())
+    return dict(_delete_each(storage, paths))
 
 
 def execute_clean(meta_client: TableMetaClient, plan: CleanerPlan, *, spark: SparkSession | None = None,
@@ -419,7 +412,7 @@ def _run_clean(meta_client: TableMetaClient, instant_time: str, plan: CleanerPla
     paths = plan.all_files()
     for path in paths:
         _log.info("Clean %s: deleting %s", instant_time, path)
-    outcome = _delete_files(paths, spark, parallelism, parallel_threshold)
+    outcome = _delete_files(meta_client.storage, paths, spark, parallelism, parallel_threshold)
     for partition in plan.partitions_to_delete:
         folder = layout.partition_dir(partition)
         others = [st.name for st in storage.list(folder) if not st.name.startswith(PARTITION_METADATA_FILE)]

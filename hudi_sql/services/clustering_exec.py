@@ -31,7 +31,6 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
     """The task function: one input row per clustering group, one output row per file written."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import pyarrow.parquet as pq
         from pyspark import TaskContext
         from pyspark.sql.types import StructType
 
@@ -58,9 +57,9 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
                             FileSliceSpec(partition, file_id, base, tuple(logs)), target,
                             completed_instants=completed, max_instant=options.instant_time,
                             timeline_start=timeline_start, ordering_field=ordering_field,
-                            payload=payload))
+                            payload=payload, storage=options.storage))
                     elif base:
-                        parts.append(conform(pq.read_table(base), target))
+                        parts.append(conform(options.storage.read_parquet(base), target))
                 rows = pa.concat_tables(parts) if parts else target.empty_table()
                 if sort_columns and rows.num_rows:
                     rows = rows.sort_by([(c, "ascending") for c in sort_columns], null_placement="at_start")
@@ -106,4 +105,5 @@ def handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: st
         spark_schema_json=spark_schema_json, populate_meta_fields=meta.populate_meta_fields,
         record_key_fields=tuple(meta.record_key_fields),
         file=FileWriteSettings.from_config(WriteConfig.of(configs), max_file_size=target), base_path=meta.base_path,
+        storage_settings=meta.storage.settings,
     ))

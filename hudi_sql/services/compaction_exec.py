@@ -11,7 +11,6 @@ from __future__ import annotations
 __all__ = ["STATUS_DDL", "compactor_task"]
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -23,7 +22,7 @@ from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.file_names import BaseFileName, make_write_token
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD
-from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice, stored_logs
 from hudi_sql.spark.schema import to_arrow_schema
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -38,7 +37,7 @@ STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit s
 
 def compactor_task(base_path: str, instant_time: str, schema_json: str, table_name: str,
                    completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, payload: Payload,
-                   file_settings: FileWriteSettings
+                   file_settings: FileWriteSettings, storage: Storage,
                    ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The task function: one input row per file slice (its base file and log paths), one output
     row (:data:`STATUS_DDL`) per base file written.
@@ -53,11 +52,12 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
 
         ctx = TaskContext.get()
         token = make_write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else "0-0-0"
-        storage, layout = Storage(), TableLayout.of(base_path)
+        layout = TableLayout.of(base_path)
         struct = StructType.fromJson(json.loads(schema_json))
         target = to_arrow_schema(struct, with_meta_fields=True)
         options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
-                                spark_schema_json=schema_json, file=file_settings, base_path=base_path)
+                                spark_schema_json=schema_json, file=file_settings, base_path=base_path,
+                                storage_settings=storage.settings)
         for batch in batches:
             for row in batch.to_pylist():
                 started = time.time()
@@ -65,8 +65,8 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
                 spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
                 merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
                                          timeline_start=timeline_start, ordering_field=ordering_field,
-                                         payload=payload)
-                scan = scan_file_slice_logs([(os.path.basename(p), p) for p in logs], completed_instants=completed,
+                                         payload=payload, storage=storage)
+                scan = scan_file_slice_logs(stored_logs(storage, logs), completed_instants=completed,
                                             max_instant=instant_time, timeline_start=timeline_start)
                 name = BaseFileName(row["file_id"], token, instant_time).name
                 write_direct_marker(storage, layout, instant_time, Marker(row["partition_path"], name, IOType.CREATE))

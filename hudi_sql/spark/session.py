@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.storage.uri import is_local, qualify
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -77,7 +79,9 @@ def spark_session(
 
     state = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir()
     state.mkdir(parents=True, exist_ok=True)
-    wh = Path(warehouse).expanduser().resolve() if warehouse else state / "warehouse"
+    # A warehouse on an object store stays a URI (s3a://lake/wh); a local one is made absolute.
+    wh = (Path(warehouse).expanduser().resolve() if is_local(warehouse) else qualify(warehouse)) if warehouse \
+        else state / "warehouse"
     settings: dict[str, Any] = {
         "spark.ui.enabled": "false",
         "spark.driver.host": "127.0.0.1",

@@ -12,10 +12,12 @@ from __future__ import annotations
 __all__ = ["SliceInputPartition", "SliceReadContext", "read_slice", "slice_read"]
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import InputPartition
+
+from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -55,6 +57,7 @@ class SliceReadContext:
     end: str | None = None
     skip_undecodable_blocks: bool = False
     output_columns: tuple[str, ...] | None = None
+    storage: Storage = field(default_factory=Storage)  # the table's store, with the driver's credentials
 
 
 class SliceInputPartition(InputPartition):
@@ -87,7 +90,7 @@ def slice_read(meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
         (schema if complete else add_meta_fields(schema)).json(), plan.completed_instants, plan.as_of,
         first.instant_time if first else None, ordering_field, payload,
         plan.begin if incremental else None, plan.end if incremental else None,
-        skip_undecodable_blocks, None if complete else tuple(names))
+        skip_undecodable_blocks, None if complete else tuple(names), meta.storage)
     base_only: list[FileSliceSpec | BootstrapSlice] = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
     return context, [*base_only, *slice_specs(plan), *plan.bootstrap_slices]
 
@@ -105,12 +108,12 @@ def read_slice(context: SliceReadContext, spec: FileSliceSpec | BootstrapSlice) 
 
     target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
     if isinstance(spec, BootstrapSlice):
-        table = read_bootstrap_slice(spec, target)
+        table = read_bootstrap_slice(spec, target, context.storage)
     else:
         table = read_file_slice(spec, target, completed_instants=context.completed_instants,
                                 max_instant=context.max_instant, timeline_start=context.timeline_start,
                                 ordering_field=context.ordering_field, payload=context.payload,
-                                skip_undecodable_blocks=context.skip_undecodable_blocks)
+                                storage=context.storage, skip_undecodable_blocks=context.skip_undecodable_blocks)
     if context.begin is not None and context.end is not None:
         times = table.column(COMMIT_TIME_FIELD)
         table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))

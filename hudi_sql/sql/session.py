@@ -68,7 +68,11 @@ class HudiSession:
         return result if result is not None else self._context.empty()
 
     def execute(self, statement: st.Statement) -> DataFrame:
-        """Run one analysed statement."""
+        """Run one analysed statement, reaching table storage with the session's store keys as they
+        are now (a ``SET spark.hadoop.fs.s3a.endpoint=…`` before it counts)."""
+        from hudi_sql.storage.fs import Storage
+
+        Storage.for_session(self.spark, self.options)
         return run(self._context, statement)
 
     def statements(self, text: str) -> list[st.Statement]:

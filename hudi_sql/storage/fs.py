@@ -1,210 +1,221 @@
-"""Storage access for table files: the one place that touches the file system.
+"""Storage access for table files: the one place that touches a table's files.
 
-hudi-sql runs its tasks on a Spark cluster whose executors share the table's storage with the
-driver; here that is a POSIX path (local disk or a shared mount), given as a plain path or a
-``file:`` URI. Creating a file is *create-if-absent* where it matters (completed instants),
-and every write of metadata is whole-file, so a reader never sees half a commit.
+:class:`Storage` takes every path in the form the project writes it (:mod:`hudi_sql.storage.uri`)
+and hands the operation to the backend of its scheme: the POSIX file system for plain and
+``file:`` paths (:class:`~hudi_sql.storage.local.LocalStore`), pyarrow's S3, GCS, ADLS and HDFS
+clients for ``s3a://`` and the others (:class:`~hudi_sql.storage.object_store.ObjectStore`). A
+scheme no backend serves is an error naming it: never a local folder called ``s3a:``.
+
+A ``Storage`` carries its :class:`~hudi_sql.storage.settings.StorageSettings` (endpoint and
+credentials, resolved once from the Spark session and the operation's options) and pickles
+into Spark tasks with them, so executors reach the store exactly as the driver does. Code
+running in a task uses the ``Storage`` it was handed, never a fresh ``Storage()``: a fresh one
+knows only this process's default (:func:`use_default_settings`, set by the driver's entry points).
 """
 
 from __future__ import annotations
 
-__all__ = ["TEMP_SUFFIX", "FileStatus", "Storage", "temp_path", "to_local_path", "to_uri"]
+__all__ = [
+    "TEMP_SUFFIX",
+    "FileStatus",
+    "Storage",
+    "default_settings",
+    "temp_path",
+    "to_local_path",
+    "to_uri",
+    "use_default_settings",
+]
 
 import os
-import shutil
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from hudi_sql.errors import CommitConflictError
+from hudi_sql.errors import StorageError
+from hudi_sql.storage.local import TEMP_SUFFIX, LocalStore, temp_path
+from hudi_sql.storage.object_store import ObjectStore, backend_scheme
+from hudi_sql.storage.settings import StorageSettings
+from hudi_sql.storage.status import FileStatus
+from hudi_sql.storage.uri import LOCAL_SCHEMES, is_local, join, qualify, scheme_of, split_uri
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import SparkSession
+
+_DEFAULT_SETTINGS = StorageSettings()
+
+#: How pyarrow says a Parquet file at a path does not read; our reads through a stream say it the
+#: same way. A named constant, so that the line raising it (which a task's traceback prints) does
+#: not itself look like such a message.
+_UNREADABLE_PARQUET = "Could not open Parquet input source"
+
+
+def default_settings() -> StorageSettings:
+    """The settings a ``Storage()`` made without any starts from in this process."""
+    return _DEFAULT_SETTINGS
+
+
+def use_default_settings(settings: StorageSettings) -> None:
+    """Make *settings* this process's default: the driver's entry points call it with what the
+    session resolves, so driver-side code that opens a table without a ``Storage`` in hand
+    reaches the same store with the same credentials."""
+    global _DEFAULT_SETTINGS
+    _DEFAULT_SETTINGS = settings
 
 
 def to_local_path(path: str | os.PathLike[str]) -> str:
+    """*path* as an absolute local path; an error for an object-store URI (which has none)."""
     text = os.fspath(path)
-    if text.startswith("file://"):
-        text = text[len("file://"):]
-    elif text.startswith("file:"):
-        text = text[len("file:"):]
-    return os.path.abspath(text)
+    if not is_local(text):
+        raise StorageError(f"'{text}' is on an object store, not a local path.")
+    return qualify(text)
 
 
 def to_uri(path: str) -> str:
-    return "file://" + to_local_path(path)
+    """*path* as a URI: ``file://`` + the absolute path for local files, object-store URIs as they are."""
+    text = qualify(path)
+    return "file://" + text if is_local(text) else text
 
 
-#: How every temporary file of :meth:`Storage.write_bytes` ends.
-TEMP_SUFFIX = ".hudi-sql.tmp"
-
-
-def temp_path(target: str) -> str:
-    """Where :meth:`Storage.write_bytes` stages *target* before renaming it into place.
-
-    Beside the target (a rename inside one folder is atomic on POSIX), under a name no Hudi
-    reader parses: ``.hudi-sql-<pid>-<random>.hudi-sql.tmp`` holds neither ``_`` nor ``.log.``
-    nor a base-file extension, so Apache Hudi's log-file pattern and the Rust reader's skip it.
-    Naming it after the target (``.<log file name>.<pid>.tmp``) made other readers list a
-    half-written file as a log file while a MOR write ran (issue 15, item 5).
-    """
-    return os.path.join(os.path.dirname(target), f".hudi-sql-{os.getpid()}-{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+_LOCAL = LocalStore()
 
 
 @dataclass(frozen=True)
-class FileStatus:
-    path: str
-    name: str
-    size: int
-    is_dir: bool
-    modification_time: float
-
-
 class Storage:
-    """Local / shared-mount storage. Stateless; safe to use in Spark tasks."""
+    """Every file operation on table paths, by scheme. Picklable into Spark tasks."""
+
+    settings: StorageSettings = field(default_factory=default_settings)
+    _stores: dict[tuple[str, str], ObjectStore] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def for_session(cls, spark: SparkSession | None, options: dict[str, Any] | None = None) -> Storage:
+        """The storage of an operation in *spark* with *options*; also this process's default from now on."""
+        settings = StorageSettings.from_spark(spark, options)
+        use_default_settings(settings)
+        return cls(settings)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "settings", state["settings"])
+        object.__setattr__(self, "_stores", {})
+
+    def backend(self, path: str) -> LocalStore | ObjectStore:
+        """The backend serving *path*; a :class:`StorageError` naming the scheme when none does."""
+        scheme = scheme_of(path)
+        if scheme in LOCAL_SCHEMES:
+            return _LOCAL
+        if backend_scheme(scheme) is None:
+            raise StorageError(
+                f"No storage backend serves '{scheme}://' (in '{path}').",
+                help="hudi-sql keeps tables on local paths (file:), s3://, s3a://, gs://, abfs(s):// and hdfs://")
+        _, authority, _ = split_uri(path)
+        store = self._stores.get((scheme, authority))
+        if store is None:
+            store = self._stores.setdefault((scheme, authority), ObjectStore(scheme, authority, self.settings))
+        return store
+
+    def check_reachable(self, path: str) -> None:
+        """Fail, naming *path*, unless its bucket exists and the credentials may list it; called before a
+        write puts anything there."""
+        self.backend(path).check_container(path)
 
     def exists(self, path: str) -> bool:
-        return os.path.exists(to_local_path(path))
+        return self.backend(path).exists(path)
 
     def is_dir(self, path: str) -> bool:
-        return os.path.isdir(to_local_path(path))
+        return self.backend(path).is_dir(path)
 
     def mkdirs(self, path: str) -> None:
-        os.makedirs(to_local_path(path), exist_ok=True)
+        self.backend(path).mkdirs(path)
 
     def list(self, path: str) -> list[FileStatus]:
-        base = to_local_path(path)
-        out: list[FileStatus] = []
-        try:
-            entries = list(os.scandir(base))
-        except FileNotFoundError:
-            return out
-        for entry in entries:
-            try:
-                st = entry.stat()
-            except FileNotFoundError:
-                continue  # deleted while listing
-            out.append(FileStatus(entry.path, entry.name, st.st_size, entry.is_dir(), st.st_mtime))
-        return out
+        return self.backend(path).list(path)
 
     def walk_files(self, path: str) -> Iterator[FileStatus]:
-        base = to_local_path(path)
-        for root, _dirs, files in os.walk(base):
-            for name in files:
-                full = os.path.join(root, name)
-                try:
-                    st = os.stat(full)
-                except FileNotFoundError:
-                    continue
-                yield FileStatus(full, name, st.st_size, False, st.st_mtime)
+        return self.backend(path).walk_files(path)
+
+    def walk_folders(self, path: str, *, skip_top: frozenset[str] = frozenset()) -> Iterator[tuple[str, list[str]]]:
+        """(relative folder, its file names) for every folder below *path*, skipping the top-level
+        folders in *skip_top* (a table's ``.hoodie``) without walking them."""
+        return self.backend(path).walk_folders(path, skip_top=skip_top)
 
     def read_bytes(self, path: str) -> bytes:
-        with open(to_local_path(path), "rb") as fh:
-            return fh.read()
+        return self.backend(path).read_bytes(path)
+
+    def open_input(self, path: str) -> pa.NativeFile:
+        """A random-access file for readers that seek (Parquet footers, HFile blocks)."""
+        return self.backend(path).open_input(path)
+
+    def read_parquet(self, path: str, *, columns: list[str] | None = None, schema: pa.Schema | None = None
+                     ) -> pa.Table:
+        """The rows of the Parquet file *path*. A file that does not read fails as pyarrow's own path
+        reads do (``Could not open Parquet input source '<path>': …``), so the error names the file
+        wherever it surfaces (:mod:`hudi_sql.spark.task_errors`)."""
+        import pyarrow.parquet as pq
+
+        with self._parquet_errors(path), self.open_input(path) as source:
+            return pq.read_table(source, columns=columns, schema=schema)
+
+    def parquet_metadata(self, path: str) -> pq.FileMetaData:
+        """The footer of the Parquet file *path* (errors as :meth:`read_parquet`)."""
+        import pyarrow.parquet as pq
+
+        with self._parquet_errors(path), self.open_input(path) as source:
+            return pq.read_metadata(source)
+
+    @contextmanager
+    def _parquet_errors(self, path: str) -> Iterator[None]:
+        import pyarrow as pa
+
+        try:
+            yield
+        except (FileNotFoundError, StorageError):
+            raise
+        except (pa.ArrowException, OSError) as error:
+            raise pa.ArrowInvalid(f"{_UNREADABLE_PARQUET} '{path}': {error}") from error
+
+    def open_output(self, path: str) -> pa.NativeFile:
+        """A stream written in place: for data files, which no reader trusts until a commit names them."""
+        return self.backend(path).open_output(path)
 
     def write_bytes(self, path: str, data: bytes, *, overwrite: bool = True) -> None:
-        """Write a whole file atomically: to a temporary name (:func:`temp_path`), then rename into place.
-
-        With ``overwrite=False`` the final step is a hard link, which fails if the target
-        exists: two writers racing for one completed instant cannot both win.
-        """
-        target = to_local_path(path)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = temp_path(target)
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        except BaseException:
-            _unlink_quietly(tmp)
-            raise
-        if overwrite:
-            os.replace(tmp, target)
-            _drop_checksum(target)
-            return
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            raise CommitConflictError(f"'{target}' already exists; another writer created it first.") from None
-        finally:
-            os.unlink(tmp)
+        """Write a whole file, seen whole or not at all. With ``overwrite=False`` a second writer of
+        the same path fails with :class:`~hudi_sql.errors.CommitConflictError`."""
+        self.backend(path).write_bytes(path, data, overwrite=overwrite)
 
     def create_empty(self, path: str) -> None:
         self.write_bytes(path, b"")
 
     def create_exclusive(self, path: str, data: bytes) -> bool:
-        """Create *path* holding *data* only if it does not exist (``O_EXCL``); ``False`` if it did.
-
-        The lock file of the file-system lock provider: of several processes racing, exactly
-        one creates it.
-        """
-        target = to_local_path(path)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        return True
+        """Create *path* holding *data* only if it does not exist; ``False`` if it did."""
+        return self.backend(path).create_exclusive(path, data)
 
     def touch(self, path: str) -> bool:
-        """Set an existing *path*'s modification time to now (heartbeats); ``False`` if it is gone."""
-        try:
-            os.utime(to_local_path(path), None)
-            return True
-        except FileNotFoundError:
-            return False
+        """Make *path*'s modification time now (heartbeats); ``False`` if it is gone."""
+        return self.backend(path).touch(path)
 
     def set_modification_time(self, path: str, seconds: float) -> None:
-        """Set *path*'s modification time (seconds since the epoch): version 6 readers take a
-        completed instant's completion time from it."""
-        os.utime(to_local_path(path), (seconds, seconds))
+        """Set *path*'s modification time where the store allows it (version 6 readers take a completed
+        instant's completion time from it); an object's time is its last write's, which stands."""
+        backend = self.backend(path)
+        if isinstance(backend, LocalStore):
+            backend.set_modification_time(path, seconds)
 
     def modification_time(self, path: str) -> float | None:
-        """Seconds since the epoch of *path*'s last change, ``None`` when it does not exist."""
-        try:
-            return os.stat(to_local_path(path)).st_mtime
-        except FileNotFoundError:
-            return None
+        return self.backend(path).modification_time(path)
 
     def delete(self, path: str) -> bool:
-        target = to_local_path(path)
-        try:
-            os.unlink(target)
-        except FileNotFoundError:
-            return False
-        _drop_checksum(target)
-        return True
+        return self.backend(path).delete(path)
 
     def delete_dir(self, path: str) -> None:
-        shutil.rmtree(to_local_path(path), ignore_errors=True)
+        self.backend(path).delete_dir(path)
 
     def size(self, path: str) -> int:
-        return os.path.getsize(to_local_path(path))
+        return self.backend(path).size(path)
 
     def join(self, base: str, *parts: str) -> str:
-        return str(Path(to_local_path(base)).joinpath(*[p for p in parts if p]))
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _drop_checksum(target: str) -> None:
-    """Remove Hadoop's checksum file of *target* (``.<name>.crc``), which its content no longer matches.
-
-    Apache Hudi on a local file system writes through Hadoop's checksummed file system, which
-    keeps a ``.crc`` beside each file and refuses to read a file that disagrees with it
-    (``ChecksumException``). A file we rewrite (``hoodie.properties``) or delete must not leave
-    the old checksum behind; without one, Hadoop reads the file unchecked, as for any file
-    written by another tool.
-    """
-    try:
-        os.unlink(os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.crc"))
-    except FileNotFoundError:
-        pass
+        return join(qualify(base), *parts)

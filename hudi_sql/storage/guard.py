@@ -14,7 +14,8 @@ __all__ = ["check_partition_path", "inside_base"]
 
 import os
 
-from hudi_sql.errors import PathOutsideTableError
+from hudi_sql.errors import HudiConfigError, PathOutsideTableError
+from hudi_sql.storage.uri import is_local, qualify
 
 
 def check_partition_path(partition_path: str) -> str:
@@ -43,8 +44,16 @@ def inside_base(base_path: str, path: str) -> str:
     task). A symbolic link inside the table pointing out of it is the table owner's choice
     and is not resolved.
     """
-    base = os.path.normpath(os.path.abspath(base_path))
-    target = os.path.normpath(os.path.abspath(path))
-    if target == base or not target.startswith(base.rstrip(os.sep) + os.sep):
+    if is_local(base_path) and is_local(path):
+        base = os.path.normpath(os.path.abspath(base_path))
+        target = os.path.normpath(os.path.abspath(path))
+        sep = os.sep
+    else:  # URIs: qualify() already refuses '..' segments and drops '.' and empty ones
+        try:
+            base, target = qualify(base_path), qualify(path)
+        except HudiConfigError as error:
+            raise PathOutsideTableError(f"Path '{path}' is not a path inside the table '{base_path}': {error}") from None
+        sep = "/"
+    if target == base or not target.startswith(base.rstrip(sep) + sep):
         raise PathOutsideTableError(f"Path '{path}' is outside the table '{base_path}'; refusing to touch it.")
     return target

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 __all__ = ["METAFOLDER", "PROPERTIES_FILE", "TableLayout"]
 
-import os
 from dataclasses import dataclass
 
 from hudi_sql.model.instant import Instant
-from hudi_sql.storage.fs import to_local_path
 from hudi_sql.storage.guard import check_partition_path, inside_base
+from hudi_sql.storage.uri import join, qualify, relative_to
 
 METAFOLDER = ".hoodie"
 PROPERTIES_FILE = "hoodie.properties"
@@ -24,35 +23,35 @@ class TableLayout:
 
     @classmethod
     def of(cls, base_path: str) -> TableLayout:
-        return cls(to_local_path(base_path).rstrip("/"))
+        return cls(qualify(base_path).rstrip("/") or "/")
 
     @property
     def meta_path(self) -> str:
-        return os.path.join(self.base_path, METAFOLDER)
+        return join(self.base_path, METAFOLDER)
 
     @property
     def properties_path(self) -> str:
-        return os.path.join(self.meta_path, PROPERTIES_FILE)
+        return join(self.meta_path, PROPERTIES_FILE)
 
     @property
     def temp_path(self) -> str:
-        return os.path.join(self.meta_path, ".temp")
+        return join(self.meta_path, ".temp")
 
     @property
     def archived_path(self) -> str:
-        return os.path.join(self.meta_path, "archived")
+        return join(self.meta_path, "archived")
 
     def instant_path(self, instant: Instant) -> str:
-        return os.path.join(self.meta_path, instant.file_name)
+        return join(self.meta_path, instant.file_name)
 
     def marker_dir(self, instant_time: str) -> str:
-        return os.path.join(self.temp_path, instant_time)
+        return join(self.temp_path, instant_time)
 
     def partition_dir(self, partition_path: str) -> str:
         """The folder of *partition_path*, refused if the value would leave the table."""
         if not partition_path:
             return self.base_path
-        return inside_base(self.base_path, os.path.join(self.base_path, check_partition_path(partition_path)))
+        return inside_base(self.base_path, join(self.base_path, check_partition_path(partition_path)))
 
     def file_path(self, partition_path: str, file_name: str) -> str:
         """A data file's path, refused unless it lies inside the table.
@@ -60,7 +59,7 @@ class TableLayout:
         *file_name* may be a path relative to the partition (a write stat's path with an empty
         partition); names from markers and data never reach past the base path.
         """
-        return inside_base(self.base_path, os.path.join(self.partition_dir(partition_path), file_name))
+        return inside_base(self.base_path, join(self.partition_dir(partition_path), file_name))
 
     def relative(self, path: str) -> str:
-        return os.path.relpath(to_local_path(path), self.base_path)
+        return relative_to(self.base_path, path)

@@ -30,7 +30,6 @@ __all__ = ["FileSystemView", "PartitionListing", "build_file_groups", "list_part
            "refuse_bootstrap_skeletons"]
 
 import fnmatch
-import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -65,16 +64,8 @@ def list_partition_paths(storage: Storage, base_path: str, *, partitioned: bool)
     """
     if not partitioned:
         return [""]
-    found: list[str] = []
-    root = base_path.rstrip("/")
-    for current, dirs, files in os.walk(root):
-        rel = os.path.relpath(current, root)
-        if rel == ".":
-            dirs[:] = [d for d in dirs if d != METAFOLDER]
-            continue
-        if any(name.startswith(PARTITION_METADATA_FILE) for name in files):
-            found.append(rel.replace(os.sep, "/"))
-    return sorted(found)
+    return sorted(folder for folder, files in storage.walk_folders(base_path, skip_top=frozenset({METAFOLDER}))
+                  if folder and any(name.startswith(PARTITION_METADATA_FILE) for name in files))
 
 
 def _is_committed(instant_time: str, committed: set[str], timeline: Timeline) -> bool:

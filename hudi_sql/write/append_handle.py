@@ -66,7 +66,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
             ``_hoodie_is_deleted`` rows carry their ordering value and compete on it.
     """
     started = time.time()
-    storage = Storage()
+    storage = options.storage
     layout = TableLayout.of(options.base_path)
     # the instant in the log file's name: the slice's base (version 6) or this deltacommit (8)
     base_instant = (options.instant_time if options.log_files_named_by_instant

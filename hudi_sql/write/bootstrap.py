@@ -50,6 +50,7 @@ from hudi_sql.config.registry import parse_list
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.uri import is_local
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -167,6 +168,12 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         UnsupportedFeatureError: an unknown selector.
     """
     storage = Storage()
+    for path in (request.source_path, request.base_path):
+        if not is_local(path):
+            raise UnsupportedFeatureError(
+                f"Bootstrap on an object store ('{path}') is not supported yet; tables there are written "
+                "and read, but a bootstrap's source listing and index are local-only.",
+                help="bootstrap from a local or mounted folder, or write the source with INSERT / bulk_insert")
     if os.path.abspath(request.source_path) == os.path.abspath(request.base_path):
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
                               help="base_path and bootstrap_path must differ")

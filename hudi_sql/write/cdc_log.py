@@ -30,7 +30,6 @@ from hudi_sql.config.table import CdcLoggingMode
 from hudi_sql.log.format import encode_cdc_data_block
 from hudi_sql.model.file_names import LogFileName
 from hudi_sql.model.schema import META_FIELDS, RECORD_KEY_FIELD
-from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.write.plan import HandleOptions
 
@@ -127,5 +126,5 @@ def write_cdc_log(options: HandleOptions, partition_path: str, file_id: str, wri
     path = layout.file_path(partition_path, name)
     schema = cdc_schema_json(mode, options.avro_schema)
     data = encode_cdc_data_block(options.instant_time, schema, _records(mode, options.instant_time, changes))
-    Storage().write_bytes(path, data, overwrite=False)
+    options.storage.write_bytes(path, data, overwrite=False)
     return {layout.relative(path): len(data)}

@@ -56,7 +56,9 @@ from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
+from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.parquet import FileWriteSettings
+from hudi_sql.storage.uri import qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
@@ -96,7 +98,8 @@ class WriteClient:
                  instant_time: str | None = None, table_properties: Mapping[str, str] | None = None) -> None:
         """*instant_time* and *table_properties* are for writes with a fixed instant and extra
         ``hoodie.properties`` entries (a full-record bootstrap: ``00000000000002``, the source path)."""
-        self.base_path = base_path
+        self.base_path = qualify(base_path)
+        self.options = dict(options or {})
         self.instant_time = instant_time
         self.extra_table_properties = dict(table_properties or {})
         self.configs = HudiConfigs.of(options or {})
@@ -196,10 +199,12 @@ class WriteClient:
         raise AssertionError("unreachable")
 
     def _write_once(self, df: DataFrame, *, mode: str) -> WriteResult:
-        from hudi_sql.storage.fs import Storage
-
         mode = (mode or "append").lower()
-        exists = TableMetaClient.exists(self.base_path)
+        # The store's endpoint and credentials, resolved once from the session and the options;
+        # a bucket that does not exist or refuses the credentials fails here, before any write.
+        storage = Storage.for_session(df.sparkSession, self.options)
+        storage.check_reachable(self.base_path)
+        exists = TableMetaClient.exists(self.base_path, storage=storage)
         if mode in ("error", "errorifexists", "default") and exists:
             from hudi_sql.errors import TableAlreadyExistsError
 
@@ -208,13 +213,13 @@ class WriteClient:
             return WriteResult(None, "NONE")
         if mode == "overwrite" and exists:
             # Hudi's SaveMode.Overwrite re-initialises the table.
-            Storage().delete_dir(self.base_path)
+            storage.delete_dir(self.base_path)
             exists = False
         if mode not in ("append", "overwrite", "error", "errorifexists", "default", "ignore"):
             raise HudiConfigError(f"Save mode '{mode}' is not supported (append, overwrite, error, ignore).")
 
         operation = self.config.operation
-        meta = TableMetaClient.load(self.base_path) if exists else None
+        meta = TableMetaClient.load(self.base_path, storage=storage) if exists else None
         if meta is not None:
             meta.require_writable("write")  # a table version we only read is refused, not corrupted
             meta = self._match_table_version(meta, df)
@@ -424,6 +429,7 @@ class WriteClient:
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
             log_files_named_by_instant=meta.table_version >= 8,
             cdc_logging_mode=mode.value if (mode := TableConfig.of(meta.properties).cdc_logging_mode) else "",
+            storage_settings=meta.storage.settings,
         )
 
     def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:
@@ -563,7 +569,7 @@ class WriteClient:
 
             host = spark.conf.get("spark.driver.host", "127.0.0.1") or "127.0.0.1"
             with MarkerServer(TableLayout.of(plan.handle_options.base_path), plan.handle_options.instant_time,
-                              host=host) as server:
+                              plan.handle_options.storage, host=host) as server:
                 served = replace(plan, handle_options=replace(plan.handle_options, marker_server_url=server.url))
                 statuses = partitioned.mapInArrow(bucket_writer(served), WRITE_STATUS_DDL).collect()
                 self.last_marker_batches = server.batches_written

@@ -150,8 +150,7 @@ def _cast(column: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.Chunked
 def write_base_file(storage: Storage, path: str, table: pa.Table, options: HandleOptions,
                     record_keys: pa.Array | None) -> int:
     """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
+    with storage.open_output(path) as sink, pq.ParquetWriter(
             sink, table.schema, **options.file.writer_options(table)) as writer:
         writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
         writer.add_key_value_metadata(_footer(options, record_keys))
@@ -215,7 +214,7 @@ def write_rolling(options: HandleOptions, partition_path: str, file_id: str, tas
     Java's handles do). Every row's ``_hoodie_file_name`` is the file it lands in, and each
     file carries its own bloom filter and key range.
     """
-    storage = Storage()
+    storage = options.storage
     layout = TableLayout.of(options.base_path)
     rows_per_group = _rows_per_group(table, options)
     written: list[WrittenFile] = []
@@ -226,9 +225,8 @@ def write_rolling(options: HandleOptions, partition_path: str, file_id: str, tas
         name = BaseFileName(current_id, task.write_token, options.instant_time).name
         write_marker(options, layout, storage, Marker(partition_path, name, io_type if step == 0 else IOType.CREATE))
         path = layout.file_path(partition_path, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         first = start
-        with pa.OSFile(path, "wb") as sink, pq.ParquetWriter(
+        with storage.open_output(path) as sink, pq.ParquetWriter(
                 sink, table.schema, **options.file.writer_options(table)) as writer:
             while start < table.num_rows:
                 chunk = table.slice(start, rows_per_group)
@@ -252,7 +250,7 @@ def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     """Write *records* (inserts, deletes already removed) as the base file(s) of new file groups."""
     started = time.time()
     layout = TableLayout.of(options.base_path)
-    ensure_partition_metadata(Storage(), layout, bucket.partition_path, options.instant_time)
+    ensure_partition_metadata(options.storage, layout, bucket.partition_path, options.instant_time)
     keys = records.column(RECORD_KEY_FIELD).combine_chunks()
     meta = meta_columns(options, keys, bucket.partition_path, "", task.partition_id)
     table = _with_meta(records, target, meta)
@@ -285,7 +283,7 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     """
     started = time.time()
     assert bucket.base_file_path is not None
-    old = _stored_rows(bucket, target)
+    old = _stored_rows(options.storage, bucket, target)
     layout = TableLayout.of(options.base_path)
     incoming_keys = records.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
@@ -361,15 +359,15 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     return statuses
 
 
-def _stored_rows(bucket: BucketInfo, target: pa.Schema) -> pa.Table:
+def _stored_rows(storage: Storage, bucket: BucketInfo, target: pa.Schema) -> pa.Table:
     """The rows of the bucket's base file as *target*; a bootstrap skeleton's stitched to its source."""
     assert bucket.base_file_path is not None
     if bucket.bootstrap_source_path is None:
-        return conform(pq.read_table(bucket.base_file_path), target)
+        return conform(storage.read_parquet(bucket.base_file_path), target)
     from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
 
     return read_bootstrap_slice(BootstrapSlice(bucket.base_file_path, bucket.bootstrap_source_path,
-                                               bucket.bootstrap_partition_values), target)
+                                               bucket.bootstrap_partition_values), target, storage)
 
 
 def _as_numpy_mask(mask: pa.Array) -> np.ndarray:

@@ -21,7 +21,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
+from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.parquet import FileWriteSettings
+from hudi_sql.storage.settings import StorageSettings
 
 
 class BucketType(str, Enum):
@@ -113,6 +115,12 @@ class HandleOptions:
     log_files_named_by_instant: bool = False
     #: The table's CDC logging mode (``CdcLoggingMode`` name) when it logs changes, else empty.
     cdc_logging_mode: str = ""
+    #: Where the table's files are and how to reach them (endpoint, credentials), resolved on the driver.
+    storage_settings: StorageSettings = field(default_factory=StorageSettings)
+
+    @property
+    def storage(self) -> Storage:
+        return Storage(self.storage_settings)
 
     def to_json(self) -> str:
         """The options as JSON, for task functions that take plain strings."""
@@ -122,7 +130,8 @@ class HandleOptions:
     def from_json(cls, text: str) -> HandleOptions:
         raw = json.loads(text)
         return cls(**{**raw, "record_key_fields": tuple(raw["record_key_fields"]),
-                      "file": FileWriteSettings(**raw["file"])})
+                      "file": FileWriteSettings(**raw["file"]),
+                      "storage_settings": StorageSettings(tuple(tuple(p) for p in raw["storage_settings"]["hadoop"]))})
 
 
 SLOTS = 1_000_000  # resolution of the insert routing hash

@@ -194,7 +194,7 @@ def _read_slice_in_process(path: str) -> pa.Table:
     return read_file_slice(spec, to_arrow_schema(table_struct(plan.schema_json)),
                            completed_instants=plan.completed_instants, max_instant=plan.as_of,
                            timeline_start=first.instant_time if first else None, ordering_field="ts",
-                           payload=Payload.DEFAULT)
+                           payload=Payload.DEFAULT, storage=meta.storage)
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))

@@ -242,3 +242,31 @@ def test_no_leftover_files_in_the_packages() -> None:
     leftovers = [str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*")
                  if p.is_file() and p.suffix in {".orig", ".rej", ".bak", ".swp"}]
     assert not leftovers, f"leftover files: {leftovers}"
+
+
+#: Calls that reach a file system directly. Table files go through ``hudi_sql.storage`` (the one
+#: interface with a backend per scheme), so a table on S3 is never read or written as a local path.
+DIRECT_FILE_ACCESS = re.compile(
+    r"\bos\.(walk|stat|listdir|scandir|unlink|remove|makedirs|replace|rename|link|utime)\(|\bshutil\.|"
+    r"\bpa\.OSFile\(|\bpa\.memory_map\(|(?<![\w.])open\(|\bos\.path\.(exists|isdir|isfile|getsize|getmtime)\(")
+
+#: Modules that touch local files on purpose, and why.
+LOCAL_FILE_MODULES = {
+    "hudi_sql/storage/": "the storage interface itself",
+    "hudi_sql/write/bootstrap.py": "bootstrap lists a local source folder (refused for object stores)",
+    "hudi_sql/table/bootstrap_index.py": "records a local source file's status as Hadoop's local file system does",
+    "hudi_sql/hfile/reader.py": "HFileReader.open(path) reads a local file for tools; tables pass bytes",
+}
+
+
+def test_table_files_are_reached_only_through_the_storage_interface() -> None:
+    stray = []
+    for path in sorted(_modules().values()):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(tuple(LOCAL_FILE_MODULES)):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if DIRECT_FILE_ACCESS.search(code) and "def open(" not in code:
+                stray.append(f"{rel}:{number}: {line.strip()}")
+    assert not stray, "direct file-system calls outside hudi_sql.storage:\n" + "\n".join(stray)

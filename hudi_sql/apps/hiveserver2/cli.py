@@ -33,6 +33,7 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
+from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -55,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
 def _start_spark(args: argparse.Namespace, spark_conf: dict[str, str]) -> SparkSession:
     from hudi_sql.spark.session import default_state_dir, spark_session
 
-    state_dir = args.state_dir or (os.path.join(args.warehouse, ".hudi-sql") if args.warehouse else None)
+    state_dir = args.state_dir or (os.path.join(args.warehouse, ".hudi-sql")
+                                   if args.warehouse and is_local(args.warehouse) else None)
     conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
     return spark_session(master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse,
                          metastore_uris=args.metastore, conf=conf)

@@ -2,31 +2,30 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from typing import Any
 
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
-from hudi_sql.storage.fs import to_local_path
+from hudi_sql.storage.uri import join, parent_of
 from hudi_sql.table.meta_client import TableMetaClient
 
 
 def _modified(meta: TableMetaClient, instant: Instant, state: State, fmt: str) -> str | None:
-    path = to_local_path(meta.instant_file_path(instant.to(state)))
-    folder = os.path.dirname(path)
-    if not os.path.exists(path) and state is not State.COMPLETED:
+    storage = meta.storage
+    path = meta.instant_file_path(instant.to(state))
+    folder = parent_of(path)
+    if not storage.exists(path) and state is not State.COMPLETED:
         # A commit's inflight file is "<t>.inflight"; a compaction is requested as "<t>.compaction.*".
         for name in (f"{instant.instant_time}.inflight", f"{instant.instant_time}.compaction.{state.value}"):
-            if os.path.exists(os.path.join(folder, name)):
-                path = os.path.join(folder, name)
+            if storage.exists(join(folder, name)):
+                path = join(folder, name)
                 break
-    try:
-        moment = datetime.fromtimestamp(os.path.getmtime(path), tz=timezone.utc)
-    except OSError:
+    seconds = storage.modification_time(path)
+    if seconds is None:
         return None
-    return moment.strftime(fmt)
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime(fmt)
 
 
 def _rolled_back(meta: TableMetaClient) -> dict[str, str]:

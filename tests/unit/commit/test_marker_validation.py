@@ -40,7 +40,7 @@ def test_validate_marker_name_data_file_marker_passes(tmp_path: Path) -> None:
 
 def test_marker_server_wrong_token_refused_and_nothing_stored(tmp_path: Path) -> None:
     layout = TableLayout.of(str(tmp_path / "t"))
-    with MarkerServer(layout, INSTANT) as server:
+    with MarkerServer(layout, INSTANT, Storage()) as server:
         wrong = server.url.rsplit("/", 1)[0] + "/not-the-token"
         with pytest.raises(OSError, match="403"):
             post_marker(wrong, GOOD)
@@ -52,7 +52,7 @@ def test_marker_server_wrong_token_refused_and_nothing_stored(tmp_path: Path) ->
 @pytest.mark.parametrize("name", HOSTILE[:3])
 def test_marker_server_hostile_name_refused_and_good_name_stored(tmp_path: Path, name: str) -> None:
     layout = TableLayout.of(str(tmp_path / "t"))
-    with MarkerServer(layout, INSTANT) as server:
+    with MarkerServer(layout, INSTANT, Storage()) as server:
         with pytest.raises(OSError, match="refused"):
             post_marker(server.url, name)
         post_marker(server.url, GOOD)
@@ -61,7 +61,7 @@ def test_marker_server_hostile_name_refused_and_good_name_stored(tmp_path: Path,
 
 def test_marker_server_token_differs_per_write(tmp_path: Path) -> None:
     layout = TableLayout.of(str(tmp_path / "t"))
-    with MarkerServer(layout, INSTANT) as first, MarkerServer(layout, INSTANT) as second:
+    with MarkerServer(layout, INSTANT, Storage()) as first, MarkerServer(layout, INSTANT, Storage()) as second:
         assert first.token != second.token and len(first.token) >= 24
 
 
@@ -86,7 +86,7 @@ def test_delete_uncommitted_files_hostile_stored_marker_deletes_nothing_outside(
 
 
 def test_marker_server_binds_loopback(tmp_path: Path) -> None:
-    with MarkerServer(TableLayout.of(str(tmp_path / "t")), INSTANT) as server:
+    with MarkerServer(TableLayout.of(str(tmp_path / "t")), INSTANT, Storage()) as server:
         assert server.url.startswith("http://127.0.0.1:")
         request = urllib.request.Request(server.url, data=GOOD.encode(), method="POST")
         with urllib.request.urlopen(request, timeout=10) as response:

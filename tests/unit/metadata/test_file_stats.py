@@ -13,6 +13,7 @@ import pytest
 from hudi_sql.index.bloom_footer import footer_metadata
 from hudi_sql.metadata.file_stats import column_stats_of_records, footer_bloom_filter, parquet_column_stats
 from hudi_sql.metadata.records import ColumnStats, StatKind
+from hudi_sql.storage.fs import Storage
 
 D = decimal.Decimal
 
@@ -46,7 +47,7 @@ def _range(stats: ColumnStats) -> tuple[object, object]:
 def test_parquet_stats_over_row_groups_take_java_types(tmp_path: Path, table: pa.Table) -> None:
     path = tmp_path / "f.parquet"
     pq.write_table(table, path, row_group_size=2)
-    stats = _by_column(parquet_column_stats(str(path), "f.parquet", table.column_names))
+    stats = _by_column(parquet_column_stats(str(path), "f.parquet", table.column_names, Storage()))
     assert _range(stats["i"]) == (-7, 12) and stats["i"].min_value.kind is StatKind.INT  # type: ignore[union-attr]
     assert _range(stats["l"]) == (1, 2 ** 40) and stats["l"].min_value.kind is StatKind.LONG  # type: ignore[union-attr]
     assert _range(stats["s"]) == ("a", "é")
@@ -64,7 +65,7 @@ def test_parquet_stats_over_row_groups_take_java_types(tmp_path: Path, table: pa
 def test_all_null_column_has_no_range_and_counts_its_nulls(tmp_path: Path, table: pa.Table) -> None:
     path = tmp_path / "f.parquet"
     pq.write_table(table, path)
-    stats = _by_column(parquet_column_stats(str(path), "f.parquet", ["nothing"]))
+    stats = _by_column(parquet_column_stats(str(path), "f.parquet", ["nothing"], Storage()))
     assert _range(stats["nothing"]) == (None, None)
     assert (stats["nothing"].value_count, stats["nothing"].null_count) == (4, 4)
 
@@ -72,7 +73,7 @@ def test_all_null_column_has_no_range_and_counts_its_nulls(tmp_path: Path, table
 def test_unstorable_decimal_and_nested_columns_are_not_indexed(tmp_path: Path, table: pa.Table) -> None:
     path = tmp_path / "f.parquet"
     pq.write_table(table, path)
-    assert _by_column(parquet_column_stats(str(path), "f.parquet", ["wide", "nested", "i"])).keys() == {"i"}
+    assert _by_column(parquet_column_stats(str(path), "f.parquet", ["wide", "nested", "i"], Storage())).keys() == {"i"}
 
 
 def test_record_stats_of_a_log_block_have_no_sizes(table: pa.Table) -> None:
@@ -87,8 +88,8 @@ def test_footer_bloom_filter_is_the_serialised_filter_and_its_type(tmp_path: Pat
     path = tmp_path / "f.parquet"
     footer = footer_metadata(["k1", "k2"])
     pq.write_table(pa.table({"k": ["k1", "k2"]}).replace_schema_metadata(footer), path)
-    found = footer_bloom_filter(str(path))
+    found = footer_bloom_filter(str(path), Storage())
     assert found is not None and found[0] == "DYNAMIC_V0"
     assert found[1] == footer[b"org.apache.hudi.bloomfilter"]
     pq.write_table(pa.table({"k": ["k1"]}), tmp_path / "plain.parquet")
-    assert footer_bloom_filter(str(tmp_path / "plain.parquet")) is None
+    assert footer_bloom_filter(str(tmp_path / "plain.parquet"), Storage()) is None

@@ -1,0 +1,99 @@
+"""Where a store's endpoint and credentials come from: the keys a Spark / Apache Hudi user already sets.
+
+A Spark user reaching S3 sets Hadoop's keys (``spark.hadoop.fs.s3a.endpoint``,
+``fs.s3a.access.key`` …) on the session, in ``core-site.xml`` or on the SparkContext's Hadoop
+configuration; an Apache Hudi job adds nothing of its own. :class:`StorageSettings` gathers
+exactly those keys (the ``fs.`` family, prefix ``spark.hadoop.`` / ``hadoop.`` stripped) once, on
+the driver, from the session and the operation's options; the backends read them
+(:mod:`hudi_sql.storage.object_store`). The settings are a plain frozen value, so a
+:class:`~hudi_sql.storage.fs.Storage` carrying them pickles into Spark tasks, which have no
+Spark configuration of their own to consult.
+
+What no key gives, the store's own client finds as it always does: the ``AWS_*`` environment,
+instance credentials, ``GOOGLE_APPLICATION_CREDENTIALS``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["STORE_KEY_PREFIXES", "StorageSettings"]
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: The Hadoop key families the object-store backends read.
+STORE_KEY_PREFIXES = ("fs.s3a.", "fs.s3.", "fs.gs.", "fs.azure.", "fs.defaultFS")
+
+_SPARK_PREFIXES = ("spark.hadoop.", "hadoop.")
+
+
+def _store_key(key: str) -> str | None:
+    """*key* as Hadoop names it when it is an object-store key (any prefix stripped), else ``None``."""
+    for prefix in _SPARK_PREFIXES:
+        if key.startswith(prefix):
+            key = key[len(prefix):]
+            break
+    return key if key.startswith(STORE_KEY_PREFIXES) else None
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    """The object-store keys in force: Hadoop names (``fs.s3a.endpoint``) to values."""
+
+    hadoop: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, *sources: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> StorageSettings:
+        """Settings from key-value *sources*, later ones winning; keys outside the store families are left out."""
+        merged: dict[str, str] = {}
+        for source in sources:
+            if not source:
+                continue
+            pairs = source.items() if isinstance(source, Mapping) else source
+            for key, value in pairs:
+                name = _store_key(str(key))
+                if name is not None and value is not None:
+                    merged[name] = str(value)
+        return cls(tuple(sorted(merged.items())))
+
+    @classmethod
+    def from_spark(cls, spark: SparkSession | None, options: Mapping[str, Any] | None = None) -> StorageSettings:
+        """The session's Hadoop configuration, its ``spark.hadoop.*`` conf, then *options* (the most specific)."""
+        sources: list[Any] = []
+        if spark is not None:
+            sources.append(_hadoop_configuration(spark))
+            sources.append([(k, v) for k, v in spark.sparkContext.getConf().getAll() if _store_key(k)])
+            runtime = getattr(spark.conf, "getAll", None) or {}  # keys set with spark.conf.set(...)
+            sources.append({k: v for k, v in runtime.items() if _store_key(k)})
+        sources.append(options)
+        return cls.of(*sources)
+
+    def merged(self, other: StorageSettings) -> StorageSettings:
+        return StorageSettings.of(self.hadoop, other.hadoop)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        for name, value in self.hadoop:
+            if name == key:
+                return value
+        return default
+
+    def for_bucket(self, family: str, bucket: str, key: str) -> str | None:
+        """Hadoop's per-bucket override (``fs.s3a.bucket.<bucket>.<key>``) before the family's key."""
+        return self.get(f"{family}bucket.{bucket}.{key}") or self.get(f"{family}{key}")
+
+
+def _hadoop_configuration(spark: SparkSession) -> dict[str, str]:
+    """The ``fs.*`` store keys of the SparkContext's Hadoop configuration (``core-site.xml`` and runtime sets)."""
+    try:
+        conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - a Spark Connect session has no JVM here; its conf keys still count
+        return {}
+    out: dict[str, str] = {}
+    for prefix in ("fs.s3a.", "fs.gs.", "fs.azure."):
+        found = conf.getPropsWithPrefix(prefix)
+        for key in found.keySet().toArray():
+            out[prefix + str(key)] = str(found.get(key))
+    return out

@@ -1,0 +1,158 @@
+"""An S3-compatible object store on loopback: SeaweedFS, for the tests and the S3 quick start.
+
+Built once by ``tools/s3/setup.sh`` (cached under ``~/.cache/hudi-sql/seaweedfs``); a machine where
+it could not be built has an ``UNAVAILABLE`` file there saying why, and the tests that need the
+store skip with that reason. The server keeps its data in a folder of the caller's, answers S3
+on a loopback port with one access key and one bucket, and is stopped by its process id.
+
+Run it by hand for the README's S3 quick start::
+
+    python -m tools.s3.seaweedfs --port 8333 --dir /tmp/lake    # Ctrl-C stops it
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+VERSION = os.environ.get("HUDI_SEAWEEDFS_VERSION", "v0.0.0-20261109003541-7506e5f91cd6")
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hudi-sql" / "seaweedfs" / VERSION
+ACCESS_KEY, SECRET_KEY = "hudi-sql-test", "hudi-sql-test-secret"
+BUCKET = "lake"
+
+
+def unavailable_reason() -> str | None:
+    """Why the store cannot start here, or ``None`` when its binary is built."""
+    if (CACHE / "weed").is_file():
+        return None
+    marker = CACHE / "UNAVAILABLE"
+    return marker.read_text().strip() if marker.is_file() else f"SeaweedFS not built: run bash tools/s3/setup.sh ({CACHE})"
+
+
+@dataclass
+class ObjectStoreServer:
+    """A running SeaweedFS with an S3 endpoint and one bucket, :data:`BUCKET`."""
+
+    process: subprocess.Popen[Any]
+    port: int
+    log: Path
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def hadoop_keys(self) -> dict[str, str]:
+        """Hadoop's S3A keys for this store, as a Spark user sets them (prefix ``spark.hadoop.``)."""
+        return {"spark.hadoop.fs.s3a.endpoint": self.endpoint,
+                "spark.hadoop.fs.s3a.access.key": ACCESS_KEY,
+                "spark.hadoop.fs.s3a.secret.key": SECRET_KEY,
+                "spark.hadoop.fs.s3a.path.style.access": "true"}
+
+    def filesystem(self) -> Any:
+        """pyarrow's own client of the store: the tests look at the bucket through it, not through hudi-sql."""
+        from pyarrow import fs
+
+        return fs.S3FileSystem(access_key=ACCESS_KEY, secret_key=SECRET_KEY, endpoint_override=f"127.0.0.1:{self.port}",
+                               scheme="http", region="us-east-1", force_virtual_addressing=False)
+
+    def keys_under(self, prefix: str) -> list[str]:
+        from pyarrow import fs
+
+        infos = self.filesystem().get_file_info(fs.FileSelector(f"{BUCKET}/{prefix}", allow_not_found=True,
+                                                                recursive=True))
+        return sorted(i.path[len(BUCKET) + 1:] for i in infos if i.type == fs.FileType.File)
+
+    def stop(self) -> None:
+        """Kill the server and its process group at once: its data is a temporary folder, and a
+        graceful SeaweedFS shutdown takes ~20 s of flushing nobody needs."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout=10)
+
+
+def start_object_store(folder: Path, *, port: int | None = None, timeout: float = 60.0) -> ObjectStoreServer:
+    """Start SeaweedFS (master, volume, filer and S3 in one process) in *folder* and create the
+    bucket; S3 on *port* (a free one by default)."""
+    from pyarrow import fs
+
+    data = folder / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    identities = folder / "s3.json"
+    identities.write_text(json.dumps({"identities": [{
+        "name": "tests", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
+    ports = {name: free_port() for name in ("master", "volume", "filer")} | {"s3": port or free_port()}
+    grpc = {name: free_port() for name in ("master", "volume", "filer", "s3")}
+    log = folder / "weed.log"
+    command = [str(CACHE / "weed"), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
+               f"-master.port={ports['master']}", f"-master.port.grpc={grpc['master']}",
+               f"-volume.port={ports['volume']}", f"-volume.port.grpc={grpc['volume']}",
+               "-volume.max=0", "-master.volumeSizeLimitMB=64",
+               "-filer", f"-filer.port={ports['filer']}", f"-filer.port.grpc={grpc['filer']}",
+               "-s3", f"-s3.port={ports['s3']}", f"-s3.port.grpc={grpc['s3']}", f"-s3.config={identities}"]
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    server = ObjectStoreServer(process, ports["s3"], log)
+    deadline = time.monotonic() + timeout
+    error: Exception | None = None
+    while time.monotonic() < deadline:  # ready when the bucket can be made (master, volume and filer all up)
+        if process.poll() is not None:
+            raise RuntimeError(f"SeaweedFS exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            client = fs.S3FileSystem(access_key=ACCESS_KEY, secret_key=SECRET_KEY, scheme="http",
+                                     endpoint_override=f"127.0.0.1:{ports['s3']}", region="us-east-1",
+                                     allow_bucket_creation=True, force_virtual_addressing=False,
+                                     connect_timeout=1, request_timeout=2)
+            client.create_dir(BUCKET)
+            with client.open_output_stream(f"{BUCKET}/.ready") as out:
+                out.write(b"ok")
+            client.delete_file(f"{BUCKET}/.ready")
+            return server
+        except OSError as exc:
+            error = exc
+            time.sleep(0.3)
+    server.stop()
+    raise RuntimeError(f"SeaweedFS did not serve S3 within {timeout}s ({error}):\n{log.read_text()[-3000:]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tools.s3.seaweedfs", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=8333, help="the S3 port on 127.0.0.1 (default 8333)")
+    parser.add_argument("--dir", default=str(Path.home() / ".hudi-sql" / "s3"), help="where the objects are kept")
+    args = parser.parse_args(argv)
+    reason = unavailable_reason()
+    if reason:
+        print(reason)
+        return 1
+    server = start_object_store(Path(args.dir), port=args.port)
+    print(f"S3 at {server.endpoint}, bucket '{BUCKET}' (pid {server.process.pid}); Spark settings:")
+    for key, value in server.hadoop_keys.items():
+        print(f"  --conf {key}={value}")
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
