@@ -226,6 +226,23 @@ class KeyGenerator(ABC):
     def partition_path(self) -> Column:
         """``_hoodie_partition_path``; ``""`` when not partitioned."""
 
+    def partition_values(self) -> Column:
+        """The partition fields' values as text (``ts='2023-04-01'``, one per field), to name
+        the culprit when :meth:`partition_path` is NULL."""
+        parts = [
+            F.concat(F.lit(f"{path}="), F.coalesce(F.concat(F.lit("'"), field_column(path).cast("string"),
+                                                            F.lit("'")), F.lit("null")))
+            for path in self.partition_path_fields
+        ]
+        return F.concat_ws(", ", *parts) if parts else F.lit("")
+
+    def partition_failure(self, values: str) -> str:
+        """Why values (:meth:`partition_values`) gave no partition path; only timestamp parts fail."""
+        timestamp = self.settings.timestamp
+        if timestamp is None:
+            return f"{values} gives no partition path"
+        return f"{values} does not parse with {timestamp.describe()}"
+
     def required_columns(self) -> tuple[str, ...]:
         """The top-level columns the two expressions read (``a`` for a nested field ``a.b``), in order."""
         seen: dict[str, None] = {}

@@ -38,7 +38,8 @@ uses that offset.
 A null value is not the default partition: Hudi substitutes ``1`` (one unit after the epoch),
 or for ``DATE_STRING`` the epoch plus one milli printed with the first input format in the
 input zone (else the output zone, else GMT). A string that does not parse fails the write in
-Hudi; here the partition path is NULL so the caller can report those rows.
+Hudi (``HoodieKeyGeneratorException``); here the partition path is NULL, and the write's profile
+counts those rows and fails naming a value and the input format (never writes or drops them).
 """
 
 from __future__ import annotations

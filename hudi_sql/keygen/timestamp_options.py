@@ -34,7 +34,11 @@ from pyspark.sql.types import (
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError, HudiKeyError
-from hudi_sql.keygen.datetime_pattern import has_zone_field, joda_to_spark_pattern
+from hudi_sql.keygen.datetime_pattern import (
+    has_zone_field,
+    joda_to_spark_parse_patterns,
+    joda_to_spark_pattern,
+)
 
 DEFAULT_DATE_TIME_PARSER = "org.apache.hudi.keygen.parser.HoodieDateTimeParser"
 
@@ -235,6 +239,14 @@ class TimestampOptions:
             help="use a number, date, timestamp or string column",
         )
 
+    def describe(self) -> str:
+        """The options a value must fit, as an error message names them."""
+        if self.timestamp_type.reads_strings:
+            formats = ",".join(self.input_formats)
+            return (f"'{HudiTableConfig.TIMESTAMP_INPUT_FORMAT.key}' = {formats!r} "
+                    f"({HudiTableConfig.TIMESTAMP_TYPE.key} = {self.timestamp_type.value})")
+        return f"'{HudiTableConfig.TIMESTAMP_TYPE.key}' = {self.timestamp_type.value}"
+
     # Expressions ------------------------------------------------------------------------------
 
     def formatted(self, column: Column, data_type: DataType | None) -> Column:
@@ -257,13 +269,14 @@ class TimestampOptions:
         """The instant a string denotes, trying each input format in order (Joda's parser list)."""
         candidates = []
         for pattern in self.input_formats:
-            parsed = F.try_to_timestamp(text, F.lit(joda_to_spark_pattern(pattern)))
-            if self.input_timezone and not has_zone_field(pattern):
-                # Spark read the wall time in the session zone; move it to the input zone.
-                parsed = F.to_utc_timestamp(
-                    F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
-                )
-            candidates.append(parsed)
+            for spark_pattern in joda_to_spark_parse_patterns(pattern):
+                parsed = F.try_to_timestamp(text, F.lit(spark_pattern))
+                if self.input_timezone and not has_zone_field(pattern):
+                    # Spark read the wall time in the session zone; move it to the input zone.
+                    parsed = F.to_utc_timestamp(
+                        F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
+                    )
+                candidates.append(parsed)
         return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
 
     def _null_string(self) -> Column:

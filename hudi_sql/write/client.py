@@ -366,10 +366,16 @@ class WriteClient:
         ordering = self.config.precombine_field
         null_ordering = (F.col(ordering).isNull() & ~F.coalesce(F.col(IS_DELETE_COLUMN), F.lit(False))
                          if ordering and ordering in tagged.columns else F.lit(False))
+        # The first partition field values of the records whose partition path came out NULL (a
+        # timestamp that does not parse), folded into the same aggregate: the error names them.
+        readable = all(c in tagged.columns for c in keygen.required_columns())
+        unpartitioned = F.when(F.col(PARTITION_PATH_FIELD).isNull(),
+                               keygen.partition_values() if readable else F.lit("?"))
         rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
                                F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"),
                                null_ordering.alias("_null_ordering"))
-                .count().collect())
+                .agg(F.count(F.lit(1)).alias("count"), F.first(unpartitioned, ignorenulls=True).alias("_values"))
+                .collect())
         if any(r["_null_ordering"] for r in rows):
             # Apache Hudi refuses it in the payload ("Ordering value is null for record"): a
             # record without ordering value cannot be combined or merged with another.
@@ -387,6 +393,14 @@ class WriteClient:
                 f"{', '.join(keygen.record_key_fields)}).",
                 help="filter those rows out or fill the key; the table was not changed",
             )
+        unpartitioned_rows = [r for r in rows if r[PARTITION_PATH_FIELD] is None]
+        if unpartitioned_rows:
+            # Apache Hudi fails the write (HoodieKeyGeneratorException); a NULL path would drop the rows.
+            values = next((r["_values"] for r in unpartitioned_rows if r["_values"]), "?")
+            raise HudiKeyError(
+                f"The partition path of {sum(r['count'] for r in unpartitioned_rows)} record(s) cannot be "
+                f"computed: {keygen.partition_failure(values)}.",
+                help="fix those values or the key generator options; the table was not changed")
         from hudi_sql.storage.guard import check_partition_path
 
         for partition in {r[PARTITION_PATH_FIELD] for r in rows}:
