@@ -194,13 +194,20 @@ class KeyGenerator(ABC):
         """Partition fields whose part is the value itself (not a formatted timestamp)."""
         return self.partition_path_fields
 
-    @abstractmethod
     def record_key_spec(self) -> RecordKeySpec:
         """The record key fields and their form (simple or ``f:v,...``): the one place that decides it.
 
         Both renderers follow it: :meth:`record_key` here, and
         :func:`~hudi_sql.keygen.arrow_key.arrow_record_keys` for stored rows without meta fields.
         """
+        return self.key_spec(self.record_key_fields, self.settings)
+
+    @classmethod
+    @abstractmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        """:meth:`record_key_spec` of this key generator with these fields, without building one
+        (a reader of a table without meta fields needs only this; see
+        :func:`~hudi_sql.keygen.factory.table_record_key_spec`)."""
 
     @property
     def auto_record_keys(self) -> bool:

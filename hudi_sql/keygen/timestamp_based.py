@@ -50,7 +50,7 @@ from pyspark.sql import Column
 
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.field_value import field_column
 from hudi_sql.keygen.partition_path import escape_path_name, hive_style
 from hudi_sql.keygen.record_key import RecordKeySpec
@@ -103,8 +103,9 @@ class TimestampBasedKeyGenerator(KeyGenerator):
         path = self.partition_path_fields[0]
         self.timestamp_options.check_field_type(self._field_type(path, role="partition path"), path=path)
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=False)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=False)
 
     def partition_path(self) -> Column:
         return self._timestamp_part(self.partition_path_fields[0])
