@@ -25,6 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_sql.config import CdcLoggingMode
+from hudi_sql.keygen.arrow_key import arrow_record_keys
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.block import DataBlock, DeleteBlock
 from hudi_sql.log.reader import read_log_blocks
 from hudi_sql.log.scanner import scan_file_slice_logs
@@ -52,6 +54,7 @@ class CdcReadContext:
     timeline_start: str | None
     ordering_field: str | None
     payload: Payload
+    key_spec: RecordKeySpec | None = None  # a table without meta fields: keys from its key fields
 
 
 def _json_value(value: Any) -> Any:
@@ -68,11 +71,17 @@ def _to_json(image: dict[str, Any] | None) -> str | None:
     return None if image is None else json.dumps(image, separators=(",", ":"), default=_json_value)
 
 
-def _rows_by_key(path: str | None, target: pa.Schema) -> dict[str, dict[str, Any]]:
+def _keys(table: pa.Table, key_spec: RecordKeySpec | None) -> list[str]:
+    """The record key of every row: ``_hoodie_record_key``, or computed from the key fields."""
+    keys = table.column(RECORD_KEY_FIELD) if key_spec is None else arrow_record_keys(table, key_spec)
+    return [str(key) for key in keys.to_pylist()]
+
+
+def _rows_by_key(path: str | None, target: pa.Schema, key_spec: RecordKeySpec | None) -> dict[str, dict[str, Any]]:
     if not path:
         return {}
-    table = conform(pq.read_table(path), target)
-    return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
+    stored = pq.read_table(path)
+    return dict(zip(_keys(stored, key_spec), conform(stored, target).to_pylist()))
 
 
 def _all_rows(path: str | None, target: pa.Schema) -> list[dict[str, Any]]:
@@ -83,11 +92,12 @@ def _merged_rows(split: CdcSplit, ctx: CdcReadContext, completed: Sequence[str])
     """The split's slice (base file and logs) merged over the *completed* instants, by key."""
     spec = FileSliceSpec(split.partition_path, split.file_id, split.before_file, split.before_logs)
     table = read_file_slice(spec, ctx.target, completed_instants=completed, max_instant=None,
-                            timeline_start=ctx.timeline_start, ordering_field=ctx.ordering_field, payload=ctx.payload)
-    return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
+                            timeline_start=ctx.timeline_start, ordering_field=ctx.ordering_field, payload=ctx.payload,
+                            key_spec=ctx.key_spec)
+    return dict(zip(_keys(table, ctx.key_spec), table.to_pylist()))
 
 
-def _touched_keys(split: CdcSplit) -> list[str]:
+def _touched_keys(split: CdcSplit, key_spec: RecordKeySpec | None) -> list[str]:
     """The keys the split's write put in its log blocks, in log order, each once."""
     scan = scan_file_slice_logs([(os.path.basename(p), p) for p in split.before_logs],
                                 completed_instants=[split.instant_time], max_instant=split.instant_time)
@@ -96,7 +106,7 @@ def _touched_keys(split: CdcSplit) -> list[str]:
         if block.instant_time != split.instant_time:
             continue
         if isinstance(block, DataBlock):
-            keys.update((str(k), None) for k in block.records.column(RECORD_KEY_FIELD).to_pylist())
+            keys.update((k, None) for k in _keys(block.records, key_spec))
         elif isinstance(block, DeleteBlock):
             keys.update((str(d.record_key), None) for d in block.records)
     return list(keys)
@@ -106,7 +116,7 @@ def _log_file_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[st
     prior = [t for t in ctx.completed_instants if t < split.instant_time]
     through = [t for t in ctx.completed_instants if t <= split.instant_time]
     before, after = _merged_rows(split, ctx, prior), _merged_rows(split, ctx, through)
-    for key in _touched_keys(split):
+    for key in _touched_keys(split, ctx.key_spec):
         old, new = before.get(key), after.get(key)
         if old is None and new is not None:
             yield "i", None, new
@@ -126,8 +136,9 @@ def _as_is_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[str, 
         for record in records:
             yield record["op"], record.get("before"), record.get("after")
         return
-    after_rows = _rows_by_key(split.after_file, ctx.target)
-    before_rows = _rows_by_key(split.before_file, ctx.target) if ctx.mode is CdcLoggingMode.OP_KEY_ONLY else {}
+    after_rows = _rows_by_key(split.after_file, ctx.target, ctx.key_spec)
+    before_rows = _rows_by_key(split.before_file, ctx.target, ctx.key_spec) if ctx.mode is CdcLoggingMode.OP_KEY_ONLY \
+        else {}
     for record in records:
         key, op = str(record["record_key"]), record["op"]
         before = record.get("before") if ctx.mode is CdcLoggingMode.DATA_BEFORE else before_rows.get(key)
@@ -182,7 +193,7 @@ def read_cdc(spark: SparkSession, meta: TableMetaClient, plan: CdcPlan, target: 
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     ctx = CdcReadContext(target, plan.logging_mode, plan.completed_instants,
-                         first.instant_time if first else None, ordering_field, payload)
+                         first.instant_time if first else None, ordering_field, payload, meta.recomputed_key_spec())
     rows = [(_split_json(s),) for s in plan.splits]
     frame = spark.createDataFrame(rows, "split string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
