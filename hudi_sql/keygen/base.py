@@ -248,7 +248,7 @@ class KeyGenerator(ABC):
         timestamp = self.settings.timestamp
         if timestamp is None:
             return f"{values} gives no partition path"
-        return f"{values} does not parse with {timestamp.describe()}"
+        return timestamp.failure(values)
 
     def required_columns(self) -> tuple[str, ...]:
         """The top-level columns the two expressions read (``a`` for a nested field ``a.b``), in order."""

@@ -120,3 +120,11 @@ def test_write_unparseable_timestamp_partition_raises_key_error_naming_value_and
                        r"hoodie\.keygen\.timebased\.input\.dateformat"):
         hudi_sql.write(batch, str(path), TIMESTAMP_OPTIONS)
     assert not (path / ".hoodie" / "hoodie.properties").exists()
+
+
+def test_write_timestamp_partition_number_beyond_timestamps_raises_key_error_naming_it(
+        spark: Any, tmp_path: Path) -> None:
+    options = {**TIMESTAMP_OPTIONS, "hoodie.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS"}
+    batch = spark.createDataFrame([(1, 1680350460000), (2, 2**63 - 1)], "id int, ts_str long")
+    with pytest.raises(hudi_sql.HudiKeyError, match=r"ts_str='9223372036854775807'.*EPOCHMILLISECONDS"):
+        hudi_sql.write(batch, str(tmp_path / "ts"), options)

@@ -463,6 +463,26 @@ def test_timestamp_key_generator_date_string_offset_z_parses_every_form_joda_rea
     assert _keys(spark, [("f", "2023-04-01T12:01:00.123+05:30:15.5")], schema, options) == [("f", None)]
 
 
+def test_timestamp_key_generator_number_beyond_timestamps_is_null_not_a_task_failure(spark: SparkSession) -> None:
+    # Java's longValue() makes NaN 0 and saturates; a count whose millis overflow has no time:
+    # NULL here (the write then fails naming the value), not an ArithmeticException in a task.
+    schema = StructType([StructField("id", StringType()), StructField("d", DoubleType()),
+                         StructField("n", LongType()), StructField("m", DecimalType(38, 0))])
+    rows = [("nan", float("nan"), 0, Decimal(0)), ("inf", float("inf"), 2**63 - 1, Decimal("9" * 38)),
+            ("1e300", 1e300, -(2**63), Decimal(-1))]
+    df = spark.createDataFrame(rows, schema)
+
+    def parts(field: str, timestamp_type: str, **extra: str) -> list[str | None]:
+        options = _opts("id", field, **TS_OPTIONS, **{"hoodie.keygen.timebased.timestamp.type": timestamp_type},
+                        **extra)
+        return [p for _, p in _collect(df, key_generator_for(HudiConfigs.of(options), schema=schema))]
+
+    assert parts("d", "UNIX_TIMESTAMP") == ["1970/01/01/00", None, None]
+    assert parts("n", "EPOCHMILLISECONDS") == ["1970/01/01/00", None, None]
+    assert parts("m", "SCALAR", **{"hoodie.keygen.timebased.timestamp.scalar.time.unit": "DAYS"}) == [
+        "1970/01/01/00", None, "1969/12/31/00"]
+
+
 def test_timestamp_key_generator_date_string_output_in_input_zone_when_output_unset(
     spark: SparkSession,
 ) -> None:
