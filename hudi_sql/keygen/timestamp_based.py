@@ -33,7 +33,8 @@ the input and the output zone; otherwise ``...input.timezone`` and ``...output.t
 unset output zone means the JVM default zone in Hudi, and the Spark session time zone here
 (UTC in hudi-sql sessions); for ``DATE_STRING`` it falls back to the input zone first, as Hudi
 formats in the zone the value was parsed in. An input string with an offset in its pattern
-uses that offset.
+uses that offset to find the instant; with neither zone set, the path is printed in that offset
+too (``2023-04-01T12:01:00+05:30`` is hour ``12``), as Hudi's parser keeps the parsed offset.
 
 A null value is not the default partition: Hudi substitutes ``1`` (one unit after the epoch),
 or for ``DATE_STRING`` the epoch plus one milli printed with the first input format in the

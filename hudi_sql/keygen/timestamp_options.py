@@ -257,8 +257,13 @@ class TimestampOptions:
             data_type is None and self.timestamp_type.reads_strings
         )
         if reads_string:
-            instant = self._parse(F.coalesce(column.cast("string"), self._null_string()))
+            text = F.coalesce(column.cast("string"), self._null_string())
             zone = self.output_timezone or self.input_timezone
+            if zone is None:
+                # Hudi prints in the zone the value was parsed in: the string's own offset, else
+                # the default zone; either way the wall time as written.
+                return F.date_format(self._wall_time(text), joda_to_spark_pattern(self.output_format))
+            instant = self._parse(text)
         else:
             unit = self.time_unit
             assert unit is not None, "checked by check_field_type"
@@ -282,6 +287,16 @@ class TimestampOptions:
                         F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
                     )
                 candidates.append(parsed)
+        return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
+
+    def _wall_time(self, text: Column) -> Column:
+        """The date and time a string holds as written (an offset in it read, not applied); NULL
+        when no input format parses it."""
+        candidates = []
+        for pattern in self.input_formats:
+            for spark_pattern in joda_to_spark_parse_patterns(pattern):
+                parses = F.try_to_timestamp(text, F.lit(spark_pattern)).isNotNull()
+                candidates.append(F.when(parses, F.to_timestamp_ntz(text, F.lit(spark_pattern))))
         return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
 
     def _null_string(self) -> Column:

@@ -461,6 +461,9 @@ def test_timestamp_key_generator_date_string_offset_z_parses_every_form_joda_rea
     assert _keys(spark, rows, schema, options) == [(o, f"2023/04/01/{h}") for o, h in offsets.items()]
     # Read by Joda, not by any Spark form: reported as unparseable (NULL), never misread.
     assert _keys(spark, [("f", "2023-04-01T12:01:00.123+05:30:15.5")], schema, options) == [("f", None)]
+    # With no zone set, Apache Hudi prints in the string's own offset: the hour as written.
+    del options["hoodie.keygen.timebased.output.timezone"]
+    assert _keys(spark, rows, schema, options) == [(o, "2023/04/01/12") for o in offsets]
 
 
 def test_timestamp_key_generator_number_beyond_timestamps_is_null_not_a_task_failure(spark: SparkSession) -> None:
