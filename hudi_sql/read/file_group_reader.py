@@ -116,7 +116,7 @@ def _with_key_column(table: pa.Table, keys: pa.Array) -> pa.Table:
     index = table.schema.get_field_index(RECORD_KEY_FIELD)
     if index < 0:
         return table.append_column(RECORD_KEY_FIELD, keys)
-    return table.set_column(index, pa.field(RECORD_KEY_FIELD, pa.string()), keys)
+    return table.set_column(index, table.schema.field(index), keys.cast(table.schema.field(index).type))
 
 
 def _keyed(block: RecordBlock, key_spec: RecordKeySpec) -> RecordBlock:
