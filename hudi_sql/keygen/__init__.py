@@ -31,7 +31,12 @@ from hudi_sql.keygen.base import (
 )
 from hudi_sql.keygen.complex import ComplexKeyGenerator, GlobalDeleteKeyGenerator
 from hudi_sql.keygen.custom import CustomKeyGenerator, PartitionKeyType
-from hudi_sql.keygen.factory import SQL_KEY_GENERATOR_CLASS, infer_key_generator_type, key_generator_for
+from hudi_sql.keygen.factory import (
+    SQL_KEY_GENERATOR_CLASS,
+    infer_key_generator_type,
+    key_generator_for,
+    table_record_key_spec,
+)
 from hudi_sql.keygen.non_partitioned import NonpartitionedKeyGenerator
 from hudi_sql.keygen.partition_path import DEFAULT_PARTITION_PATH, escape_path_name
 from hudi_sql.keygen.record_key import RecordKeySpec
@@ -68,4 +73,5 @@ __all__ = [
     "key_generator_for",
     "register_key_generator",
     "registered_names",
+    "table_record_key_spec",
 ]

@@ -194,13 +194,20 @@ class KeyGenerator(ABC):
         """Partition fields whose part is the value itself (not a formatted timestamp)."""
         return self.partition_path_fields
 
-    @abstractmethod
     def record_key_spec(self) -> RecordKeySpec:
         """The record key fields and their form (simple or ``f:v,...``): the one place that decides it.
 
         Both renderers follow it: :meth:`record_key` here, and
         :func:`~hudi_sql.keygen.arrow_key.arrow_record_keys` for stored rows without meta fields.
         """
+        return self.key_spec(self.record_key_fields, self.settings)
+
+    @classmethod
+    @abstractmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        """:meth:`record_key_spec` of this key generator with these fields, without building one
+        (a reader of a table without meta fields needs only this; see
+        :func:`~hudi_sql.keygen.factory.table_record_key_spec`)."""
 
     @property
     def auto_record_keys(self) -> bool:
@@ -225,6 +232,23 @@ class KeyGenerator(ABC):
     @abstractmethod
     def partition_path(self) -> Column:
         """``_hoodie_partition_path``; ``""`` when not partitioned."""
+
+    def partition_values(self) -> Column:
+        """The partition fields' values as text (``ts='2023-04-01'``, one per field), to name
+        the culprit when :meth:`partition_path` is NULL."""
+        parts = [
+            F.concat(F.lit(f"{path}="), F.coalesce(F.concat(F.lit("'"), field_column(path).cast("string"),
+                                                            F.lit("'")), F.lit("null")))
+            for path in self.partition_path_fields
+        ]
+        return F.concat_ws(", ", *parts) if parts else F.lit("")
+
+    def partition_failure(self, values: str) -> str:
+        """Why values (:meth:`partition_values`) gave no partition path; only timestamp parts fail."""
+        timestamp = self.settings.timestamp
+        if timestamp is None:
+            return f"{values} gives no partition path"
+        return timestamp.failure(values)
 
     def required_columns(self) -> tuple[str, ...]:
         """The top-level columns the two expressions read (``a`` for a nested field ``a.b``), in order."""

@@ -25,7 +25,7 @@ __all__ = ["ComplexKeyGenerator", "GlobalDeleteKeyGenerator"]
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.record_key import RecordKeySpec
 
 
@@ -35,9 +35,10 @@ class ComplexKeyGenerator(KeyGenerator):
     key_generator_type = KeyGeneratorType.COMPLEX
     aliases = ("org.apache.hudi.keygen.ComplexAvroKeyGenerator",)
 
-    def record_key_spec(self) -> RecordKeySpec:
-        single_value = len(self.record_key_fields) == 1 and self.settings.complex_keygen_new_encoding
-        return RecordKeySpec(self.record_key_fields, composite=not single_value)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        single_value = len(fields) == 1 and settings.complex_keygen_new_encoding
+        return RecordKeySpec(fields, composite=not single_value)
 
     def partition_path(self) -> Column:
         return self._value_partition_path(self.partition_path_fields)
@@ -51,8 +52,9 @@ class GlobalDeleteKeyGenerator(KeyGenerator):
 
     partitioned = False
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=True)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=True)
 
     def partition_path(self) -> Column:
         return F.lit("")

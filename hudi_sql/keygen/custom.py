@@ -125,8 +125,9 @@ class CustomKeyGenerator(KeyGenerator):
                     self._field_type(path, role="partition path"), path=path
                 )
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=len(self.record_key_fields) > 1)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=len(fields) > 1)
 
     def partition_path(self) -> Column:
         raw: list[Column] = []

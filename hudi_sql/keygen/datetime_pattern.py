@@ -10,11 +10,22 @@ agree on the common letters (``yyyy MM dd HH mm ss SSS``), but differ elsewhere:
   ``ZZZ`` (zone id) is Spark ``VV``.
 * Joda ``C`` (century), ``x`` (week year), ``w`` (week of week year) and ``e`` (day of week
   number) have no Spark equivalent and are refused.
+
+Parsing differs from printing for offsets. Joda's ``Z`` and ``ZZ`` differ only in what they
+print (``+0000``, ``+00:00``); both parse ``Z`` (any case) for zero and a signed offset with or
+without colons: ``+05``, ``+0530``, ``+05:30``, ``+053015``, ``+05:30:15``
+(``DateTimeFormatterBuilder.TimeZoneOffset.parseInto``). No one Spark letter parses all of
+these, so :func:`joda_to_spark_parse_patterns` gives the Spark patterns that together do, one
+per offset form: ``X`` (``Z``, ``+05``, ``+0530``), ``XXXX`` (``+053015``) and ``XXXXX``
+(``+05:30``, ``+05:30:15``). A fractional-second offset (``+05:30:15.123``), which Joda also
+reads, parses with none of them: the value is reported as unparseable, never misread.
 """
 
 from __future__ import annotations
 
-__all__ = ["has_zone_field", "joda_to_spark_pattern"]
+__all__ = ["has_zone_field", "joda_to_spark_parse_patterns", "joda_to_spark_pattern"]
+
+import itertools
 
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError
@@ -91,31 +102,56 @@ def _tokens(pattern: str) -> list[tuple[str, str]]:
 
 
 def joda_to_spark_pattern(pattern: str) -> str:
-    """The Spark datetime pattern that formats and parses like Joda's *pattern*.
+    """The Spark datetime pattern that formats like Joda's *pattern* (and parses like it, but for
+    the offset forms of :func:`joda_to_spark_parse_patterns`).
 
     Raises:
         HudiConfigError: the pattern is empty, has an unterminated quote, or uses a Joda letter
             Spark has no equivalent for.
     """
+    return "".join(piece for (piece,) in _spark_pieces(pattern, parse=False))
+
+
+def joda_to_spark_parse_patterns(pattern: str) -> tuple[str, ...]:
+    """Spark patterns that together parse what Joda's *pattern* parses: try each, first match wins.
+
+    One pattern unless *pattern* has an offset field (``Z``, ``ZZ``); then one per combination
+    of the offset forms Joda accepts (module doc), in a fixed order.
+
+    Raises:
+        HudiConfigError: as :func:`joda_to_spark_pattern`.
+    """
+    return tuple("".join(choice) for choice in itertools.product(*_spark_pieces(pattern, parse=True)))
+
+
+# Spark letters that parse, between them, every offset Joda's ``Z`` / ``ZZ`` reads.
+_OFFSET_PARSE_FORMS = ("X", "XXXX", "XXXXX")
+
+
+def _spark_pieces(pattern: str, *, parse: bool) -> list[tuple[str, ...]]:
+    """The Spark rendering of each token of *pattern*: a piece with its alternatives (several only
+    for an offset field when *parse*)."""
     if not pattern.strip():
         raise HudiConfigError(
             "A timestamp key generator date format is empty.",
             help=f"set e.g. {HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}=yyyy/MM/dd",
         )
-    out: list[str] = []
+    out: list[tuple[str, ...]] = []
     literal: list[str] = []
     for kind, value in _tokens(pattern):
         if kind == "text":
             literal.append(value)
             continue
         if literal:
-            out.append(_quote("".join(literal)))
+            out.append((_quote("".join(literal)),))
             literal = []
         letter, count = value[0], len(value)
         if letter in _SAME_COUNT:
-            out.append(_SAME_COUNT[letter] * count)
+            out.append((_SAME_COUNT[letter] * count,))
+        elif letter == "Z" and count <= 2:
+            out.append(_OFFSET_PARSE_FORMS if parse else ("Z" if count == 1 else "xxx",))
         elif letter == "Z":
-            out.append("Z" if count == 1 else "xxx" if count == 2 else "VV")
+            out.append(("VV",))
         elif letter in _UNSUPPORTED:
             raise HudiConfigError(
                 f"Date pattern {pattern!r} uses '{letter}' ({_UNSUPPORTED[letter]}), "
@@ -125,8 +161,8 @@ def joda_to_spark_pattern(pattern: str) -> str:
         else:
             raise HudiConfigError(f"Date pattern {pattern!r} has an illegal pattern letter '{letter}'.")
     if literal:
-        out.append(_quote("".join(literal)))
-    return "".join(out)
+        out.append((_quote("".join(literal)),))
+    return out
 
 
 def has_zone_field(pattern: str) -> bool:

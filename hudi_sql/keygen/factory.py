@@ -29,7 +29,7 @@ table's layout stable). Timestamp options are the table's overlaid with the writ
 
 from __future__ import annotations
 
-__all__ = ["SQL_KEY_GENERATOR_CLASS", "infer_key_generator_type", "key_generator_for"]
+__all__ = ["SQL_KEY_GENERATOR_CLASS", "infer_key_generator_type", "key_generator_for", "table_record_key_spec"]
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -52,6 +52,7 @@ from hudi_sql.keygen.base import (
     key_generator_for_type,
 )
 from hudi_sql.keygen.custom import PartitionKeyType, parse_partition_spec
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.keygen.timestamp_options import TimestampOptions
 
 if TYPE_CHECKING:
@@ -152,6 +153,36 @@ def key_generator_for(
     )
     key_generator = implementation.from_config(record_key_fields, partition_specs, settings)
     return key_generator.with_schema(schema) if schema is not None else key_generator
+
+
+def table_record_key_spec(table_properties: Mapping[str, str], configs: HudiConfigs | None = None) -> RecordKeySpec:
+    """The record key form of an existing table, from its ``hoodie.properties`` alone.
+
+    What a reader of a table without meta fields needs to match a log record with its base row
+    (the write path builds the whole key generator, :func:`key_generator_for`). Reads have no
+    write options: ``hoodie.write.complex.keygen.new.encoding`` comes from *configs* when given,
+    else its default; the reader renders base and log rows alike either way.
+
+    Raises:
+        HudiConfigError: the table records no record key fields (generated keys exist only in
+            ``_hoodie_record_key``), or an unknown key generator class.
+    """
+    table = HudiConfigs.of(table_properties, validate=False)
+    fields = tuple(table.get(HudiTableConfig.RECORD_KEY_FIELDS))
+    if not fields:
+        raise HudiConfigError(
+            f"The table records no '{HudiTableConfig.RECORD_KEY_FIELDS.key}', so record keys cannot be "
+            "computed from its rows.",
+            help=f"generated record keys need the meta fields ({HudiTableConfig.POPULATE_META_FIELDS.key}=true)",
+        )
+    table_class = _table_value(table, HudiTableConfig.KEY_GENERATOR_CLASS)
+    if table_class is None or _is_sql_key_generator(table_class):
+        partitions = tuple(table.get(HudiTableConfig.PARTITION_FIELDS))
+        implementation = key_generator_for_type(infer_key_generator_type(fields, partitions))
+    else:
+        implementation = key_generator_class(table_class)
+    new_encoding = bool(configs.get(HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING)) if configs is not None else False
+    return implementation.key_spec(fields, KeyGenSettings(complex_keygen_new_encoding=new_encoding))
 
 
 def _is_sql_key_generator(name: str) -> bool:

@@ -13,7 +13,7 @@ __all__ = ["NonpartitionedKeyGenerator"]
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.record_key import RecordKeySpec
 
 
@@ -25,8 +25,9 @@ class NonpartitionedKeyGenerator(KeyGenerator):
 
     partitioned = False
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=len(self.record_key_fields) > 1)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=len(fields) > 1)
 
     def partition_path(self) -> Column:
         return F.lit("")

@@ -20,7 +20,7 @@ from pyspark.sql import Column
 
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.record_key import RecordKeySpec
 
 
@@ -46,8 +46,9 @@ class SimpleKeyGenerator(KeyGenerator):
                 "NonpartitionedKeyGenerator for none",
             )
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=False)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=False)
 
     def partition_path(self) -> Column:
         return self._value_partition_path(self.partition_path_fields)

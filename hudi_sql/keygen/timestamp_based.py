@@ -33,12 +33,14 @@ the input and the output zone; otherwise ``...input.timezone`` and ``...output.t
 unset output zone means the JVM default zone in Hudi, and the Spark session time zone here
 (UTC in hudi-sql sessions); for ``DATE_STRING`` it falls back to the input zone first, as Hudi
 formats in the zone the value was parsed in. An input string with an offset in its pattern
-uses that offset.
+uses that offset to find the instant; with neither zone set, the path is printed in that offset
+too (``2023-04-01T12:01:00+05:30`` is hour ``12``), as Hudi's parser keeps the parsed offset.
 
 A null value is not the default partition: Hudi substitutes ``1`` (one unit after the epoch),
 or for ``DATE_STRING`` the epoch plus one milli printed with the first input format in the
 input zone (else the output zone, else GMT). A string that does not parse fails the write in
-Hudi; here the partition path is NULL so the caller can report those rows.
+Hudi (``HoodieKeyGeneratorException``); here the partition path is NULL, and the write's profile
+counts those rows and fails naming a value and the input format (never writes or drops them).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from pyspark.sql import Column
 
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, register_key_generator
+from hudi_sql.keygen.base import KeyGenerator, KeyGeneratorType, KeyGenSettings, register_key_generator
 from hudi_sql.keygen.field_value import field_column
 from hudi_sql.keygen.partition_path import escape_path_name, hive_style
 from hudi_sql.keygen.record_key import RecordKeySpec
@@ -102,8 +104,9 @@ class TimestampBasedKeyGenerator(KeyGenerator):
         path = self.partition_path_fields[0]
         self.timestamp_options.check_field_type(self._field_type(path, role="partition path"), path=path)
 
-    def record_key_spec(self) -> RecordKeySpec:
-        return RecordKeySpec(self.record_key_fields, composite=False)
+    @classmethod
+    def key_spec(cls, fields: tuple[str, ...], settings: KeyGenSettings) -> RecordKeySpec:
+        return RecordKeySpec(fields, composite=False)
 
     def partition_path(self) -> Column:
         return self._timestamp_part(self.partition_path_fields[0])

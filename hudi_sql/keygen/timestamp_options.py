@@ -34,7 +34,11 @@ from pyspark.sql.types import (
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError, HudiKeyError
-from hudi_sql.keygen.datetime_pattern import has_zone_field, joda_to_spark_pattern
+from hudi_sql.keygen.datetime_pattern import (
+    has_zone_field,
+    joda_to_spark_parse_patterns,
+    joda_to_spark_pattern,
+)
 
 DEFAULT_DATE_TIME_PARSER = "org.apache.hudi.keygen.parser.HoodieDateTimeParser"
 
@@ -70,7 +74,7 @@ class TimeUnit(str, Enum):
         divisor = _MILLIS_DIVISOR.get(self)
         if divisor is not None:
             return F.call_function("div", count, F.lit(divisor))
-        return count * F.lit(_MILLIS_FACTOR[self])
+        return F.try_multiply(count, F.lit(_MILLIS_FACTOR[self]).cast("long"))  # NULL beyond the long range
 
 
 _MILLIS_DIVISOR = {TimeUnit.NANOSECONDS: 1_000_000, TimeUnit.MICROSECONDS: 1_000}
@@ -235,6 +239,16 @@ class TimestampOptions:
             help="use a number, date, timestamp or string column",
         )
 
+    def failure(self, values: str) -> str:
+        """Why *values* give no partition path, naming the options they must fit (an error message)."""
+        kind = f"'{HudiTableConfig.TIMESTAMP_TYPE.key}' = {self.timestamp_type.value}"
+        if self.timestamp_type.reads_strings:
+            formats = ",".join(self.input_formats)
+            return f"{values} does not parse with '{HudiTableConfig.TIMESTAMP_INPUT_FORMAT.key}' = {formats!r} ({kind})"
+        if self.timestamp_type is TimestampType.SCALAR:
+            kind += f", '{HudiTableConfig.TIMESTAMP_SCALAR_UNIT.key}' = {self.scalar_unit.value}"
+        return f"{values} is not a time within the range of timestamps ({kind})"
+
     # Expressions ------------------------------------------------------------------------------
 
     def formatted(self, column: Column, data_type: DataType | None) -> Column:
@@ -243,13 +257,21 @@ class TimestampOptions:
             data_type is None and self.timestamp_type.reads_strings
         )
         if reads_string:
-            instant = self._parse(F.coalesce(column.cast("string"), self._null_string()))
+            text = F.coalesce(column.cast("string"), self._null_string())
             zone = self.output_timezone or self.input_timezone
+            if zone is None:
+                # Hudi prints in the zone the value was parsed in: the string's own offset, else
+                # the default zone; either way the wall time as written.
+                return F.date_format(self._wall_time(text), joda_to_spark_pattern(self.output_format))
+            instant = self._parse(text)
         else:
             unit = self.time_unit
             assert unit is not None, "checked by check_field_type"
-            count = F.coalesce(_epoch_count(column, data_type), F.lit(1).cast("long"))
-            instant = F.timestamp_millis(unit.to_millis(count))
+            # A null value is 1 unit after the epoch (as in Hudi); a number with no time (out of
+            # range) is NULL, so the write fails naming it instead of failing in a task.
+            count = F.when(column.isNull(), F.lit(1).cast("long")).otherwise(_epoch_count(column, data_type))
+            millis = unit.to_millis(count)
+            instant = F.when(millis.between(-_MAX_TIMESTAMP_MILLIS, _MAX_TIMESTAMP_MILLIS), F.timestamp_millis(millis))
             zone = self.output_timezone
         return F.date_format(_in_zone(instant, zone), joda_to_spark_pattern(self.output_format))
 
@@ -257,13 +279,24 @@ class TimestampOptions:
         """The instant a string denotes, trying each input format in order (Joda's parser list)."""
         candidates = []
         for pattern in self.input_formats:
-            parsed = F.try_to_timestamp(text, F.lit(joda_to_spark_pattern(pattern)))
-            if self.input_timezone and not has_zone_field(pattern):
-                # Spark read the wall time in the session zone; move it to the input zone.
-                parsed = F.to_utc_timestamp(
-                    F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
-                )
-            candidates.append(parsed)
+            for spark_pattern in joda_to_spark_parse_patterns(pattern):
+                parsed = F.try_to_timestamp(text, F.lit(spark_pattern))
+                if self.input_timezone and not has_zone_field(pattern):
+                    # Spark read the wall time in the session zone; move it to the input zone.
+                    parsed = F.to_utc_timestamp(
+                        F.from_utc_timestamp(parsed, F.current_timezone()), self.input_timezone
+                    )
+                candidates.append(parsed)
+        return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
+
+    def _wall_time(self, text: Column) -> Column:
+        """The date and time a string holds as written (an offset in it read, not applied); NULL
+        when no input format parses it."""
+        candidates = []
+        for pattern in self.input_formats:
+            for spark_pattern in joda_to_spark_parse_patterns(pattern):
+                parses = F.try_to_timestamp(text, F.lit(spark_pattern)).isNotNull()
+                candidates.append(F.when(parses, F.to_timestamp_ntz(text, F.lit(spark_pattern))))
         return candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
 
     def _null_string(self) -> Column:
@@ -275,12 +308,27 @@ class TimestampOptions:
 
 
 def _epoch_count(column: Column, data_type: DataType | None) -> Column:
-    """The long Hudi's Avro record holds: micros for timestamps, days for dates, else the number."""
+    """The long Hudi's Avro record holds: micros for timestamps, days for dates, else the number
+    as Java's ``longValue()`` makes it (a double: NaN is 0, beyond the long range the nearest
+    bound). A decimal beyond the long range is NULL (Java keeps its low 64 bits: a wrong time)."""
     if isinstance(data_type, SparkTimestampType):
         return F.unix_micros(column)
     if isinstance(data_type, DateType):
         return F.unix_date(column).cast("long")
+    if isinstance(data_type, (FloatType, DoubleType)):
+        return (F.when(F.isnan(column), F.lit(0).cast("long"))
+                .when(column >= F.lit(_LONG_MAX_AS_DOUBLE), F.lit(_LONG_MAX))
+                .when(column <= F.lit(-_LONG_MAX_AS_DOUBLE), F.lit(-_LONG_MAX - 1))
+                .otherwise(column.cast("long")))
+    if isinstance(data_type, DecimalType):
+        return column.try_cast("long")
     return column.cast("long")
+
+
+_LONG_MAX = 2**63 - 1
+_LONG_MAX_AS_DOUBLE = float(2**63)
+# timestamp_millis fails beyond this (micros since the epoch in a long).
+_MAX_TIMESTAMP_MILLIS = _LONG_MAX // 1000
 
 
 def _in_zone(instant: Column, zone: str | None) -> Column:

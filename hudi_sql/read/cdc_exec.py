@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from hudi_sql.config import CdcLoggingMode
+from hudi_sql.keygen.arrow_key import arrow_record_keys
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.block import DataBlock, DeleteBlock
 from hudi_sql.log.reader import read_log_blocks
 from hudi_sql.log.scanner import scan_file_slice_logs
@@ -52,6 +54,7 @@ class CdcReadContext:
     ordering_field: str | None
     payload: Payload
     storage: Storage
+    key_spec: RecordKeySpec | None = None  # a table without meta fields: keys from its key fields
 
 
 def _json_value(value: Any) -> Any:
@@ -68,11 +71,17 @@ def _to_json(image: dict[str, Any] | None) -> str | None:
     return None if image is None else json.dumps(image, separators=(",", ":"), default=_json_value)
 
 
+def _keys(table: pa.Table, key_spec: RecordKeySpec | None) -> list[str]:
+    """The record key of every row: ``_hoodie_record_key``, or computed from the key fields."""
+    keys = table.column(RECORD_KEY_FIELD) if key_spec is None else arrow_record_keys(table, key_spec)
+    return [str(key) for key in keys.to_pylist()]
+
+
 def _rows_by_key(path: str | None, ctx: CdcReadContext) -> dict[str, dict[str, Any]]:
     if not path:
         return {}
-    table = conform(ctx.storage.read_parquet(path), ctx.target)
-    return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
+    stored = ctx.storage.read_parquet(path)
+    return dict(zip(_keys(stored, ctx.key_spec), conform(stored, ctx.target).to_pylist()))
 
 
 def _all_rows(path: str | None, ctx: CdcReadContext) -> list[dict[str, Any]]:
@@ -84,11 +93,11 @@ def _merged_rows(split: CdcSplit, ctx: CdcReadContext, completed: Sequence[str])
     spec = FileSliceSpec(split.partition_path, split.file_id, split.before_file, split.before_logs)
     table = read_file_slice(spec, ctx.target, completed_instants=completed, max_instant=None,
                             timeline_start=ctx.timeline_start, ordering_field=ctx.ordering_field, payload=ctx.payload,
-                            storage=ctx.storage)
-    return {str(row[RECORD_KEY_FIELD]): row for row in table.to_pylist()}
+                            storage=ctx.storage, key_spec=ctx.key_spec)
+    return dict(zip(_keys(table, ctx.key_spec), table.to_pylist()))
 
 
-def _touched_keys(split: CdcSplit, storage: Storage) -> list[str]:
+def _touched_keys(split: CdcSplit, storage: Storage, key_spec: RecordKeySpec | None) -> list[str]:
     """The keys the split's write put in its log blocks, in log order, each once."""
     scan = scan_file_slice_logs(stored_logs(storage, split.before_logs),
                                 completed_instants=[split.instant_time], max_instant=split.instant_time)
@@ -97,7 +106,7 @@ def _touched_keys(split: CdcSplit, storage: Storage) -> list[str]:
         if block.instant_time != split.instant_time:
             continue
         if isinstance(block, DataBlock):
-            keys.update((str(k), None) for k in block.records.column(RECORD_KEY_FIELD).to_pylist())
+            keys.update((k, None) for k in _keys(block.records, key_spec))
         elif isinstance(block, DeleteBlock):
             keys.update((str(d.record_key), None) for d in block.records)
     return list(keys)
@@ -107,7 +116,7 @@ def _log_file_changes(split: CdcSplit, ctx: CdcReadContext) -> Iterator[tuple[st
     prior = [t for t in ctx.completed_instants if t < split.instant_time]
     through = [t for t in ctx.completed_instants if t <= split.instant_time]
     before, after = _merged_rows(split, ctx, prior), _merged_rows(split, ctx, through)
-    for key in _touched_keys(split, ctx.storage):
+    for key in _touched_keys(split, ctx.storage, ctx.key_spec):
         old, new = before.get(key), after.get(key)
         if old is None and new is not None:
             yield "i", None, new
@@ -183,7 +192,8 @@ def read_cdc(spark: SparkSession, meta: TableMetaClient, plan: CdcPlan, target: 
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     ctx = CdcReadContext(target, plan.logging_mode, plan.completed_instants,
-                         first.instant_time if first else None, ordering_field, payload, meta.storage)
+                         first.instant_time if first else None, ordering_field, payload, meta.storage,
+                         meta.recomputed_key_spec())
     rows = [(_split_json(s),) for s in plan.splits]
     frame = spark.createDataFrame(rows, "split string")
     frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))

@@ -13,6 +13,11 @@ Runs inside Spark tasks (pyarrow + the log package, no Spark). The rules follow 
   whose ordering value is greater than the delete's (same type). Apache Hudi 0.15 applies a
   log delete to the base row whatever the payload (checked against it in
   ``tests/oracle/test_payload_differential.py``).
+
+Records of one key meet by their record key: ``_hoodie_record_key``, or for a table without
+meta fields (where that column is null) the key the key generator makes of the key fields
+(*key_spec*, :meth:`~hudi_sql.table.meta_client.TableMetaClient.recomputed_key_spec`), computed
+for base and log rows alike; the rows keep their null meta column.
 """
 
 from __future__ import annotations
@@ -20,14 +25,16 @@ from __future__ import annotations
 __all__ = ["FileSliceSpec", "read_file_slice", "stored_logs"]
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_sql.log.block import OrderingValue
-from hudi_sql.log.scanner import DeleteOrdering, merge_log_records, scan_file_slice_logs
+from hudi_sql.keygen.arrow_key import arrow_record_keys
+from hudi_sql.keygen.record_key import RecordKeySpec
+from hudi_sql.log.block import DataBlock, OrderingValue
+from hudi_sql.log.scanner import DeleteOrdering, RecordBlock, merge_log_records, scan_file_slice_logs
 from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 from hudi_sql.storage.fs import Storage
@@ -60,28 +67,37 @@ def read_file_slice(
     payload: Payload,
     storage: Storage,
     skip_undecodable_blocks: bool = False,
+    key_spec: RecordKeySpec | None = None,
 ) -> pa.Table:
     """The merged rows of one slice, with exactly *target*'s columns, by *payload*'s rules
-    (*skip_undecodable_blocks*: see :func:`~hudi_sql.log.scanner.scan_file_slice_logs`)."""
-    base = conform(storage.read_parquet(spec.base_file_path), target) if spec.base_file_path else target.empty_table()
+    (*skip_undecodable_blocks*: see :func:`~hudi_sql.log.scanner.scan_file_slice_logs`; *key_spec*:
+    the key fields of a table without meta fields, see the module doc)."""
     if not spec.log_file_paths:
-        return base
+        return conform(storage.read_parquet(spec.base_file_path), target) if spec.base_file_path \
+            else target.empty_table()
     scan = scan_file_slice_logs(
         stored_logs(storage, spec.log_file_paths),
         completed_instants=completed_instants, max_instant=max_instant, timeline_start=timeline_start,
         skip_undecodable=skip_undecodable_blocks,
     )
+    stored = storage.read_parquet(spec.base_file_path) if spec.base_file_path else None
+    base = conform(stored, target) if stored is not None else target.empty_table()
     if not scan.blocks:
         return base
+    blocks = scan.blocks if key_spec is None else [_keyed(b, key_spec) for b in scan.blocks]
     rules = payload.rules
     merged = merge_log_records(
-        scan.blocks, ordering_field=ordering_field,
+        blocks, ordering_field=ordering_field,
         delete_ordering=DeleteOrdering.EVENT_TIME if rules.ordered_merge else DeleteOrdering.COMMIT_TIME,
         fill_nulls=rules.precombine_fills,
     )
     log_rows = conform(merged.records, target) if merged.records.num_rows else target.empty_table()
-    base_keys = base.column(RECORD_KEY_FIELD).combine_chunks()
     log_keys = log_rows.column(RECORD_KEY_FIELD).combine_chunks()
+    if key_spec is None:
+        base_keys = base.column(RECORD_KEY_FIELD).combine_chunks()
+    else:  # keys of the stored rows from their key fields (read whole: the target may lack them)
+        base_keys = arrow_record_keys(stored, key_spec) if stored is not None else pa.array([], pa.string())
+        log_rows = _with_key_column(log_rows, pa.nulls(log_rows.num_rows, pa.string()))  # stored as null
 
     # Base rows met by a log record: merged by the payload (replaced, or kept when newer).
     position = pc.index_in(base_keys, value_set=log_keys)
@@ -101,6 +117,22 @@ def read_file_slice(
     keep_base = pc.invert(pc.or_(replaced, deleted))
     log_unmatched = pc.invert(pc.is_in(log_keys, value_set=base_keys))
     return pa.concat_tables([base.filter(keep_base), *parts, log_rows.filter(log_unmatched)])
+
+
+def _with_key_column(table: pa.Table, keys: pa.Array) -> pa.Table:
+    """*table* with ``_hoodie_record_key`` set to *keys* (added when missing)."""
+    index = table.schema.get_field_index(RECORD_KEY_FIELD)
+    if index < 0:
+        return table.append_column(RECORD_KEY_FIELD, keys)
+    return table.set_column(index, table.schema.field(index), keys.cast(table.schema.field(index).type))
+
+
+def _keyed(block: RecordBlock, key_spec: RecordKeySpec) -> RecordBlock:
+    """A data block whose ``_hoodie_record_key`` holds the keys of its rows, computed from the key
+    fields (delete blocks carry their keys already)."""
+    if not isinstance(block, DataBlock):
+        return block
+    return replace(block, records=_with_key_column(block.records, arrow_record_keys(block.records, key_spec)))
 
 
 def _deleted_mask(base: pa.Table, base_keys: pa.Array, deletes: Sequence[object], ordering_field: str | None,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
+    from hudi_sql.keygen.record_key import RecordKeySpec
     from hudi_sql.read.plan import ReadPlan
     from hudi_sql.table.meta_client import TableMetaClient
 
@@ -41,7 +42,7 @@ IGNORE_CORRUPT_FILES = "spark.sql.files.ignoreCorruptFiles"
 
 def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | None, timeline_start: str | None,
             ordering_field: str | None, payload: Payload, skip_undecodable_blocks: bool, storage: Storage,
-            ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+            key_spec: RecordKeySpec | None) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for row in batch.to_pylist():
@@ -50,7 +51,7 @@ def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | No
                 table = read_file_slice(spec, target, completed_instants=completed, max_instant=max_instant,
                                         timeline_start=timeline_start, ordering_field=ordering_field,
                                         payload=payload, storage=storage,
-                                        skip_undecodable_blocks=skip_undecodable_blocks)
+                                        skip_undecodable_blocks=skip_undecodable_blocks, key_spec=key_spec)
                 yield from table.to_batches()
 
     return run
@@ -73,5 +74,5 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
     # is skipped (with a warning naming it) instead of failing the query.
     skip = (spark.conf.get(IGNORE_CORRUPT_FILES, "false") or "false").strip().lower() == "true"
     merger = _merger(target, plan.completed_instants, plan.as_of, first.instant_time if first else None,
-                     ordering_field, payload, skip, meta.storage)
+                     ordering_field, payload, skip, meta.storage, meta.recomputed_key_spec())
     return frame.mapInArrow(merger, struct)

@@ -534,7 +534,7 @@ def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: Cluste
     clusterer = clusterer_task(
         meta.base_path, json.dumps(options), struct.json(), plan.sort_columns, plan.preserve_hoodie_metadata,
         tuple(meta.timeline.completed_writes().times()), first.instant_time if first else None,
-        ordering_field, payload)
+        ordering_field, payload, meta.recomputed_key_spec())
     statuses = frame.mapInArrow(clusterer, STATUS_DDL).collect()
     stats: dict[str, list[WriteStat]] = {}
     for r in sorted(statuses, key=lambda r: (r["partition_path"], r["file_id"])):

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.model.payload import Payload
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -26,9 +27,10 @@ STATUS_DDL = ("partition_path string, file_id string, path string, num_writes lo
 
 def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_columns: tuple[str, ...],
                preserve_metadata: bool, completed: tuple[str, ...], timeline_start: str | None,
-               ordering_field: str | None,
-               payload: Payload) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The task function: one input row per clustering group, one output row per file written."""
+               ordering_field: str | None, payload: Payload, key_spec: RecordKeySpec | None = None,
+               ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The task function: one input row per clustering group, one output row per file written
+    (*key_spec*: a table without meta fields, whose slices merge by their key fields)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
@@ -57,7 +59,7 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
                             FileSliceSpec(partition, file_id, base, tuple(logs)), target,
                             completed_instants=completed, max_instant=options.instant_time,
                             timeline_start=timeline_start, ordering_field=ordering_field,
-                            payload=payload, storage=options.storage))
+                            payload=payload, storage=options.storage, key_spec=key_spec))
                     elif base:
                         parts.append(conform(options.storage.read_parquet(base), target))
                 rows = pa.concat_tables(parts) if parts else target.empty_table()

@@ -194,7 +194,8 @@ def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: Compac
     first = meta.timeline.write_timeline().first
     compactor = compactor_task(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
                                first.instant_time if first else None, ordering_field, payload,
-                               FileWriteSettings.from_config(WriteConfig.of(configs)), meta.storage)
+                               FileWriteSettings.from_config(WriteConfig.of(configs)), meta.storage,
+                               meta.recomputed_key_spec())
     from hudi_sql.spark.task_errors import translated_task_errors
 
     with translated_task_errors():  # a damaged log or base file: named, the compaction stays inflight to resume

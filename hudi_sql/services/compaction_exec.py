@@ -18,6 +18,7 @@ import pyarrow as pa
 from pyspark.sql.types import StructType
 
 from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.file_names import BaseFileName, make_write_token
 from hudi_sql.model.payload import Payload
@@ -37,14 +38,16 @@ STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit s
 
 def compactor_task(base_path: str, instant_time: str, schema_json: str, table_name: str,
                    completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, payload: Payload,
-                   file_settings: FileWriteSettings, storage: Storage,
+                   file_settings: FileWriteSettings, storage: Storage, key_spec: RecordKeySpec | None = None,
                    ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The task function: one input row per file slice (its base file and log paths), one output
     row (:data:`STATUS_DDL`) per base file written.
 
     Each slice's records are merged as a snapshot read at *instant_time* would merge them (records
     keep their commit time and sequence number), then written as ``<fileId>_<token>_<instant>.parquet``
-    after its CREATE marker, with the table's file settings (codec, bloom filter, sizes).
+    after its CREATE marker, with the table's file settings (codec, bloom filter, sizes). A table
+    without meta fields (*key_spec*: its key fields) gets base files as its writes make them: null
+    meta columns, no bloom filter of keys.
     """
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -57,7 +60,7 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
         target = to_arrow_schema(struct, with_meta_fields=True)
         options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
                                 spark_schema_json=schema_json, file=file_settings, base_path=base_path,
-                                storage_settings=storage.settings)
+                                storage_settings=storage.settings, populate_meta_fields=key_spec is None)
         for batch in batches:
             for row in batch.to_pylist():
                 started = time.time()
@@ -65,7 +68,7 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
                 spec = FileSliceSpec(row["partition_path"], row["file_id"], row["base_path"], logs)
                 merged = read_file_slice(spec, target, completed_instants=completed, max_instant=instant_time,
                                          timeline_start=timeline_start, ordering_field=ordering_field,
-                                         payload=payload, storage=storage)
+                                         payload=payload, storage=storage, key_spec=key_spec)
                 scan = scan_file_slice_logs(stored_logs(storage, logs), completed_instants=completed,
                                             max_instant=instant_time, timeline_start=timeline_start)
                 name = BaseFileName(row["file_id"], token, instant_time).name

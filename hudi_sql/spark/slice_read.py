@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.types import StructType
 
+    from hudi_sql.keygen.record_key import RecordKeySpec
     from hudi_sql.model.payload import Payload
     from hudi_sql.read.bootstrap_read import BootstrapSlice
     from hudi_sql.read.file_group_reader import FileSliceSpec
@@ -45,6 +46,7 @@ class SliceReadContext:
             block that does not decode is skipped with a warning instead of failing the read.
         output_columns: the columns Spark asked for, when the read needs more (a catalog table's
             schema without the meta columns: merging and incremental filtering use them).
+        key_spec: a table without meta fields: how its record keys are computed from its rows.
     """
 
     target_schema_json: str
@@ -58,6 +60,7 @@ class SliceReadContext:
     skip_undecodable_blocks: bool = False
     output_columns: tuple[str, ...] | None = None
     storage: Storage = field(default_factory=Storage)  # the table's store, with the driver's credentials
+    key_spec: RecordKeySpec | None = None
 
 
 class SliceInputPartition(InputPartition):
@@ -90,7 +93,7 @@ def slice_read(meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
         (schema if complete else add_meta_fields(schema)).json(), plan.completed_instants, plan.as_of,
         first.instant_time if first else None, ordering_field, payload,
         plan.begin if incremental else None, plan.end if incremental else None,
-        skip_undecodable_blocks, None if complete else tuple(names), meta.storage)
+        skip_undecodable_blocks, None if complete else tuple(names), meta.storage, meta.recomputed_key_spec())
     base_only: list[FileSliceSpec | BootstrapSlice] = [FileSliceSpec("", "", path, ()) for path in plan.native_files]
     return context, [*base_only, *slice_specs(plan), *plan.bootstrap_slices]
 
@@ -113,7 +116,8 @@ def read_slice(context: SliceReadContext, spec: FileSliceSpec | BootstrapSlice) 
         table = read_file_slice(spec, target, completed_instants=context.completed_instants,
                                 max_instant=context.max_instant, timeline_start=context.timeline_start,
                                 ordering_field=context.ordering_field, payload=context.payload,
-                                storage=context.storage, skip_undecodable_blocks=context.skip_undecodable_blocks)
+                                storage=context.storage, skip_undecodable_blocks=context.skip_undecodable_blocks,
+                                key_spec=context.key_spec)
     if context.begin is not None and context.end is not None:
         times = table.column(COMMIT_TIME_FIELD)
         table = table.filter(pc.and_(pc.greater(times, context.begin), pc.less_equal(times, context.end)))

@@ -26,7 +26,7 @@ import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, TableType
 from hudi_sql.errors import (
@@ -59,6 +59,9 @@ from hudi_sql.table.version import (
     check_readable,
     check_writable,
 )
+
+if TYPE_CHECKING:
+    from hudi_sql.keygen.record_key import RecordKeySpec
 
 _log = logging.getLogger(__name__)
 
@@ -250,6 +253,20 @@ class TableMetaClient:
     @property
     def populate_meta_fields(self) -> bool:
         return bool(self.table_config.get(HudiTableConfig.POPULATE_META_FIELDS))
+
+    def recomputed_key_spec(self) -> RecordKeySpec | None:
+        """How a reader finds a stored row's record key: ``None`` when ``_hoodie_record_key`` holds
+        it; for a table without meta fields (where that column is null) the key fields, rendered as
+        the key generator renders them (:func:`~hudi_sql.keygen.arrow_key.arrow_record_keys`).
+
+        Raises:
+            HudiConfigError: the table has no meta fields and no record key fields.
+        """
+        if self.populate_meta_fields:
+            return None
+        from hudi_sql.keygen.factory import table_record_key_spec
+
+        return table_record_key_spec(self.properties)
 
     def update_properties(self, changes: Mapping[str, str | None]) -> None:
         """Rewrite ``hoodie.properties`` as Java does: backup first, then the file, then drop the backup."""

@@ -27,6 +27,8 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_sql.config.table import CdcLoggingMode
+from hudi_sql.keygen.arrow_key import arrow_record_keys
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.format import encode_cdc_data_block
 from hudi_sql.model.file_names import LogFileName
 from hudi_sql.model.schema import META_FIELDS, RECORD_KEY_FIELD
@@ -88,24 +90,28 @@ def _images(table: pa.Table) -> list[dict[str, Any]]:
     return images
 
 
-def _keys(table: pa.Table) -> list[str]:
-    return [str(key) for key in table.column(RECORD_KEY_FIELD).to_pylist()]
+def _keys(table: pa.Table, key_spec: RecordKeySpec | None) -> list[str]:
+    """The rows' record keys: ``_hoodie_record_key``, or (a table without meta fields, where it is
+    null) computed from the key fields as the key generator renders them."""
+    keys = table.column(RECORD_KEY_FIELD) if key_spec is None else arrow_record_keys(table, key_spec)
+    return [str(key) for key in keys.to_pylist()]
 
 
-def _records(mode: CdcLoggingMode, instant_time: str, changes: CdcChanges) -> list[dict[str, Any]]:
+def _records(mode: CdcLoggingMode, instant_time: str, changes: CdcChanges,
+             key_spec: RecordKeySpec | None = None) -> list[dict[str, Any]]:
     """One record per change: updates and deletes first, then inserts (Apache Hudi's order: the
     stored rows as the merge meets them, then the new ones)."""
     records: list[dict[str, Any]] = []
     if mode is CdcLoggingMode.OP_KEY_ONLY:
         for op, table in (("u", changes.updated_after), ("d", changes.deleted), ("i", changes.inserted)):
-            records.extend({"op": op, "record_key": key} for key in _keys(table))
+            records.extend({"op": op, "record_key": key} for key in _keys(table, key_spec))
         return records
     if mode is CdcLoggingMode.DATA_BEFORE:
         for op, table, with_image in (("u", changes.updated_before, True), ("d", changes.deleted, True),
                                       ("i", changes.inserted, False)):
             images = _images(table) if with_image else [None] * table.num_rows
             records.extend({"op": op, "record_key": key, "before": image}
-                           for key, image in zip(_keys(table), images))
+                           for key, image in zip(_keys(table, key_spec), images))
         return records
     before, after = _images(changes.updated_before), _images(changes.updated_after)
     records.extend({"op": "u", "ts_ms": instant_time, "before": b, "after": a} for b, a in zip(before, after))
@@ -125,6 +131,8 @@ def write_cdc_log(options: HandleOptions, partition_path: str, file_id: str, wri
     name = LogFileName(file_id, options.instant_time, 1, write_token).cdc_name
     path = layout.file_path(partition_path, name)
     schema = cdc_schema_json(mode, options.avro_schema)
-    data = encode_cdc_data_block(options.instant_time, schema, _records(mode, options.instant_time, changes))
+    key_spec = None if options.populate_meta_fields else RecordKeySpec(options.record_key_fields,
+                                                                       composite=options.complex_keys)
+    data = encode_cdc_data_block(options.instant_time, schema, _records(mode, options.instant_time, changes, key_spec))
     options.storage.write_bytes(path, data, overwrite=False)
     return {layout.relative(path): len(data)}

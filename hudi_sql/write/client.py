@@ -61,6 +61,7 @@ from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
+from hudi_sql.table.version import DEFAULT_CREATE_VERSION
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
@@ -135,7 +136,7 @@ class WriteClient:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
         if not config.populate_meta_fields:
             props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-        payload = config.payload_class or (Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST)
+        payload = config.payload_class or self._default_payload(ordering)
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
         if config.write_table_version is not None:
             props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
@@ -371,10 +372,16 @@ class WriteClient:
         ordering = self.config.precombine_field
         null_ordering = (F.col(ordering).isNull() & ~F.coalesce(F.col(IS_DELETE_COLUMN), F.lit(False))
                          if ordering and ordering in tagged.columns else F.lit(False))
+        # The first partition field values of the records whose partition path came out NULL (a
+        # timestamp that does not parse), folded into the same aggregate: the error names them.
+        readable = all(c in tagged.columns for c in keygen.required_columns())
+        unpartitioned = F.when(F.col(PARTITION_PATH_FIELD).isNull(),
+                               keygen.partition_values() if readable else F.lit("?"))
         rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
                                F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"),
                                null_ordering.alias("_null_ordering"))
-                .count().collect())
+                .agg(F.count(F.lit(1)).alias("count"), F.first(unpartitioned, ignorenulls=True).alias("_values"))
+                .collect())
         if any(r["_null_ordering"] for r in rows):
             # Apache Hudi refuses it in the payload ("Ordering value is null for record"): a
             # record without ordering value cannot be combined or merged with another.
@@ -392,6 +399,14 @@ class WriteClient:
                 f"{', '.join(keygen.record_key_fields)}).",
                 help="filter those rows out or fill the key; the table was not changed",
             )
+        unpartitioned_rows = [r for r in rows if r[PARTITION_PATH_FIELD] is None]
+        if unpartitioned_rows:
+            # Apache Hudi fails the write (HoodieKeyGeneratorException); a NULL path would drop the rows.
+            values = next((r["_values"] for r in unpartitioned_rows if r["_values"]), "?")
+            raise HudiKeyError(
+                f"The partition path of {sum(r['count'] for r in unpartitioned_rows)} record(s) cannot be "
+                f"computed: {keygen.partition_failure(values)}.",
+                help="fix those values or the key generator options; the table was not changed")
         from hudi_sql.storage.guard import check_partition_path
 
         for partition in {r[PARTITION_PATH_FIELD] for r in rows}:
@@ -438,7 +453,16 @@ class WriteClient:
             return self.config.payload_class
         if meta is not None:
             return Payload.of(TableConfig.of(meta.properties).payload_class)
-        return Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST
+        return self._default_payload(ordering)
+
+    def _default_payload(self, ordering: str | None) -> Payload:
+        """The payload of a table this (DataFrame) write creates without naming one, as Apache Hudi's
+        DataFrame writer picks it: 0.15 (table version 6) ``OverwriteWithLatestAvroPayload``
+        (``hoodie.datasource.write.payload.class``'s default), so a late record wins; 1.x (version
+        8 and up) the event-time merge mode when there is an ordering field. SQL tables take the
+        SQL layer's default (:mod:`hudi_sql.sql.planner`)."""
+        version = self.config.write_table_version or DEFAULT_CREATE_VERSION
+        return Payload.DEFAULT if ordering and version >= 8 else Payload.OVERWRITE_WITH_LATEST
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
         config = self.config

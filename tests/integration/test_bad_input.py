@@ -98,3 +98,33 @@ def test_failed_write_leaves_no_stray_files_after_next_write(spark: Any, table: 
     committed = {s.path for i in meta.timeline.completed_writes() for s in meta.commit_metadata(i).write_stats()}
     on_disk = {str(p.relative_to(table)) for p in table.rglob("*.parquet")}
     assert on_disk == committed
+
+
+TIMESTAMP_OPTIONS = {
+    "hoodie.table.name": "ts_keys", "hoodie.datasource.write.recordkey.field": "id",
+    "hoodie.datasource.write.partitionpath.field": "ts_str",
+    "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+    "hoodie.keygen.timebased.timestamp.type": "DATE_STRING",
+    "hoodie.keygen.timebased.input.dateformat": "yyyy-MM-dd'T'HH:mm:ss.SSSZ",
+    "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd/HH",
+}
+
+
+def test_write_unparseable_timestamp_partition_raises_key_error_naming_value_and_option(
+        spark: Any, tmp_path: Path) -> None:
+    # Apache Hudi fails the write (HoodieKeyGeneratorException); no row may be dropped, and
+    # the parseable rows next to it must not reach the planner as a partition None (TypeError).
+    path = tmp_path / "ts"
+    batch = spark.createDataFrame([(1, "2023-04-01T12:01:00.123Z"), (2, "04/01/2023 12:01")], "id int, ts_str string")
+    with pytest.raises(hudi_sql.HudiKeyError, match=r"1 record\(s\).*ts_str='04/01/2023 12:01'.*"
+                       r"hoodie\.keygen\.timebased\.input\.dateformat"):
+        hudi_sql.write(batch, str(path), TIMESTAMP_OPTIONS)
+    assert not (path / ".hoodie" / "hoodie.properties").exists()
+
+
+def test_write_timestamp_partition_number_beyond_timestamps_raises_key_error_naming_it(
+        spark: Any, tmp_path: Path) -> None:
+    options = {**TIMESTAMP_OPTIONS, "hoodie.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS"}
+    batch = spark.createDataFrame([(1, 1680350460000), (2, 2**63 - 1)], "id int, ts_str long")
+    with pytest.raises(hudi_sql.HudiKeyError, match=r"ts_str='9223372036854775807'.*EPOCHMILLISECONDS"):
+        hudi_sql.write(batch, str(tmp_path / "ts"), options)

@@ -198,3 +198,33 @@ def test_a_failed_write_leaves_no_changes_and_its_rollback_deletes_its_cdc_log(
 
         db.sql(STATEMENTS[2].format(t="failed"))
         assert [op for _, op, *_ in _cdc(db, "failed", "earliest")] == ["i", "i", "i", "d"]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_table_without_meta_fields_changes_pair_images_by_key_fields(spark: Any, tmp_path: Path,
+                                                                     table_type: str) -> None:
+    # _hoodie_record_key is null in such a table: the CDC log's keys (COW) and the log records
+    # met with their stored rows (MOR) must come from the key field, or images pair up wrongly.
+    import hudi_sql
+
+    path = str(tmp_path / "no_meta")
+    options = {"hoodie.table.name": "no_meta", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.datasource.write.table.type": table_type, "hoodie.populate.meta.fields": "false",
+               "hoodie.table.cdc.enabled": "true", "hoodie.table.cdc.supplemental.logging.mode": "op_key_only"}
+    schema = "id int, v string, ts int, p string"
+    hudi_sql.write(spark.createDataFrame([(1, "a", 1, "x"), (2, "b", 1, "x"), (3, "c", 1, "x")], schema), path, options)
+    hudi_sql.write(spark.createDataFrame([(1, "a2", 2, "x")], schema), path, options)
+    hudi_sql.write(spark.createDataFrame([(2, "b", 3, "x")], schema), path,
+                   {**options, "hoodie.datasource.write.operation": "delete"})
+    changes = hudi_sql.read(spark, path, {"hoodie.datasource.query.type": "incremental",
+                                          "hoodie.datasource.read.begin.instanttime": "earliest",
+                                          "hoodie.datasource.query.incremental.format": "cdc"})
+
+    def image(text: str | None) -> tuple[int, str] | None:
+        data = _data(text)
+        return None if data is None else (data["id"], data["v"])
+
+    assert sorted((r["op"], image(r["before"]), image(r["after"])) for r in changes.collect()) == [
+        ("d", (2, "b"), None), ("i", None, (1, "a")), ("i", None, (2, "b")), ("i", None, (3, "c")),
+        ("u", (1, "a"), (1, "a2"))]

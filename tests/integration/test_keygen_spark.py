@@ -441,6 +441,51 @@ def test_timestamp_key_generator_date_string_formats_and_input_timezone(spark: S
     ]
 
 
+def test_timestamp_key_generator_date_string_offset_z_parses_every_form_joda_reads(spark: SparkSession) -> None:
+    # Joda's 'Z' reads 'Z' (any case) for zero and a signed offset with or without colons
+    # (DateTimeFormatterBuilder.TimeZoneOffset.parseInto); Spark's 'Z' reads only +0000.
+    schema = StructType([StructField("id", StringType()), StructField("ts", StringType())])
+    options = _opts(
+        "id",
+        "ts",
+        **TS_OPTIONS,
+        **{
+            "hoodie.keygen.timebased.timestamp.type": "DATE_STRING",
+            "hoodie.keygen.timebased.input.dateformat": "yyyy-MM-dd'T'HH:mm:ss.SSSZ",
+            "hoodie.keygen.timebased.output.timezone": "UTC",
+        },
+    )
+    offsets = {"Z": "12", "z": "12", "+0000": "12", "+00:00": "12", "-03": "15", "+0530": "06",
+               "+05:30": "06", "-013000": "13", "-01:30:00": "13"}
+    rows = [(offset, f"2023-04-01T12:01:00.123{offset}") for offset in offsets]
+    assert _keys(spark, rows, schema, options) == [(o, f"2023/04/01/{h}") for o, h in offsets.items()]
+    # Read by Joda, not by any Spark form: reported as unparseable (NULL), never misread.
+    assert _keys(spark, [("f", "2023-04-01T12:01:00.123+05:30:15.5")], schema, options) == [("f", None)]
+    # With no zone set, Apache Hudi prints in the string's own offset: the hour as written.
+    del options["hoodie.keygen.timebased.output.timezone"]
+    assert _keys(spark, rows, schema, options) == [(o, "2023/04/01/12") for o in offsets]
+
+
+def test_timestamp_key_generator_number_beyond_timestamps_is_null_not_a_task_failure(spark: SparkSession) -> None:
+    # Java's longValue() makes NaN 0 and saturates; a count whose millis overflow has no time:
+    # NULL here (the write then fails naming the value), not an ArithmeticException in a task.
+    schema = StructType([StructField("id", StringType()), StructField("d", DoubleType()),
+                         StructField("n", LongType()), StructField("m", DecimalType(38, 0))])
+    rows = [("nan", float("nan"), 0, Decimal(0)), ("inf", float("inf"), 2**63 - 1, Decimal("9" * 38)),
+            ("1e300", 1e300, -(2**63), Decimal(-1))]
+    df = spark.createDataFrame(rows, schema)
+
+    def parts(field: str, timestamp_type: str, **extra: str) -> list[str | None]:
+        options = _opts("id", field, **TS_OPTIONS, **{"hoodie.keygen.timebased.timestamp.type": timestamp_type},
+                        **extra)
+        return [p for _, p in _collect(df, key_generator_for(HudiConfigs.of(options), schema=schema))]
+
+    assert parts("d", "UNIX_TIMESTAMP") == ["1970/01/01/00", None, None]
+    assert parts("n", "EPOCHMILLISECONDS") == ["1970/01/01/00", None, None]
+    assert parts("m", "SCALAR", **{"hoodie.keygen.timebased.timestamp.scalar.time.unit": "DAYS"}) == [
+        "1970/01/01/00", None, "1969/12/31/00"]
+
+
 def test_timestamp_key_generator_date_string_output_in_input_zone_when_output_unset(
     spark: SparkSession,
 ) -> None:

@@ -84,6 +84,12 @@ TIMESTAMP_CASES: dict[str, tuple[str, str, tuple[str, str], bool]] = {
         "'hoodie.keygen.timebased.input.timezone' = 'UTC', "
         "'hoodie.keygen.timebased.output.timezone' = 'Asia/Tokyo'"),
         ("'2024-01-01 20:30:00'", "'20240105'"), True),
+    "date_string_offset_z": (  # Joda's 'Z' reads 'Z' and '+05:30' too (issue 37: rows vanished)
+        "STRING",
+        ("'hoodie.keygen.timebased.timestamp.type' = 'DATE_STRING', "
+        "'hoodie.keygen.timebased.input.dateformat' = \"yyyy-MM-dd'T'HH:mm:ss.SSSZ\", "
+        "'hoodie.keygen.timebased.output.dateformat' = 'yyyy/MM/dd/HH'"),
+        ("'2023-04-01T12:01:00.123Z'", "'2023-04-01T12:01:00.123+05:30'"), False),
     "mixed": (
         "STRING",
         ("'hoodie.keygen.timebased.timestamp.type' = 'MIXED', "

@@ -36,6 +36,24 @@ def operations(db: Any, table: str) -> list[str]:
     return [meta.commit_metadata(i).operation_type for i in meta.timeline.completed_writes()]
 
 
+def test_insert_into_timestamp_key_generator_offset_z_writes_every_row_and_refuses_unparseable(db: Any) -> None:
+    db.sql(
+        "CREATE TABLE ts_keyed (id INT, name STRING, ts_str STRING) USING hudi TBLPROPERTIES ("
+        "primaryKey = 'id', "
+        "'hoodie.table.keygenerator.class' = 'org.apache.hudi.keygen.TimestampBasedKeyGenerator', "
+        "'hoodie.keygen.timebased.timestamp.type' = 'DATE_STRING', "
+        "'hoodie.keygen.timebased.input.dateformat' = \"yyyy-MM-dd'T'HH:mm:ss.SSSZ\", "
+        "'hoodie.keygen.timebased.output.dateformat' = 'yyyy/MM/dd/HH') PARTITIONED BY (ts_str)"
+    )
+    values = ", ".join(f"({i}, 'n{i}', '2023-04-01T12:01:00.123Z')" for i in range(3))
+    assert metrics(db, f"INSERT INTO ts_keyed VALUES {values}")["num_affected_rows"] == 3
+    stored = [("ts_str=2023/04/01/12", i) for i in range(3)]  # SQL tables are hive-style, as Apache Hudi's
+    assert rows(db, "SELECT _hoodie_partition_path, id FROM ts_keyed ORDER BY id") == stored
+    with pytest.raises(HudiKeyError, match=r"ts_str='2023-04-01 12:01'.*input\.dateformat"):
+        db.sql("INSERT INTO ts_keyed VALUES (3, 'n3', '2023-04-01T13:01:00.000Z'), (4, 'n4', '2023-04-01 12:01')")
+    assert rows(db, "SELECT _hoodie_partition_path, id FROM ts_keyed ORDER BY id") == stored
+
+
 def test_insert_into_upserts_with_precombine_and_inserts_without(db: Any) -> None:
     db.sql(
         "CREATE TABLE keyed (id INT, name STRING, ts BIGINT) USING hudi "

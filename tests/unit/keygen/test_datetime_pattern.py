@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.keygen.datetime_pattern import has_zone_field, joda_to_spark_pattern
+from hudi_sql.keygen.datetime_pattern import (
+    has_zone_field,
+    joda_to_spark_parse_patterns,
+    joda_to_spark_pattern,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,3 +59,18 @@ def test_has_zone_field_offset_and_zone_letters_only_outside_quotes() -> None:
     assert has_zone_field("HH z")
     assert not has_zone_field("yyyy-MM-dd'Z'")
     assert not has_zone_field("yyyy/MM/dd")
+
+
+def test_joda_to_spark_parse_patterns_without_offset_is_the_format_pattern() -> None:
+    assert joda_to_spark_parse_patterns("yyyy-MM-dd HH:mm") == (joda_to_spark_pattern("yyyy-MM-dd HH:mm"),)
+    assert joda_to_spark_parse_patterns("yyyy ZZZ") == ("yyyy' 'VV",)
+
+
+@pytest.mark.parametrize("offset", ["Z", "ZZ"])
+def test_joda_to_spark_parse_patterns_offset_has_one_pattern_per_offset_form(offset: str) -> None:
+    # Joda's Z and ZZ both read 'Z', +05, +0530, +053015 (X, XXXX) and +05:30, +05:30:15 (XXXXX).
+    assert joda_to_spark_parse_patterns(f"HH{offset}") == ("HHX", "HHXXXX", "HHXXXXX")
+
+
+def test_joda_to_spark_parse_patterns_two_offsets_every_combination() -> None:
+    assert len(joda_to_spark_parse_patterns("Z'/'ZZ")) == 9
