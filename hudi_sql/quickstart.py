@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
     spark = hudi_sql.spark_session(state_dir=state, conf=conf)
     tables = args.tables or str(state / "quickstart")
-    storage = Storage.for_session(spark)
+    storage = Storage.for_session(spark, None, tables)
     for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
         path = join(qualify(tables), f"trips_{table_type.lower()}")
         storage.delete_dir(path)

@@ -55,7 +55,7 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
     if not path:
         raise HudiConfigError("A Hudi read needs the table's base path: spark.read.format('hudi').load(path).")
     configs = HudiConfigs.of({k: v for k, v in (options or {}).items() if k != "path"})
-    storage = Storage.for_session(spark, options)
+    storage = Storage.for_session(spark, options, path)
     if has_glob(path):  # older guides' load(base_path + "/*/*"): the partitions the glob reaches
         glob = resolve_glob(path)
         path, reached = glob.base_path, glob.partition_filter

@@ -70,9 +70,9 @@ class HudiSession:
     def execute(self, statement: st.Statement) -> DataFrame:
         """Run one analysed statement, reaching table storage with the session's store keys as they
         are now (a ``SET spark.hadoop.fs.s3a.endpoint=…`` before it counts)."""
-        from hudi_sql.storage.fs import Storage
+        from hudi_sql.storage.fs import use_session
 
-        Storage.for_session(self.spark, self.options)
+        use_session(self.spark, self.options)
         return run(self._context, statement)
 
     def statements(self, text: str) -> list[st.Statement]:

@@ -10,7 +10,7 @@ A ``Storage`` carries its :class:`~hudi_sql.storage.settings.StorageSettings` (e
 credentials, resolved once from the Spark session and the operation's options) and pickles
 into Spark tasks with them, so executors reach the store exactly as the driver does. Code
 running in a task uses the ``Storage`` it was handed, never a fresh ``Storage()``: a fresh one
-knows only this process's default (:func:`use_default_settings`, set by the driver's entry points).
+knows only this process's default (:func:`use_session`, registered by the driver's entry points).
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ __all__ = [
     "temp_path",
     "to_local_path",
     "to_uri",
-    "use_default_settings",
+    "use_session",
 ]
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.errors import StorageError
@@ -44,7 +45,11 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
     from pyspark.sql import SparkSession
 
-_DEFAULT_SETTINGS = StorageSettings()
+#: Where this process's default settings come from. The driver's entry points register their
+#: session here (:func:`use_session`, no work done); the settings are resolved only when a table on
+#: an object store is reached without settings in hand, so local tables never pay for the lookup
+#: (a few py4j calls, tens of milliseconds).
+_DEFAULT_SOURCE: Callable[[], StorageSettings] = StorageSettings
 
 #: How pyarrow says a Parquet file at a path does not read; our reads through a stream say it the
 #: same way. A named constant, so that the line raising it (which a task's traceback prints) does
@@ -53,16 +58,16 @@ _UNREADABLE_PARQUET = "Could not open Parquet input source"
 
 
 def default_settings() -> StorageSettings:
-    """The settings a ``Storage()`` made without any starts from in this process."""
-    return _DEFAULT_SETTINGS
+    """The settings a ``Storage()`` made without any uses in this process, resolved now."""
+    return _DEFAULT_SOURCE()
 
 
-def use_default_settings(settings: StorageSettings) -> None:
-    """Make *settings* this process's default: the driver's entry points call it with what the
-    session resolves, so driver-side code that opens a table without a ``Storage`` in hand
-    reaches the same store with the same credentials."""
-    global _DEFAULT_SETTINGS
-    _DEFAULT_SETTINGS = settings
+def use_session(spark: SparkSession | None, options: Mapping[str, Any] | None = None) -> None:
+    """Make *spark*'s store keys (and *options*') this process's default, looked up when first needed:
+    driver-side code that opens a table without a ``Storage`` in hand then reaches the same store
+    with the same credentials as the operation around it."""
+    global _DEFAULT_SOURCE
+    _DEFAULT_SOURCE = partial(StorageSettings.from_spark, spark, dict(options or {}))
 
 
 def to_local_path(path: str | os.PathLike[str]) -> str:
@@ -86,21 +91,41 @@ _LOCAL = LocalStore()
 class Storage:
     """Every file operation on table paths, by scheme. Picklable into Spark tasks."""
 
-    settings: StorageSettings = field(default_factory=default_settings)
+    #: ``None``: this process's default (:func:`default_settings`), looked up on first use.
+    _settings: StorageSettings | None = None
     _stores: dict[tuple[str, str], ObjectStore] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def for_session(cls, spark: SparkSession | None, options: dict[str, Any] | None = None) -> Storage:
-        """The storage of an operation in *spark* with *options*; also this process's default from now on."""
-        settings = StorageSettings.from_spark(spark, options)
-        use_default_settings(settings)
-        return cls(settings)
+    def for_session(cls, spark: SparkSession | None, options: Mapping[str, Any] | None = None,
+                    path: str | None = None) -> Storage:
+        """The storage of an operation in *spark* with *options* on the table at *path*; the session
+        also becomes this process's default (:func:`use_session`). A local *path* needs no store
+        keys, so none are looked up."""
+        use_session(spark, options)
+        if path is not None and is_local(path):
+            return cls(StorageSettings())
+        return cls(StorageSettings.from_spark(spark, dict(options or {})))
+
+    @classmethod
+    def for_path(cls, path: str) -> Storage:
+        """The storage of the table at *path*, with this process's default settings when it is remote."""
+        return cls(StorageSettings() if is_local(path) else default_settings())
+
+    @property
+    def settings(self) -> StorageSettings:
+        """The store keys this storage uses (and carries into Spark tasks)."""
+        if self._settings is None:
+            object.__setattr__(self, "_settings", default_settings())
+        assert self._settings is not None
+        return self._settings
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"settings": self.settings}
+        # A table's storage (TableMetaClient.storage) has its settings resolved; one still on the
+        # process default leaves it to the task's process, where it is empty (environment only).
+        return {"settings": self._settings}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        object.__setattr__(self, "settings", state["settings"])
+        object.__setattr__(self, "_settings", state["settings"])
         object.__setattr__(self, "_stores", {})
 
     def backend(self, path: str) -> LocalStore | ObjectStore:

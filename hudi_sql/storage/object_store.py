@@ -257,15 +257,8 @@ class ObjectStore:
         return iter(sorted(by_folder.items()))
 
     def read_bytes(self, uri: str) -> bytes:
-        try:
-            with self.fs.open_input_stream(self.key(uri)) as stream:
-                return stream.read()
-        except FileNotFoundError:
-            raise
-        except OSError as error:
-            if not self.exists(uri):
-                raise FileNotFoundError(uri) from error
-            raise self._failed("read", uri, error) from error
+        with self.open_input(uri) as source:
+            return source.read()
 
     def open_input(self, uri: str) -> pa.NativeFile:
         try:

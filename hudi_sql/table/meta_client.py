@@ -82,7 +82,7 @@ class TableMetaClient:
             TableNotFoundError: no ``hoodie.properties``.
             UnsupportedFeatureError: the table version is not one we read (named in the message).
         """
-        storage = storage or Storage()
+        storage = storage or Storage.for_path(base_path)
         layout = TableLayout.of(base_path)
         properties = _read_properties(storage, layout)
         support = check_readable(properties, base_path=layout.base_path)
@@ -90,7 +90,7 @@ class TableMetaClient:
 
     @staticmethod
     def exists(base_path: str, *, storage: Storage | None = None) -> bool:
-        storage = storage or Storage()
+        storage = storage or Storage.for_path(base_path)
         layout = TableLayout.of(base_path)
         return storage.exists(layout.properties_path) or storage.exists(layout.properties_path + ".backup")
 
@@ -433,7 +433,7 @@ def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storag
     Raises:
         UnsupportedFeatureError: a version other than 6 or 8.
     """
-    storage = storage or Storage()
+    storage = storage or Storage.for_path(base_path)
     layout = TableLayout.of(base_path)
     if TableMetaClient.exists(base_path, storage=storage):
         raise TableAlreadyExistsError(f"A Hudi table already exists at '{layout.base_path}'.")

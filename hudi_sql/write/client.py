@@ -203,7 +203,7 @@ class WriteClient:
         mode = (mode or "append").lower()
         # The store's endpoint and credentials, resolved once from the session and the options;
         # a bucket that does not exist or refuses the credentials fails here, before any write.
-        storage = Storage.for_session(df.sparkSession, self.options)
+        storage = Storage.for_session(df.sparkSession, self.options, self.base_path)
         storage.check_reachable(self.base_path)
         exists = TableMetaClient.exists(self.base_path, storage=storage)
         if mode in ("error", "errorifexists", "default") and exists:
