@@ -167,6 +167,7 @@ def test_we_read_apache_hudis_index_partitions_and_write_the_same_records(
     from hudi_sql.metadata.file_stats import footer_bloom_filter, parquet_column_stats
     from hudi_sql.metadata.index_keys import bloom_filter_key, column_stats_key
     from hudi_sql.model.schema import META_FIELDS
+    from hudi_sql.storage.fs import Storage
 
     path = tmp_path / "theirs_indexed"
     opts = options("theirs_indexed", table_type="COPY_ON_WRITE", **INDEXES)
@@ -180,9 +181,9 @@ def test_we_read_apache_hudis_index_partitions_and_write_the_same_records(
     for partition, file in _base_files(path):
         if file.name not in live:
             continue
-        for entry in parquet_column_stats(str(file), file.name, columns):
+        for entry in parquet_column_stats(str(file), file.name, columns, Storage()):
             expected_stats[column_stats_key(partition, file.name, entry.column_name)] = entry
-        type_code, text = footer_bloom_filter(str(file)) or ("", b"")
+        type_code, text = footer_bloom_filter(str(file), Storage()) or ("", b"")
         expected_blooms[bloom_filter_key(partition, file.name)] = (type_code, text)
     assert {k: _as_written(r.column_stats) for k, r in stats.items() if k in expected_stats} == expected_stats
     assert {k: (r.bloom_filter.type_code, r.bloom_filter.bloom_filter) for k, r in blooms.items()
