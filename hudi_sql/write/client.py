@@ -61,7 +61,6 @@ from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
-from hudi_sql.table.version import DEFAULT_CREATE_VERSION
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
@@ -136,7 +135,7 @@ class WriteClient:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
         if not config.populate_meta_fields:
             props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-        payload = config.payload_class or self._default_payload(ordering)
+        payload = config.payload_class or (Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST)
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
         if config.write_table_version is not None:
             props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
@@ -453,16 +452,7 @@ class WriteClient:
             return self.config.payload_class
         if meta is not None:
             return Payload.of(TableConfig.of(meta.properties).payload_class)
-        return self._default_payload(ordering)
-
-    def _default_payload(self, ordering: str | None) -> Payload:
-        """The payload of a table this (DataFrame) write creates without naming one, as Apache Hudi's
-        DataFrame writer picks it: 0.15 (table version 6) ``OverwriteWithLatestAvroPayload``
-        (``hoodie.datasource.write.payload.class``'s default), so a late record wins; 1.x (version
-        8 and up) the event-time merge mode when there is an ordering field. SQL tables take the
-        SQL layer's default (:mod:`hudi_sql.sql.planner`)."""
-        version = self.config.write_table_version or DEFAULT_CREATE_VERSION
-        return Payload.DEFAULT if ordering and version >= 8 else Payload.OVERWRITE_WITH_LATEST
+        return Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
         config = self.config
