@@ -65,8 +65,8 @@ class StorageSettings:
         sources: list[Any] = []
         if spark is not None:
             sources.append(_hadoop_configuration(spark))
-            sources.append([(k, v) for k, v in spark.sparkContext.getConf().getAll() if _store_key(k)])
-            runtime = getattr(spark.conf, "getAll", None) or {}  # keys set with spark.conf.set(...)
+            # the session's conf: the SparkConf it was built with and keys set since (spark.conf.set, SET)
+            runtime = getattr(spark.conf, "getAll", None) or {}
             sources.append({k: v for k, v in runtime.items() if _store_key(k)})
         sources.append(options)
         return cls.of(*sources)

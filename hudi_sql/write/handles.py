@@ -150,11 +150,11 @@ def _cast(column: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.Chunked
 def write_base_file(storage: Storage, path: str, table: pa.Table, options: HandleOptions,
                     record_keys: pa.Array | None) -> int:
     """Write one parquet base file with Hudi's footer keys; returns its size in bytes."""
-    with storage.open_output(path) as sink, pq.ParquetWriter(
-            sink, table.schema, **options.file.writer_options(table)) as writer:
-        writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
-        writer.add_key_value_metadata(_footer(options, record_keys))
-    return storage.size(path)
+    with storage.open_output(path) as sink:
+        with pq.ParquetWriter(sink, table.schema, **options.file.writer_options(table)) as writer:
+            writer.write_table(table, row_group_size=max(1, min(table.num_rows, _rows_per_group(table, options))))
+            writer.add_key_value_metadata(_footer(options, record_keys))
+        return sink.tell()  # the footer is written: no second look at the stored file
 
 
 def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes, bytes]:

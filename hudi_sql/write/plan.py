@@ -20,6 +20,7 @@ __all__ = [
 import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from functools import cached_property
 
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.parquet import FileWriteSettings
@@ -118,8 +119,9 @@ class HandleOptions:
     #: Where the table's files are and how to reach them (endpoint, credentials), resolved on the driver.
     storage_settings: StorageSettings = field(default_factory=StorageSettings)
 
-    @property
+    @cached_property
     def storage(self) -> Storage:
+        """One storage per options object, so a task's handles share its store clients."""
         return Storage(self.storage_settings)
 
     def to_json(self) -> str:

@@ -7,7 +7,7 @@ on a loopback port with one access key and one bucket, and is stopped by its pro
 
 Run it by hand for the README's S3 quick start::
 
-    python -m tools.s3.seaweedfs --port 8333 --dir /tmp/lake    # Ctrl-C stops it
+    python -m tools.s3.seaweedfs --port 8333 --dir DIR    # objects kept in DIR; Ctrl-C stops it
 """
 
 from __future__ import annotations
