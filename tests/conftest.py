@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S3 server, the oracle)
 
 from fixture_tables import cleanup_cache
+
+# Spark settings for every JVM this test session starts through spark-submit (the shared session,
+# writer processes, plain engines, the standalone cluster's executors), as a SPARK_CONF_DIR:
+# the serial collector, interpreted expressions, and no DataFrame call-site capture. On tables of
+# tens of rows and 2 cores, G1's concurrent threads and Janino's compile of every new query shape
+# cost more than they save (four Spark-heavy modules: 235 s with Spark's defaults, 209 s with the
+# serial collector, 192 s with interpreted expressions too; docs/testing.md), and PySpark's
+# call-site capture makes ~7 py4j calls per DataFrame method (a write's 1 400 calls become 600).
+# Nothing here changes a result, and the product's defaults stay as they are: bench/ runs
+# measure those (it drops SPARK_CONF_DIR).
+TEST_SPARK_DEFAULTS = {
+    "spark.driver.defaultJavaOptions": "-XX:+UseSerialGC",
+    "spark.executor.defaultJavaOptions": "-XX:+UseSerialGC",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
+}
+_SPARK_CONF_DIR = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    conf_dir = tempfile.mkdtemp(prefix="hudi-sql-spark-conf-")
+    Path(conf_dir, "spark-defaults.conf").write_text(
+        "".join(f"{key} {value}\n" for key, value in TEST_SPARK_DEFAULTS.items()))
+    config.stash[_SPARK_CONF_DIR] = conf_dir
+    os.environ["SPARK_CONF_DIR"] = conf_dir
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(config.stash.get(_SPARK_CONF_DIR, ""), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +61,25 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     )
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def hive_metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One standalone Hive metastore for every module that syncs to one or reads through one (Hive
+    sync, the engines reading synced tables, manifest sync): a metastore JVM start is ~15 s here.
+    Each module keeps to databases of its own. (The lock-provider tests start their own: a lock
+    service changes the metastore's configuration.)"""
+    from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
+
+    from hudi_sql.spark.session import child_process_env
+
+    work = tmp_path_factory.mktemp("hive-metastore")
+    port, process, log = start_hive_metastore(work, child_process_env())
+    try:
+        wait_for_port(port, process, log, 180)
+        yield HiveMetastore(f"thrift://127.0.0.1:{port}", port)
+    finally:
+        stop_process_group(process)
 
 
 @pytest.fixture(scope="session")

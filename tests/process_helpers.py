@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 _HIVE_SITE = """<?xml version="1.0"?>
 <configuration>
@@ -30,6 +30,13 @@ _LOCK_SERVICE = """<property><name>hive.support.concurrency</name><value>true</v
 <property><name>hive.in.test</name><value>true</value></property>
 <property><name>datanucleus.connectionPoolingType</name><value>HikariCP</value></property>
 """
+
+
+class HiveMetastore(NamedTuple):
+    """A running standalone metastore: its thrift URI and port."""
+
+    uri: str
+    port: int
 
 
 def free_port() -> int:

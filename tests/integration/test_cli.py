@@ -141,6 +141,7 @@ def test_interactive_prompt_multiline_statements(shell: Any) -> None:
 
 @pytest.mark.spark
 @pytest.mark.compat
+@pytest.mark.processes
 def test_hudi_sql_command_runs_a_fixture_script(tmp_path: Path) -> None:
     from fixture_tables import SampleTable
     from table_helpers import rows_of, rust_table

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import free_port, start_hive_metastore, stop_process_group, wait_for_port
+from process_helpers import HiveMetastore, free_port, stop_process_group, wait_for_port
 
 import hudi_sql
 from hudi_sql.spark.session import child_process_env
@@ -105,13 +105,11 @@ def _start(command: list[str], log: Path, cwd: Path, *, stdin: bool = False) -> 
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Engines]:
-    """The metastore, Spark's Thrift server and hudi-sql's thriftserver, on free loopback ports."""
+def engines(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
+            hive_metastore: HiveMetastore) -> Iterator[Engines]:
+    """Spark's Thrift server and hudi-sql's thriftserver on free loopback ports, on the session's metastore."""
     work = tmp_path_factory.mktemp("engines")
-    port, metastore, ms_log = start_hive_metastore(work, child_process_env())
-    request.addfinalizer(lambda: stop_process_group(metastore))
-    uri = f"thrift://127.0.0.1:{port}"
-    wait_for_port(port, metastore, ms_log, 180)
+    uri = hive_metastore.uri
 
     spark_port, spark_state = free_port(), work / "spark-thrift"
     spark_state.mkdir()

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import free_port, start_hive_metastore, stop_process_group, wait_for_port
+from process_helpers import HiveMetastore, free_port, stop_process_group, wait_for_port
 
 # engines: a metastore and a Spark Thrift server in processes of their own (the slow group).
 pytestmark = [pytest.mark.spark, pytest.mark.engines]
@@ -118,13 +118,13 @@ def _compile_stub_jar(work: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Services]:
-    """A Hive metastore and a Spark HiveServer2 using it, both on free loopback ports."""
+def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
+             hive_metastore: HiveMetastore) -> Iterator[Services]:
+    """The session's Hive metastore, and a Spark HiveServer2 using it on a free loopback port."""
     work = tmp_path_factory.mktemp("hive-services")
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
-    metastore_port, metastore, ms_log = start_hive_metastore(work, env)
+    metastore_port = hive_metastore.port
     hs2_port = free_port()
-    request.addfinalizer(lambda: stop_process_group(metastore))
 
     jar = _compile_stub_jar(work)
     hs2_state = work / "hs2"
@@ -137,9 +137,8 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     )
     request.addfinalizer(lambda: stop_process_group(hs2))
 
-    wait_for_port(metastore_port, metastore, ms_log, 180)
     wait_for_port(hs2_port, hs2, hs2_log, 240)
-    yield Services(f"thrift://127.0.0.1:{metastore_port}", hs2_port)
+    yield Services(hive_metastore.uri, hs2_port)
 
 
 class Hive:

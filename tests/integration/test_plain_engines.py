@@ -21,13 +21,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from process_helpers import start_hive_metastore, stop_process_group, wait_for_port
+from process_helpers import HiveMetastore, stop_process_group
 
 import hudi_sql
 from hudi_sql.spark.session import child_process_env
@@ -173,13 +172,9 @@ def test_plain_session_format_hudi_reads_like_hudi_sql_by_path_and_by_name_and_r
 
 
 @pytest.fixture(scope="module")
-def metastore_uri(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[str]:
-    """A Hive metastore from the PySpark wheel's jars (Derby in a temp folder) on a free loopback port."""
-    work = tmp_path_factory.mktemp("plain-engines-metastore")
-    port, proc, log = start_hive_metastore(work, _env())
-    request.addfinalizer(lambda: stop_process_group(proc))
-    wait_for_port(port, proc, log, 180)
-    yield f"thrift://127.0.0.1:{port}"
+def metastore_uri(hive_metastore: HiveMetastore) -> str:
+    """The session's standalone Hive metastore (PySpark wheel's jars, Derby in a temp folder)."""
+    return hive_metastore.uri
 
 
 def _manifest_files(base: Path) -> dict[str, list[str]]:

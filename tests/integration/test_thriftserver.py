@@ -462,6 +462,7 @@ def test_cli_main_serves_until_stopped(spark: Any, tables: Tables) -> None:
     assert not thread.is_alive()
 
 
+@pytest.mark.processes
 def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path: Path) -> None:
     """``hudi-sql thriftserver`` as its own process (own JVM and metastore), stopped by pid."""
     import sys
