@@ -30,8 +30,6 @@ def _driver(tmp_path_factory: pytest.TempPathFactory, suffix: str, setup: str) -
     log = state / "oracle.log"
     env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    # the test session's Spark defaults (tests/conftest.py): plain Spark settings its Spark 3.5 knows too
-    env["SPARK_CONF_DIR"] = os.environ["SPARK_CONF_DIR"]
     process = subprocess.Popen(
         [str(home / "venv" / "bin" / "python"), str(DRIVER), "--jar", ready["jar"],
          "--state-dir", str(state), "--log", str(log)],
