@@ -24,8 +24,8 @@ from fixture_tables import cleanup_cache
 # cost more than they save (four Spark-heavy modules: 235 s with Spark's defaults, 209 s with the
 # serial collector, 192 s with interpreted expressions too; docs/testing.md), and PySpark's
 # call-site capture makes ~7 py4j calls per DataFrame method (a write's 1 400 calls become 600).
-# Nothing here changes a result, and the product's defaults stay as they are: bench/ runs
-# measure those (it drops SPARK_CONF_DIR).
+# Nothing here changes a result, and the product's defaults stay as they are: bench/ timings,
+# run outside pytest, measure those.
 TEST_SPARK_DEFAULTS = {
     "spark.driver.defaultJavaOptions": "-XX:+UseSerialGC",
     "spark.executor.defaultJavaOptions": "-XX:+UseSerialGC",

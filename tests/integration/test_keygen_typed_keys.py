@@ -15,6 +15,7 @@ columns: the rendering the no-meta scenarios rely on.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,8 @@ def _first_rows(values: list[Any]) -> list[dict[str, Any]]:
     return [_row(i, value, ts=1, p="a" if i % 2 else "b") for i, value in enumerate(values)]
 
 
-def _writer(spark: Any, path: Path, spark_type: str, options: dict[str, str]) -> Any:
+def _writer(spark: Any, path: Path, spark_type: str,
+            options: dict[str, str]) -> Callable[[list[dict[str, Any]], str], hudi_sql.WriteResult]:
     def write(rows: list[dict[str, Any]], operation: str) -> hudi_sql.WriteResult:
         df = spark.createDataFrame([tuple(r.values()) for r in rows], _schema(spark_type))
         return hudi_sql.write(df, str(path), {**options, HudiWriteConfig.OPERATION.key: operation})
