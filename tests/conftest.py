@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S3 server, the oracle)
 
 from fixture_tables import cleanup_cache
+from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
 
 # Spark settings for every JVM this test session starts through spark-submit (the shared session,
 # writer processes, plain engines, the standalone cluster's executors), as a SPARK_CONF_DIR:
@@ -64,13 +65,11 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def hive_metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def hive_metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HiveMetastore]:
     """One standalone Hive metastore for every module that syncs to one or reads through one (Hive
     sync, the engines reading synced tables, manifest sync): a metastore JVM start is ~15 s here.
     Each module keeps to databases of its own. (The lock-provider tests start their own: a lock
     service changes the metastore's configuration.)"""
-    from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
-
     from hudi_sql.spark.session import child_process_env
 
     work = tmp_path_factory.mktemp("hive-metastore")

@@ -119,6 +119,12 @@ class Payload(Enum):
         return self.rules.java_class
 
     @classmethod
+    def unnamed(cls, *, ordered: bool) -> Payload:
+        """The payload of a write or table that names none: event-time merging when records carry
+        an ordering value, else the latest record wins."""
+        return cls.DEFAULT if ordered else cls.OVERWRITE_WITH_LATEST
+
+    @classmethod
     def of(cls, class_name: str | None, *, default: Payload | None = None) -> Payload:
         """The payload named by its Java class (*default* when none is named).
 

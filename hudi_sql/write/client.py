@@ -135,7 +135,7 @@ class WriteClient:
             props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
         if not config.populate_meta_fields:
             props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-        payload = config.payload_class or (Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST)
+        payload = self._payload(None, ordering)
         props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
         if config.write_table_version is not None:
             props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
@@ -452,7 +452,7 @@ class WriteClient:
             return self.config.payload_class
         if meta is not None:
             return Payload.of(TableConfig.of(meta.properties).payload_class)
-        return Payload.DEFAULT if ordering else Payload.OVERWRITE_WITH_LATEST
+        return Payload.unnamed(ordered=bool(ordering))
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
         config = self.config

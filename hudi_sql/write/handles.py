@@ -265,8 +265,7 @@ def create_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
 
 def handle_payload(options: HandleOptions) -> Payload:
     """The write's payload: the class the plan names, else the one its ordering flag stands for."""
-    fallback = Payload.DEFAULT if options.event_time_ordering else Payload.OVERWRITE_WITH_LATEST
-    return Payload.of(options.payload_class, default=fallback)
+    return Payload.of(options.payload_class, default=Payload.unnamed(ordered=options.event_time_ordering))
 
 
 def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,

@@ -123,7 +123,6 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     """The session's Hive metastore, and a Spark HiveServer2 using it on a free loopback port."""
     work = tmp_path_factory.mktemp("hive-services")
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
-    metastore_port = hive_metastore.port
     hs2_port = free_port()
 
     jar = _compile_stub_jar(work)
@@ -131,7 +130,7 @@ def services(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     hs2_state.mkdir()
     hs2_log = work / "hs2.log"
     hs2 = subprocess.Popen(
-        [sys.executable, "-c", _HS2_SCRIPT, str(metastore_port), str(hs2_port), str(jar), str(hs2_state)],
+        [sys.executable, "-c", _HS2_SCRIPT, str(hive_metastore.port), str(hs2_port), str(jar), str(hs2_state)],
         cwd=hs2_state, stdin=subprocess.PIPE, stdout=hs2_log.open("w"), stderr=subprocess.STDOUT, env=env,
         start_new_session=True,
     )

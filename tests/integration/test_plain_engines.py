@@ -171,12 +171,6 @@ def test_plain_session_format_hudi_reads_like_hudi_sql_by_path_and_by_name_and_r
 # Manifest-form Hive sync, on a standalone metastore
 
 
-@pytest.fixture(scope="module")
-def metastore_uri(hive_metastore: HiveMetastore) -> str:
-    """The session's standalone Hive metastore (PySpark wheel's jars, Derby in a temp folder)."""
-    return hive_metastore.uri
-
-
 def _manifest_files(base: Path) -> dict[str, list[str]]:
     """Partition folder (relative to the manifest root) -> the lines of its manifest."""
     root = base / ".hoodie" / ".aux" / "manifest"
@@ -193,13 +187,13 @@ def _manifest_rows(base: Path) -> tuple[int, int]:
 
 
 def test_manifest_sync_cow_after_insert_upsert_delete_lists_latest_base_files_and_hudi_sql_reads_every_form(
-        spark: Any, metastore_uri: str, tmp_path: Path) -> None:
+        spark: Any, hive_metastore: HiveMetastore, tmp_path: Path) -> None:
     from catalog.hive import HiveSyncTool, HmsMetastoreClient
     from hudi_sql.table.meta_client import TableMetaClient
 
     path = tmp_path / "trips"
     sync = {"hoodie.table.name": "trips", "hoodie.datasource.hive_sync.enable": "true",
-            "hoodie.datasource.hive_sync.mode": "hms", "hoodie.datasource.hive_sync.metastore.uris": metastore_uri,
+            "hoodie.datasource.hive_sync.mode": "hms", "hoodie.datasource.hive_sync.metastore.uris": hive_metastore.uri,
             "hoodie.datasource.hive_sync.database": "manifest_db",
             "hoodie.datasource.hive_sync.sync_as_manifest": "true"}
     _write(spark, path, [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(10)], **sync)
@@ -214,7 +208,7 @@ def test_manifest_sync_cow_after_insert_upsert_delete_lists_latest_base_files_an
     assert _manifest_rows(path) == expected  # exactly the latest base files: no duplicates, nothing missing
     assert set(_manifest_files(path)) == {"a", "b", "c"}
 
-    hms = HmsMetastoreClient.from_spark(spark, metastore_uri)
+    hms = HmsMetastoreClient.from_spark(spark, hive_metastore.uri)
     try:
         table = hms.get_table("manifest_db", "trips")
         assert table is not None and table.input_format == SYMLINK
@@ -235,20 +229,20 @@ def test_manifest_sync_cow_after_insert_upsert_delete_lists_latest_base_files_an
 
     state = tmp_path / "hudi-sql"
     state.mkdir()
-    result = _run_driver(_HUDI_SQL_DRIVER, {"state": str(state), "uris": metastore_uri,
+    result = _run_driver(_HUDI_SQL_DRIVER, {"state": str(state), "uris": hive_metastore.uri,
                                             "tables": ["manifest_db.trips", "serde_db.trips"]}, state)
     total = snapshot.agg({"v": "sum"}).collect()[0][0]
     assert result == {"manifest_db.trips": [*expected, total], "serde_db.trips": [*expected, total]}
 
 
-def test_manifest_sync_mor_registers_read_optimized_table_only(spark: Any, metastore_uri: str,
+def test_manifest_sync_mor_registers_read_optimized_table_only(spark: Any, hive_metastore: HiveMetastore,
                                                                tmp_path: Path) -> None:
     from catalog.hive import HmsMetastoreClient
 
     path = tmp_path / "rides"
     sync = {"hoodie.table.name": "rides", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
             "hoodie.datasource.hive_sync.enable": "true", "hoodie.datasource.hive_sync.mode": "hms",
-            "hoodie.datasource.hive_sync.metastore.uris": metastore_uri,
+            "hoodie.datasource.hive_sync.metastore.uris": hive_metastore.uri,
             "hoodie.datasource.hive_sync.database": "mor_manifest_db",
             "hoodie.datasource.hive_sync.sync_as_manifest": "true"}
     _write(spark, path, [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(10)], **sync)
@@ -257,7 +251,7 @@ def test_manifest_sync_mor_registers_read_optimized_table_only(spark: Any, metas
 
     read_optimized = spark.read.format("hudi").option("hoodie.datasource.query.type", "read_optimized").load(str(path))
     assert _manifest_rows(path) == (read_optimized.count(), 10)
-    hms = HmsMetastoreClient.from_spark(spark, metastore_uri)
+    hms = HmsMetastoreClient.from_spark(spark, hive_metastore.uri)
     try:
         ro = hms.get_table("mor_manifest_db", "rides_ro")
         assert ro is not None and ro.input_format == SYMLINK
