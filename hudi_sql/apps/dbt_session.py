@@ -40,11 +40,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def route_sql_through_hudi_sql(spark: Any) -> None:
-    """``spark.sql(text)`` of *spark* (only) runs through a hudi-sql session on it."""
+    """``spark.sql(text)`` of *spark* (only) runs through a hudi-sql session on it.
+
+    Idempotent: a process that runs dbt more than once (:func:`main` called again, as a program
+    driving ``dbtRunner`` does) routes once; routing twice would nest the two wrappers, each
+    sending the other's inner ``spark.sql`` calls back into hudi-sql.
+    """
     from pyspark.sql import SparkSession
 
     import hudi_sql
 
+    if getattr(spark, "_hudi_sql_routed", False):
+        return
+    spark._hudi_sql_routed = True
     session = hudi_sql.connect(spark)
     spark_sql = SparkSession.sql
     inside = threading.local()  # hudi-sql's own spark.sql calls go to Spark

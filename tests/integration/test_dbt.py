@@ -5,9 +5,10 @@ seed), ``view`` (a filter of it, fresh), ``incremental`` with ``merge`` (upserte
 others kept). Both of dbt-spark's methods:
 
 * ``thrift``: dbt talks to hudi-sql's thriftserver (a process of its own, stopped by process id);
-* ``session``: ``hudi-sql dbt`` runs dbt in-process on the embedded default session
-  (``$HUDI_SQL_HOME`` in a temp folder), its statements through hudi-sql; the results are read
-  back by a hudi-sql session on the same metastore once dbt is done.
+* ``session``: ``hudi-sql dbt``'s entry point runs dbt in-process on the embedded default
+  session (``$HUDI_SQL_HOME`` in a temp folder), its statements through hudi-sql, twice in one
+  Python process (as a scheduler driving dbt would); the results are read back by a hudi-sql
+  session on that same embedded session after each run.
 
 dbt runs from virtualenvs of its own (``tools/dbt/setup.sh``, which ``.ci/run`` calls); without
 them the test skips with the reason the setup recorded.
@@ -68,64 +69,76 @@ def server_port(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
     yield port
 
 
-def _run_dbt(project: Path, method: str, *args: str, home: Path | None = None) -> None:
-    flags = ["--project-dir", str(project), "--profiles-dir", str(project)]
-    env = {**child_process_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    if method == "thrift":
-        command = [str(_dbt()), *args, *flags]
-    else:
-        assert home is not None
-        command = [str(_session_python()), "-m", "hudi_sql.apps.dbt_session", *args, *flags]
-        env["HUDI_SQL_HOME"] = str(home)
-        env["PYSPARK_PYTHON"] = str(_session_python())
-    out = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=900, check=False, env=env)
-    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+def _dbt_flags(project: Path) -> list[str]:
+    return ["--project-dir", str(project), "--profiles-dir", str(project)]
 
 
-def _session_python() -> Path:
-    _dbt()
-    return DBT_DIR / "session-venv" / "bin" / "python"
+def _seed_csv(rides: list[Ride]) -> str:
+    return "\n".join(["id,rider,fare,ts", *(f"{i},{r},{f},{t}" for i, r, f, t in rides)]) + "\n"
 
 
-def _write_seed(project: Path, rides: list[Ride]) -> None:
-    lines = ["id,rider,fare,ts", *(f"{i},{r},{f},{t}" for i, r, f, t in rides)]
+def _write_seed(project: Path, csv: str) -> None:
     (project / "seeds").mkdir(exist_ok=True)
-    (project / "seeds" / "rides.csv").write_text("\n".join(lines) + "\n")
+    (project / "seeds" / "rides.csv").write_text(csv)
 
 
-class Reader:
-    """Reads the models back: through the thriftserver, or (session method) through a hudi-sql
-    session in a process of its own on the metastore dbt used."""
+def _thrift_runs(project: Path, port: int, seeds: list[str]) -> list[dict[str, list[tuple[Any, ...]]]]:
+    """``dbt build`` (a process of its own, talking to the thriftserver) once per seed; the models
+    read back through the thriftserver after each run."""
+    results = []
+    for csv in seeds:
+        _write_seed(project, csv)
+        out = subprocess.run([str(_dbt()), "build", *_dbt_flags(project)], cwd=project, capture_output=True,
+                             text=True, timeout=900, check=False,
+                             env={**child_process_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+        assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+        results.append({name: _thrift_rows(port, sql) for name, sql in _queries().items()})
+    return results
 
-    def __init__(self, port: int | None = None, home: Path | None = None) -> None:
-        self.port, self.home = port, home
 
-    def rows(self, queries: dict[str, str]) -> dict[str, list[tuple[Any, ...]]]:
-        if self.port is not None:
-            return {name: self._thrift(sql) for name, sql in queries.items()}
-        script = ("import json, sys, hudi_sql\n"
-                  "session = hudi_sql.connect(hudi_sql.spark_session(master='local[1]'))\n"
-                  "queries = json.loads(sys.argv[1])\n"
-                  "print('RESULT ' + json.dumps({n: [list(r) for r in session.sql(q).collect()] "
-                  "for n, q in queries.items()}, default=str))\n")
-        env = {**child_process_env(), "HUDI_SQL_HOME": str(self.home), "PYSPARK_PYTHON": str(_session_python())}
-        out = subprocess.run([str(_session_python()), "-c", script, json.dumps(queries)], capture_output=True,
-                             text=True, timeout=600, check=False, env=env)
-        for line in out.stdout.splitlines():
-            if line.startswith("RESULT "):
-                return {n: sorted(tuple(r) for r in rows) for n, rows in json.loads(line[7:]).items()}
-        raise AssertionError(out.stdout[-3000:] + out.stderr[-3000:])
+def _thrift_rows(port: int, sql: str) -> list[tuple[Any, ...]]:
+    from pyhive import hive
 
-    def _thrift(self, sql: str) -> list[tuple[Any, ...]]:
-        from pyhive import hive
+    connection = hive.connect(host="127.0.0.1", port=port, username="test")
+    try:
+        cursor = connection.cursor()
+        cursor.execute(sql)
+        return sorted(tuple(r) for r in cursor.fetchall())
+    finally:
+        connection.close()
 
-        connection = hive.connect(host="127.0.0.1", port=self.port, username="test")
-        try:
-            cursor = connection.cursor()
-            cursor.execute(sql)
-            return sorted(tuple(r) for r in cursor.fetchall())
-        finally:
-            connection.close()
+
+# The session method in one process, as a scheduler running dbt nightly in a long-lived Python
+# would: ``hudi-sql dbt``'s entry point (``main``) once per seed, and the models read back by a
+# hudi-sql session on the same embedded session after each run (one JVM start, not four).
+_SESSION_RUNS = r"""
+import json, sys
+from pathlib import Path
+import hudi_sql
+from hudi_sql.apps.dbt_session import main
+project, seeds, queries = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+for csv in seeds:
+    (project / "seeds").mkdir(exist_ok=True)
+    (project / "seeds" / "rides.csv").write_text(csv)
+    status = main(["build", "--project-dir", str(project), "--profiles-dir", str(project)])
+    if status != 0:
+        sys.exit(status)
+    session = hudi_sql.connect(hudi_sql.spark_session())
+    print("RESULT " + json.dumps({n: [list(r) for r in session.sql(q).collect()] for n, q in queries.items()},
+                                 default=str), flush=True)
+"""
+
+
+def _session_runs(project: Path, home: Path, seeds: list[str]) -> list[dict[str, list[tuple[Any, ...]]]]:
+    python = str(DBT_DIR / "session-venv" / "bin" / "python")
+    env = {**child_process_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "HUDI_SQL_HOME": str(home),
+           "PYSPARK_PYTHON": python}
+    out = subprocess.run([python, "-c", _SESSION_RUNS, str(project), json.dumps(seeds), json.dumps(_queries())],
+                         cwd=project, capture_output=True, text=True, timeout=900, check=False, env=env)
+    results = [{n: sorted(tuple(r) for r in rows) for n, rows in json.loads(line[len("RESULT "):]).items()}
+               for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+    assert out.returncode == 0 and len(results) == len(seeds), out.stdout[-6000:] + out.stderr[-3000:]
+    return results
 
 
 MODELS = ("rides_table", "rides_merged", "rides_appended", "rides_by_ts")
@@ -148,23 +161,19 @@ def _profile(method: str, port: int | None) -> str:
 @pytest.mark.parametrize("method", ["thrift", "session"])
 def test_dbt_table_view_and_incremental_models_on_hudi_tables_over_two_runs(
         method: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    _dbt()
     port = request.getfixturevalue("server_port") if method == "thrift" else None
-    home = tmp_path / "hudi-sql-home"
-    reader = Reader(port=port, home=home)
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
     (project / "profiles.yml").write_text(_profile(method, port))
 
-    _write_seed(project, FIRST)
-    _run_dbt(project, method, "build", home=home)  # seed, then the models (one process: CI time)
-    first = reader.rows(_queries())
+    seeds = [_seed_csv(FIRST), _seed_csv(SECOND)]  # dbt build (seed, then the models) once per seed
+    first, second = (_thrift_runs(project, port, seeds) if port is not None
+                     else _session_runs(project, tmp_path / "hudi-sql-home", seeds))
     for model in MODELS:
         assert first[model] == sorted(FIRST), model
     assert first["dear_rides"] == sorted((i, r, f) for i, r, f, _ in FIRST if f > 8)
 
-    _write_seed(project, SECOND)
-    _run_dbt(project, method, "build", home=home)
-    second = reader.rows(_queries())
     assert second["rides_table"] == sorted(SECOND)
     # The view reads the table as it is now.
     assert second["dear_rides"] == sorted((i, r, f) for i, r, f, _ in SECOND if f > 8)
