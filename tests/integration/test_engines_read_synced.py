@@ -1,5 +1,5 @@
-"""Engines that are not hudi-sql read what hudi-sql syncs: Spark's own Thrift server through
-Beeline, a plain PySpark session with Hive support, Spark's ``spark-sql`` CLI, and hudi-sql's
+"""Engines that are not hudi-sql read what hudi-sql syncs: Spark's own Thrift server (a plain
+PySpark session with Hive support) through Beeline, Spark's ``spark-sql`` CLI, and hudi-sql's
 thriftserver through PyHive, all on one standalone Hive metastore.
 
 A Copy-On-Write table and a Merge-On-Read table are written by hudi-sql (inserts, upserts,
@@ -17,10 +17,8 @@ process id (its process group).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,23 +60,6 @@ spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
 print("READY", flush=True)
 sys.stdin.read()
 """
-
-# A plain PySpark session with Hive support on the metastore: SQL by table name.
-_PLAIN_HIVE_SESSION = r"""
-import json, os, sys
-request = json.loads(sys.argv[1])
-from pyspark.sql import SparkSession
-spark = (SparkSession.builder.master("local[2]").appName("plain-hive-session")
-         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.hadoop.hive.metastore.uris", request["uris"])
-         .config("spark.sql.warehouse.dir", os.path.join(request["state"], "warehouse"))
-         .enableHiveSupport().getOrCreate())
-spark.sparkContext.setLogLevel("ERROR")
-out = {name: [list(r) for r in spark.sql(sql).collect()] for name, sql in request["queries"].items()}
-print("RESULT " + json.dumps(out), flush=True)
-"""
-
 
 def _aggregate(table: str) -> str:
     return f"SELECT count(*), count(DISTINCT id), CAST(sum(v) AS DOUBLE) FROM {DATABASE}.{table}"
@@ -183,22 +164,6 @@ def _beeline(engines: Engines) -> dict[str, list[Any]]:
                                                                    strict=True)}
 
 
-def _plain_session(engines: Engines) -> dict[str, list[Any]]:
-    state = engines.work / f"plain-{time.monotonic_ns()}"
-    state.mkdir()
-    log = state / "driver.log"
-    request = {"uris": engines.metastore_uri, "state": str(state), "queries": {t: _aggregate(t) for t in TABLES}}
-    proc = _start([sys.executable, "-c", _PLAIN_HIVE_SESSION, json.dumps(request)], log, state)
-    try:
-        proc.wait(timeout=600)
-    finally:
-        stop_process_group(proc)
-    for line in log.read_text().splitlines():
-        if line.startswith("RESULT "):
-            return {t: rows[0] for t, rows in json.loads(line[len("RESULT "):]).items()}
-    raise AssertionError(f"the plain session printed no result:\n{log.read_text()[-4000:]}")
-
-
 def _hudi_sql_thrift(engines: Engines) -> dict[str, list[Any]]:
     from pyhive import hive
 
@@ -231,49 +196,72 @@ def _spark_sql_cli(engines: Engines, cow: Path) -> list[str]:
     return [line for line in out.stdout.splitlines() if line.strip()]
 
 
-def test_every_engine_reads_synced_tables_as_hudi_sql_does_after_each_step(
-        spark: Any, engines: Engines, tmp_path: Path) -> None:
-    cow, mor = tmp_path / "trips", tmp_path / "rides"
-    mor_opts = {"hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+@dataclass(frozen=True)
+class SyncedTables:
+    cow: Path
+    mor: Path
+    orders: Path
+
+
+MOR_OPTS = {"hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+
+
+@pytest.fixture(scope="module")
+def synced(spark: Any, engines: Engines, tmp_path_factory: pytest.TempPathFactory) -> SyncedTables:
+    """``trips`` (COW) and ``rides`` (MOR) after an insert, an upsert and a delete, each synced;
+    ``orders`` bootstrapped and synced by the procedure."""
+    work = tmp_path_factory.mktemp("synced")
+    cow, mor = work / "trips", work / "rides"
     first = [(i, "a" if i % 2 else "b", 1, float(i)) for i in range(12)]
     upsert = [(i, "a" if i % 2 else "b", 2, float(i) * 10) for i in range(0, 12, 3)] + [(30, "c", 2, 3.0)]
     deletes = [(1, "a", 3, 0.0), (2, "b", 3, 0.0)]
-    for path, extra in ((cow, {}), (mor, mor_opts)):
+    for path, extra in ((cow, {}), (mor, MOR_OPTS)):
         extra = {**extra, "hoodie.table.name": path.name}
         _write(spark, path, first, **extra)
         _write(spark, path, upsert, **extra, **{"hoodie.datasource.write.operation": "upsert"})
         _write(spark, path, deletes, **extra, **{"hoodie.datasource.write.operation": "delete"})
         _sync(spark, engines, path, path.name)
-    assert list(mor.glob("*/.*.log.*")), "the MOR upserts and deletes should be in log files"
-    orders = tmp_path / "orders"
-    _bootstrap(spark, engines, tmp_path / "orders_source", orders)
+    orders = work / "orders"
+    _bootstrap(spark, engines, work / "orders_source", orders)
+    return SyncedTables(cow, mor, orders)
 
-    expected = _expected(spark, cow, mor, orders)
+
+# Spark's Thrift server above is a plain PySpark session with Hive support and nothing of
+# hudi-sql, so Beeline's answers are what such a session reads by table name (a fresh plain
+# session reading by name and by path: tests/integration/test_plain_engines.py).
+
+
+def test_every_engine_reads_synced_upserts_and_deletes_as_hudi_sql_does(
+        spark: Any, engines: Engines, synced: SyncedTables) -> None:
+    assert list(synced.mor.glob("*/.*.log.*")), "the MOR upserts and deletes should be in log files"
+    expected = _expected(spark, synced.cow, synced.mor, synced.orders)
     assert expected["orders"] == [40, 40, float(sum(range(40)))], "the bootstrap reads as its source"
     assert expected["rides_rt"][:2] == [11, 11] and expected["rides_ro"] != expected["rides_rt"]  # logs: not in _ro
     assert _beeline(engines) == expected
-    assert _plain_session(engines) == expected
     assert _hudi_sql_thrift(engines) == expected
     n, k = expected["trips"][:2]
-    assert _spark_sql_cli(engines, cow) == [f"{n}\t{k}", f"{n}\t{k}"]
+    assert _spark_sql_cli(engines, synced.cow) == [f"{n}\t{k}", f"{n}\t{k}"]
 
-    # A compaction (MOR) and cleans rewrite the file set; a re-sync, and every engine follows.
+
+def test_every_engine_follows_a_compaction_and_cleans_after_a_resync(
+        spark: Any, engines: Engines, synced: SyncedTables) -> None:
+    """A compaction (MOR) and cleans rewrite the file set; a re-sync, and every engine follows
+    (Spark's Thrift server has read these tables before: its cached relations must not stay)."""
     services = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1",
                 "hoodie.clean.automatic": "true", "hoodie.cleaner.commits.retained": "1"}
     more = [(i, "a" if i % 2 else "b", 4, -float(i)) for i in range(4, 8)]
-    for path, extra in ((cow, {}), (mor, mor_opts), (orders, {})):  # orders: skeleton groups rewritten
+    for path, extra in ((synced.cow, {}), (synced.mor, MOR_OPTS), (synced.orders, {})):  # orders: skeletons rewritten
         extra = {**extra, "hoodie.table.name": path.name}
         _write(spark, path, more, **extra, **services, **{"hoodie.datasource.write.operation": "upsert"})
         _sync(spark, engines, path, path.name)
     from hudi_sql.table.meta_client import TableMetaClient
 
-    timeline = TableMetaClient.load(str(mor)).timeline
+    timeline = TableMetaClient.load(str(synced.mor)).timeline
     assert any(i.action == "commit" for i in timeline.completed_writes().instants), "a compaction should have run"
-    expected = _expected(spark, cow, mor, orders)
+    expected = _expected(spark, synced.cow, synced.mor, synced.orders)
     assert expected["orders"][:2] == [40, 40]
     assert expected["rides_ro"] == expected["rides_rt"]  # compacted: the base files hold everything
     assert _beeline(engines) == expected
-    assert _plain_session(engines) == expected
     assert _hudi_sql_thrift(engines) == expected
 
 
