@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-import shutil
+import shlex
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,17 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S
 from fixture_tables import cleanup_cache
 from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
 
-# Spark settings for every JVM this test session starts through spark-submit (the shared session,
-# writer processes, plain engines, the standalone cluster's executors), as a SPARK_CONF_DIR:
-# the serial collector, interpreted expressions, and no DataFrame call-site capture. On tables of
-# tens of rows and 2 cores, G1's concurrent threads and Janino's compile of every new query shape
-# cost more than they save (four Spark-heavy modules: 235 s with Spark's defaults, 209 s with the
-# serial collector, 192 s with interpreted expressions too; docs/testing.md), and PySpark's
-# call-site capture makes ~7 py4j calls per DataFrame method (a write's 1 400 calls become 600).
-# Nothing here changes a result, and the product's defaults stay as they are: bench/ timings,
-# run outside pytest, measure those.
+# Spark settings for every JVM this test session starts through PySpark (the shared session,
+# writer processes, plain engines, the hudi-sql command and thriftserver, the standalone cluster's
+# executors, our systems in benchmark runs), passed in PYSPARK_SUBMIT_ARGS: the serial collector,
+# interpreted expressions, and no DataFrame call-site capture. On tables of tens of rows and 2 cores,
+# G1's concurrent threads and Janino's compile of every new query shape cost more than they save
+# (four Spark-heavy modules: 235 s with Spark's defaults, 209 s with the serial collector, 192 s
+# with interpreted expressions too; docs/testing.md), and PySpark's call-site capture makes ~7 py4j
+# calls per DataFrame method (a write's 1 400 calls become 600). The drivers also map the class
+# archive of tools/jvm/class_archive.py when it has been made (~3 s less per JVM start). Nothing
+# here changes a result, and the product's defaults stay as they are: bench/ timings, run outside
+# pytest, measure those.
 TEST_SPARK_DEFAULTS = {
     "spark.driver.defaultJavaOptions": "-XX:+UseSerialGC",
     "spark.executor.defaultJavaOptions": "-XX:+UseSerialGC",
@@ -34,19 +35,23 @@ TEST_SPARK_DEFAULTS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
-_SPARK_CONF_DIR = pytest.StashKey[str]()
+
+
+def spark_submit_args(existing: str | None) -> str:
+    """``PYSPARK_SUBMIT_ARGS`` with the test defaults first (a ``--conf`` already in *existing* wins:
+    spark-submit keeps the last). Not ``SPARK_CONF_DIR``: Spark puts that folder on the class
+    path, and a class archive cannot be used with a non-empty folder there."""
+    from tools.jvm.class_archive import GC_OPTION, driver_java_options
+
+    conf = dict(TEST_SPARK_DEFAULTS)
+    assert GC_OPTION in conf["spark.driver.defaultJavaOptions"]  # the collector the archive was made under
+    conf["spark.driver.defaultJavaOptions"] = f"{conf['spark.driver.defaultJavaOptions']} {driver_java_options()}".strip()
+    ours = " ".join(f"--conf {shlex.quote(f'{key}={value}')}" for key, value in conf.items())
+    return f"{ours} {existing or 'pyspark-shell'}"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    conf_dir = tempfile.mkdtemp(prefix="hudi-sql-spark-conf-")
-    Path(conf_dir, "spark-defaults.conf").write_text(
-        "".join(f"{key} {value}\n" for key, value in TEST_SPARK_DEFAULTS.items()))
-    config.stash[_SPARK_CONF_DIR] = conf_dir
-    os.environ["SPARK_CONF_DIR"] = conf_dir
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    shutil.rmtree(config.stash.get(_SPARK_CONF_DIR, ""), ignore_errors=True)
+    os.environ["PYSPARK_SUBMIT_ARGS"] = spark_submit_args(os.environ.get("PYSPARK_SUBMIT_ARGS"))
 
 
 @pytest.fixture(scope="session")
