@@ -73,6 +73,7 @@ from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ class BloomIndex(Index):
         candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
         storage = self.context.meta_client.storage
         if not self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
-            return spark.createDataFrame([(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
+            return local_frame(spark, [(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
         if metadata is not None and metadata.has(MetadataPartition.COLUMN_STATS):
             _KEY_RANGES.update(_metadata_key_ranges(metadata, candidates))
         unknown = [c for c in candidates if c[2] not in _KEY_RANGES]
@@ -241,7 +242,7 @@ class BloomIndex(Index):
                 read = list(pool.map(partial(_key_range, storage=storage), (path for _, _, path in unknown)))
         else:
             slices = min(len(unknown), spark.sparkContext.defaultParallelism)
-            rows = (spark.createDataFrame(unknown, _CANDIDATE_DDL).repartition(slices)
+            rows = (local_frame(spark, unknown, _CANDIDATE_DDL).repartition(slices)
                     .mapInArrow(_key_range_reader(storage), _RANGE_DDL).collect())
             by_position = {r["_fi"]: (r["_min"], r["_max"]) for r in rows}
             read = [by_position[i] for i, _, _ in unknown]
@@ -249,8 +250,8 @@ class BloomIndex(Index):
         if len(_KEY_RANGES) + len(unknown) > _KEY_RANGE_CACHE_SIZE:
             _KEY_RANGES.clear()
         _KEY_RANGES.update((path, bounds) for (_, _, path), bounds in zip(unknown, read))
-        return spark.createDataFrame([(i, partition, *_KEY_RANGES[path]) for i, partition, path in candidates],
-                                     _RANGE_DDL)
+        return local_frame(spark, [(i, partition, *_KEY_RANGES[path]) for i, partition, path in candidates],
+                           _RANGE_DDL)
 
 
 def _metadata_key_ranges(metadata: MetadataTableReader,

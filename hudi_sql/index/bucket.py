@@ -56,6 +56,7 @@ from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, register_index
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.write.plan import BucketInfo, BucketType, InsertRange, WorkloadProfile
 
 if TYPE_CHECKING:
@@ -224,7 +225,7 @@ class BucketIndex(Index):
         existing = existing_bucket_file_ids(context.view, sorted(batch_partitions(records)))
         if not existing:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        groups = records.sparkSession.createDataFrame(
+        groups = local_frame(records.sparkSession,
             [(p, b, s.file_id) for (p, b), s in sorted(existing.items())], "_bp string, _bb int, _bf string")
         # The bucket number stays on the records: the write routes new buckets' inserts by it.
         bucketed = records.withColumn(BUCKET_ID_COLUMN, bucket_id_column(F.col(RECORD_KEY_FIELD), fields,

@@ -54,6 +54,7 @@ from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.fs import Storage
@@ -537,14 +538,14 @@ class WriteClient:
                       if b.bucket_type is BucketType.UPDATE]
         routed = tagged
         if update_ids:
-            updates = spark.createDataFrame(update_ids, "_up string, _uf string, _ub int")
+            updates = local_frame(spark, update_ids, "_up string, _uf string, _ub int")
             routed = routed.join(F.broadcast(updates), (F.col(PARTITION_PATH_FIELD) == F.col("_up")) & (
                 F.col(FILE_ID_COLUMN) == F.col("_uf")), "left")
         else:
             routed = routed.withColumn("_ub", F.lit(None).cast("int"))
         if plan.insert_ranges:
-            ranges = spark.createDataFrame([(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
-                                           "_ip string, _lo int, _hi int, _ib int")
+            ranges = local_frame(spark, [(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
+                                 "_ip string, _lo int, _hi int, _ib int")
             if self.config.index_type is IndexType.BUCKET:
                 from hudi_sql.index.bucket import bucket_hash_fields, bucket_id_column, bucket_num
 

@@ -1,0 +1,51 @@
+"""Small driver-side tables (a write plan's buckets, a read plan's file slices, a list of files)
+as Spark local relations.
+
+``SparkSession.createDataFrame(rows, ddl)`` of Python rows makes an RDD of pickled rows: every
+job that touches the frame unpickles them again in its tasks, and a broadcast of it is a Spark
+job of its own (~100 ms each on two cores, for a few rows). The same rows passed as an Arrow table
+stay in the plan as a ``LocalRelation``: reading or broadcasting them needs no job at all. A
+20-row upsert ran two such broadcasts; the task frames of reads, compaction and clustering one
+scan each.
+"""
+
+from __future__ import annotations
+
+__all__ = ["local_frame"]
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+
+def local_frame(spark: SparkSession, rows: Sequence[Sequence[Any]], ddl: str) -> DataFrame:
+    """*rows* (tuples in the column order of *ddl*, e.g. ``"path string, size long"``) as a
+    DataFrame that Spark keeps in its plan (meant for driver-side tables of up to thousands of
+    rows; Spark turns one above ``spark.sql.execution.arrow.localRelationThreshold`` into an RDD)."""
+    import pyarrow as pa
+
+    struct, schema = _schemas(ddl)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    table = pa.Table.from_arrays([pa.array(list(values), type=field.type) for values, field in zip(
+        columns, schema, strict=True)], schema=schema)
+    return spark.createDataFrame(table, struct)
+
+
+# DDL text -> its Spark and Arrow schemas. The DDLs are constants of this package's modules, so
+# this stays small; a parsed schema holds no reference to a session.
+_SCHEMAS: dict[str, tuple[StructType, pa.Schema]] = {}
+
+
+def _schemas(ddl: str) -> tuple[StructType, pa.Schema]:
+    found = _SCHEMAS.get(ddl)
+    if found is None:
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from pyspark.sql.types import StructType
+
+        struct = StructType.fromDDL(ddl)
+        found = _SCHEMAS[ddl] = (struct, to_arrow_schema(struct))
+    return found
