@@ -1,12 +1,12 @@
-"""Small driver-side tables (a write plan's buckets, a read plan's file slices, a list of files)
-as Spark local relations.
+"""Small driver-side tables (a write plan's routing, a read plan's file slices, a list of files,
+a statement's result) as Spark local relations.
 
 ``SparkSession.createDataFrame(rows, ddl)`` of Python rows makes an RDD of pickled rows: every
-job that touches the frame unpickles them again in its tasks, and a broadcast of it is a Spark
-job of its own (~100 ms each on two cores, for a few rows). The same rows passed as an Arrow table
-stay in the plan as a ``LocalRelation``: reading or broadcasting them needs no job at all. A
-20-row upsert ran two such broadcasts; the task frames of reads, compaction and clustering one
-scan each.
+job that touches the frame unpickles them again in its tasks (a collect of 20 such rows took
+~120 ms on two cores). The same rows passed as an Arrow table stay in the plan as a
+``LocalRelation``: collecting them runs no Spark job (3 ms), and the jobs that read them (a
+broadcast, a task frame's scan) read them from the plan. Six Spark-heavy test modules ran 11 %
+faster with the write, read and service frames built this way.
 """
 
 from __future__ import annotations
@@ -44,8 +44,11 @@ def _schemas(ddl: str) -> tuple[StructType, pa.Schema]:
     found = _SCHEMAS.get(ddl)
     if found is None:
         from pyspark.sql.pandas.types import to_arrow_schema
-        from pyspark.sql.types import StructType
+        from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
         struct = StructType.fromDDL(ddl)
+        if any(isinstance(f.dataType, (TimestampType, TimestampNTZType)) for f in struct.fields):
+            # Arrow would read a naive datetime as UTC where createDataFrame reads it as local time.
+            raise ValueError(f"local_frame takes no timestamp columns: {ddl}")
         found = _SCHEMAS[ddl] = (struct, to_arrow_schema(struct))
     return found

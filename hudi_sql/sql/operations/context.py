@@ -62,7 +62,11 @@ class OperationContext:
         return self.spark.createDataFrame([], StructType([]))
 
     def rows(self, schema: str, rows: list[tuple[Any, ...]]) -> DataFrame:
-        return self.spark.createDataFrame(rows, schema)
+        """A statement's result rows (no timestamp columns), kept in Spark's plan: showing or
+        collecting them runs no Spark job."""
+        from hudi_sql.spark.local_frame import local_frame
+
+        return local_frame(self.spark, rows, schema)
 
     def metrics(self, result: WriteResult | None, *, affected: int | None = None) -> DataFrame:
         """The one-row result of a DML statement."""
