@@ -307,13 +307,17 @@ class ObjectStore:
         return info.mtime.timestamp()
 
     def delete(self, uri: str) -> bool:
-        if not self.exists(uri):
-            return False
+        """``False`` when there was nothing to delete. One call: Arrow's S3, GCS and Azure file
+        systems look the object up themselves and raise ``FileNotFoundError`` when it is missing
+        (a lookup of ours first made each delete two requests); a store that reports a missing
+        object some other way is asked whether it exists only when the delete failed."""
         try:
             self.fs.delete_file(self.key(uri))
         except FileNotFoundError:
             return False
         except OSError as error:
+            if not self.exists(uri):
+                return False
             raise self._failed("delete", uri, error) from error
         return True
 
