@@ -225,8 +225,8 @@ class BucketIndex(Index):
         existing = existing_bucket_file_ids(context.view, sorted(batch_partitions(records)))
         if not existing:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        groups = local_frame(records.sparkSession,
-            [(p, b, s.file_id) for (p, b), s in sorted(existing.items())], "_bp string, _bb int, _bf string")
+        groups = local_frame(records.sparkSession, [(p, b, s.file_id) for (p, b), s in sorted(existing.items())],
+                             "_bp string, _bb int, _bf string")
         # The bucket number stays on the records: the write routes new buckets' inserts by it.
         bucketed = records.withColumn(BUCKET_ID_COLUMN, bucket_id_column(F.col(RECORD_KEY_FIELD), fields,
                                                                          num_buckets))

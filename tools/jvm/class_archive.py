@@ -69,7 +69,10 @@ def cache_dir() -> Path:
 def _key() -> str:
     import pyspark
 
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr
+    try:
+        java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr
+    except OSError:  # no Java here: no Spark either, and no archive to find
+        java = "none"
     jars = sorted(p.name for p in (Path(pyspark.__file__).resolve().parent / "jars").glob("*.jar"))
     digest = hashlib.sha256("\n".join([java, pyspark.__version__, *jars, GC_OPTION,
                                        Path(__file__).read_text()]).encode())
