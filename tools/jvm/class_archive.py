@@ -7,7 +7,7 @@ verifying the same ~20 000 classes from Spark's jars. A dynamic CDS archive (JDK
 a session start and first write went from 19.1 s to 15.8 s here (2 cores).
 
 The archive is only valid for the JVM and the class path it was made with, so it is cached under a
-key of the ``java -version``, the PySpark jars and this file, in ``~/.cache/hudi-sql/jvm``. A
+key of the ``java -version``, the PySpark jars and the recorded driver, in ``~/.cache/hudi-sql/jvm``. A
 JVM whose class path differs (another PySpark install) warns on stderr and runs without it;
 nothing is ever read differently. Made by ``python -m tools.jvm.class_archive`` (``.ci/run``'s
 set-up, ~1 minute once); ``tests/conftest.py`` uses it when it is there.
@@ -74,8 +74,7 @@ def _key() -> str:
     except OSError:  # no Java here: no Spark either, and no archive to find
         java = "none"
     jars = sorted(p.name for p in (Path(pyspark.__file__).resolve().parent / "jars").glob("*.jar"))
-    digest = hashlib.sha256("\n".join([java, pyspark.__version__, *jars, GC_OPTION,
-                                       Path(__file__).read_text()]).encode())
+    digest = hashlib.sha256("\n".join([java, pyspark.__version__, *jars, GC_OPTION, _TRAINING]).encode())
     return digest.hexdigest()[:16]
 
 
