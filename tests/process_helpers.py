@@ -5,6 +5,7 @@ with the process group it was started in."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -37,6 +38,12 @@ class HiveMetastore(NamedTuple):
 
     uri: str
     port: int
+
+
+def session_spark_conf() -> list[str]:
+    """The ``--conf`` options this test session gives PySpark's JVMs (``PYSPARK_SUBMIT_ARGS``,
+    ``tests/conftest.py``), for Spark's own launcher scripts (``spark-sql``), which do not read it."""
+    return [arg for arg in shlex.split(os.environ.get("PYSPARK_SUBMIT_ARGS", "")) if arg != "pyspark-shell"]
 
 
 def free_port() -> int:

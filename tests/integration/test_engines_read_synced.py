@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import HiveMetastore, free_port, stop_process_group, wait_for_port
+from process_helpers import HiveMetastore, free_port, session_spark_conf, stop_process_group, wait_for_port
 
 import hudi_sql
 from hudi_sql.spark.session import child_process_env
@@ -188,7 +188,7 @@ def _spark_sql_cli(engines: Engines, cow: Path) -> list[str]:
     state = engines.work / "spark-sql-cli"
     state.mkdir(exist_ok=True)
     out = subprocess.run(
-        [_spark_bin("spark-sql"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+        [_spark_bin("spark-sql"), *session_spark_conf(), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
          "--conf", "spark.driver.host=127.0.0.1", "--conf", f"spark.hadoop.hive.metastore.uris={engines.metastore_uri}",
          "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}", "-S", "-e", script],
         cwd=state, env=child_process_env(), capture_output=True, text=True, timeout=300, check=False)
@@ -292,7 +292,7 @@ def test_spark_sql_cli_on_hudi_sqls_embedded_metastore_reads_by_name_and_by_path
               f"CREATE TEMPORARY VIEW by_path USING hudi OPTIONS (path '{location}'); "
               "SELECT id, fare FROM by_path ORDER BY id;")
     cli = subprocess.run(
-        [_spark_bin("spark-sql"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+        [_spark_bin("spark-sql"), *session_spark_conf(), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
          "--conf", "spark.driver.host=127.0.0.1", "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}",
          "--conf", f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={state / 'metastore_db'}",
          "--driver-java-options", f"-Dderby.system.home={state}", "-S", "-e", script],
