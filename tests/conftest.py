@@ -17,6 +17,8 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S
 from fixture_tables import cleanup_cache
 from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
 
+from tools.jvm.class_archive import GC_OPTION, driver_java_options
+
 # Spark settings for every JVM this test session starts through PySpark (the shared session,
 # writer processes, plain engines, the hudi-sql command and thriftserver, the standalone cluster's
 # executors, our systems in benchmark runs), passed in PYSPARK_SUBMIT_ARGS: the serial collector,
@@ -29,8 +31,8 @@ from process_helpers import HiveMetastore, start_hive_metastore, stop_process_gr
 # here changes a result, and the product's defaults stay as they are: bench/ timings, run outside
 # pytest, measure those.
 TEST_SPARK_DEFAULTS = {
-    "spark.driver.defaultJavaOptions": "-XX:+UseSerialGC",
-    "spark.executor.defaultJavaOptions": "-XX:+UseSerialGC",
+    "spark.driver.defaultJavaOptions": GC_OPTION,  # the collector the class archive is made under
+    "spark.executor.defaultJavaOptions": GC_OPTION,
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.sql.codegen.wholeStage": "false",
     "spark.python.sql.dataFrameDebugging.enabled": "false",
@@ -41,11 +43,8 @@ def spark_submit_args(existing: str | None) -> str:
     """``PYSPARK_SUBMIT_ARGS`` with the test defaults first (a ``--conf`` already in *existing* wins:
     spark-submit keeps the last). Not ``SPARK_CONF_DIR``: Spark puts that folder on the class
     path, and a class archive cannot be used with a non-empty folder there."""
-    from tools.jvm.class_archive import GC_OPTION, driver_java_options
-
     conf = dict(TEST_SPARK_DEFAULTS)
-    assert GC_OPTION in conf["spark.driver.defaultJavaOptions"]  # the collector the archive was made under
-    conf["spark.driver.defaultJavaOptions"] = f"{conf['spark.driver.defaultJavaOptions']} {driver_java_options()}".strip()
+    conf["spark.driver.defaultJavaOptions"] = f"{GC_OPTION} {driver_java_options()}".strip()
     ours = " ".join(f"--conf {shlex.quote(f'{key}={value}')}" for key, value in conf.items())
     return f"{ours} {existing or 'pyspark-shell'}"
 

@@ -73,7 +73,7 @@ from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import local_frame, task_frame
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -241,8 +241,7 @@ class BloomIndex(Index):
             with ThreadPoolExecutor(max_workers=8) as pool:
                 read = list(pool.map(partial(_key_range, storage=storage), (path for _, _, path in unknown)))
         else:
-            slices = min(len(unknown), spark.sparkContext.defaultParallelism)
-            rows = (local_frame(spark, unknown, _CANDIDATE_DDL).repartition(slices)
+            rows = (task_frame(spark, unknown, _CANDIDATE_DDL, max_tasks=spark.sparkContext.defaultParallelism)
                     .mapInArrow(_key_range_reader(storage), _RANGE_DDL).collect())
             by_position = {r["_fi"]: (r["_min"], r["_max"]) for r in rows}
             read = [by_position[i] for i, _, _ in unknown]

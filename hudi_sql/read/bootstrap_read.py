@@ -31,7 +31,7 @@ from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.model.schema import META_FIELDS, conform
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.bootstrap_index import read_bootstrap_index
@@ -135,6 +135,5 @@ def read_bootstrap_slices(spark: SparkSession, slices: Sequence[BootstrapSlice],
     from hudi_sql.spark.schema import to_arrow_schema
 
     rows = [(s.skeleton_path, s.source_path, json.dumps(s.partition_values)) for s in slices]
-    frame = local_frame(spark, rows, "skeleton string, source string, values string")
-    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    frame = task_frame(spark, rows, "skeleton string, source string, values string")
     return frame.mapInArrow(_stitcher(to_arrow_schema(struct), storage), struct)

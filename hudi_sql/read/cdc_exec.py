@@ -32,7 +32,7 @@ from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 from hudi_sql.read.cdc_plan import CdcPlan, CdcSplit, SplitKind
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice, stored_logs
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -196,6 +196,5 @@ def read_cdc(spark: SparkSession, meta: TableMetaClient, plan: CdcPlan, target: 
                          first.instant_time if first else None, ordering_field, payload, meta.storage,
                          meta.recomputed_key_spec())
     rows = [(_split_json(s),) for s in plan.splits]
-    frame = local_frame(spark, rows, "split string")
-    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    frame = task_frame(spark, rows, "split string")
     return frame.mapInArrow(_task(ctx), CDC_QUERY_DDL)

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from hudi_sql.model.payload import Payload
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -65,9 +65,8 @@ def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
 
     specs = slice_specs(plan) + [FileSliceSpec("", "", path, ()) for path in base_files]
     rows = [(s.partition_path, s.file_id, s.base_file_path, json.dumps(list(s.log_file_paths))) for s in specs]
-    frame = local_frame(
+    frame = task_frame(
         spark, rows, "partition_path string, file_id string, base_file_path string, log_file_paths string")
-    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     target = to_arrow_schema(struct)
     ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
     first = meta.timeline.write_timeline().first

@@ -95,7 +95,7 @@ from hudi_sql.model.instant_payloads import (
 )
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.attempt import attempt, pending_to_run
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import FileStatus
 from hudi_sql.table.fs_view import FileSystemView, build_file_groups, refuse_bootstrap_skeletons
 from hudi_sql.table.meta_client import TableMetaClient
@@ -526,9 +526,7 @@ def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: Cluste
                          for s in group.slices]),
              json.dumps([new_file_id() for _ in range(group.num_output_file_groups)]))
             for index, group in enumerate(plan.groups)]
-    frame = local_frame(
-        spark, rows, "group_index int, partition_path string, slices string, file_ids string")
-    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
+    frame = task_frame(spark, rows, "group_index int, partition_path string, slices string, file_ids string")
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     options = handle_options(meta, configs, instant_time, schema_json or "", struct.json())

@@ -44,7 +44,7 @@ from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import CompactionOperation, CompactionPlan
 from hudi_sql.services.attempt import attempt, pending_to_run
 from hudi_sql.services.compaction_exec import STATUS_DDL, compactor_task
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
@@ -187,9 +187,8 @@ def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: Compac
         base = meta.layout.file_path(op.partition_path, op.base_file_name) if op.base_file_name else None
         logs = [meta.layout.file_path(op.partition_path, name) for name in op.log_file_names]
         rows.append((op.partition_path, op.file_id, op.base_instant, base, json.dumps(logs)))
-    frame = local_frame(
+    frame = task_frame(
         spark, rows, "partition_path string, file_id string, base_instant string, base_path string, log_paths string")
-    frame = frame.repartition(max(1, min(len(rows), spark.sparkContext.defaultParallelism * 2)))
     completed = tuple(meta.timeline.completed_writes().times())
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first

@@ -14,7 +14,7 @@ __all__ = ["read_parquet_files", "spark_reads_path"]
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.uri import is_local, scheme_of
 
 if TYPE_CHECKING:
@@ -52,8 +52,7 @@ def read_parquet_files(spark: SparkSession, paths: list[str], storage: Storage) 
 
     arrow_schema = storage.parquet_metadata(paths[0]).schema.to_arrow_schema().remove_metadata()
     struct = from_arrow_schema(arrow_schema)
-    frame = local_frame(spark, [(p,) for p in paths], "path string")
-    frame = frame.repartition(max(1, min(len(paths), spark.sparkContext.defaultParallelism * 2)))
+    frame = task_frame(spark, [(p,) for p in paths], "path string")
     return frame.mapInArrow(_file_reader(storage, arrow_schema), struct)
 
 

@@ -11,7 +11,7 @@ faster with the write, read and service frames built this way.
 
 from __future__ import annotations
 
-__all__ = ["local_frame"]
+__all__ = ["local_frame", "task_frame"]
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,15 @@ def local_frame(spark: SparkSession, rows: Sequence[Sequence[Any]], ddl: str) ->
     table = pa.Table.from_arrays([pa.array(list(values), type=field.type) for values, field in zip(
         columns, schema, strict=True)], schema=schema)
     return spark.createDataFrame(table, struct)
+
+
+def task_frame(spark: SparkSession, rows: Sequence[Sequence[Any]], ddl: str, *,
+               max_tasks: int | None = None) -> DataFrame:
+    """*rows* as a :func:`local_frame` spread over one Spark task per row, up to *max_tasks* (twice the
+    default parallelism unless given): the input of a ``mapInArrow`` whose tasks each do a piece of
+    work the driver planned (a file slice to merge, a file to read, a group to cluster)."""
+    cap = max_tasks if max_tasks is not None else 2 * spark.sparkContext.defaultParallelism
+    return local_frame(spark, rows, ddl).repartition(max(1, min(len(rows), cap)))
 
 
 # DDL text -> its Spark and Arrow schemas. The DDLs are constants of this package's modules, so

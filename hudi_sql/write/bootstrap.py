@@ -49,7 +49,7 @@ from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECT
 from hudi_sql.config.registry import parse_list
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.uri import is_local
 from hudi_sql.table.meta_client import TableMetaClient
@@ -291,8 +291,8 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
             schema_json = avro_schema_json(schema, meta.table_name)
             handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None)
             handle = replace(handle, spark_schema_json=_NO_DATA_COLUMNS)  # a skeleton has meta columns only
-            frame = local_frame(spark, [(spec_json(s),) for s in specs], "spec string")
-            frame = frame.repartition(max(1, min(len(specs), client.configs.get(HudiBootstrapConfig.PARALLELISM))))
+            frame = task_frame(spark, [(spec_json(s),) for s in specs], "spec string",
+                               max_tasks=client.configs.get(HudiBootstrapConfig.PARALLELISM))
             stats = [to_write_stat(row.asDict())
                      for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
             write_bootstrap_index(meta.base_path, request.source_path, [

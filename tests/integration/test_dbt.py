@@ -77,9 +77,13 @@ def _seed_csv(rides: list[Ride]) -> str:
     return "\n".join(["id,rider,fare,ts", *(f"{i},{r},{f},{t}" for i, r, f, t in rides)]) + "\n"
 
 
+def _seed_path(project: Path) -> Path:
+    return project / "seeds" / "rides.csv"
+
+
 def _write_seed(project: Path, csv: str) -> None:
-    (project / "seeds").mkdir(exist_ok=True)
-    (project / "seeds" / "rides.csv").write_text(csv)
+    _seed_path(project).parent.mkdir(exist_ok=True)
+    _seed_path(project).write_text(csv)
 
 
 def _thrift_runs(project: Path, port: int, seeds: list[str]) -> list[dict[str, list[tuple[Any, ...]]]]:
@@ -116,11 +120,10 @@ import json, sys
 from pathlib import Path
 import hudi_sql
 from hudi_sql.apps.dbt_session import main
-project, seeds, queries = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+seed, seeds, flags, queries = Path(sys.argv[1]), *(json.loads(a) for a in sys.argv[2:5])
 for csv in seeds:
-    (project / "seeds").mkdir(exist_ok=True)
-    (project / "seeds" / "rides.csv").write_text(csv)
-    status = main(["build", "--project-dir", str(project), "--profiles-dir", str(project)])
+    seed.write_text(csv)
+    status = main(["build", *flags])
     if status != 0:
         sys.exit(status)
     session = hudi_sql.connect(hudi_sql.spark_session())
@@ -133,7 +136,9 @@ def _session_runs(project: Path, home: Path, seeds: list[str]) -> list[dict[str,
     python = str(DBT_DIR / "session-venv" / "bin" / "python")
     env = {**child_process_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "HUDI_SQL_HOME": str(home),
            "PYSPARK_PYTHON": python}
-    out = subprocess.run([python, "-c", _SESSION_RUNS, str(project), json.dumps(seeds), json.dumps(_queries())],
+    _seed_path(project).parent.mkdir(exist_ok=True)  # the process writes each seed before its build
+    out = subprocess.run([python, "-c", _SESSION_RUNS, str(_seed_path(project)), json.dumps(seeds),
+                          json.dumps(_dbt_flags(project)), json.dumps(_queries())],
                          cwd=project, capture_output=True, text=True, timeout=900, check=False, env=env)
     results = [{n: sorted(tuple(r) for r in rows) for n, rows in json.loads(line[len("RESULT "):]).items()}
                for line in out.stdout.splitlines() if line.startswith("RESULT ")]
