@@ -83,12 +83,6 @@ SCRIPTS: dict[str, list[str]] = {
         "INSERT OVERWRITE TABLE {t} PARTITION (dt = '2024-01-02') SELECT 7, 'o', 7.5, 6",
         SELECT_ALL,
     ],
-    "cow_insert_overwrite_without_partition_clause": [
-        CREATE.format(kind="cow"),
-        INSERT_3,
-        "INSERT OVERWRITE TABLE {t} SELECT id + 10, name, price, ts, dt FROM {t} WHERE id = 1",
-        SELECT_ALL,
-    ],
     # INSERT OVERWRITE in every form Apache Hudi's deduceOverwriteConfig tells apart (issue 16)
     "cow_insert_overwrite_non_partitioned_table": [
         CREATE_FLAT,
@@ -111,20 +105,21 @@ SCRIPTS: dict[str, list[str]] = {
         "INSERT OVERWRITE TABLE {t} PARTITION (dt = '2024-01-01') SELECT id, name, price, ts FROM {t} WHERE id < 0",
         SELECT_ALL,
     ],
-    "cow_insert_overwrite_dynamic_by_spark_mode": [
+    # One table through the three modes in turn: dynamic by Spark's mode (only the partition
+    # written is replaced), dynamic by Hudi's, then static without a PARTITION clause (the whole
+    # table is replaced by what the query returns).
+    "cow_insert_overwrite_dynamic_by_either_mode_then_without_partition_clause": [
         CREATE.format(kind="cow"),
         INSERT_3,
         "SET spark.sql.sources.partitionOverwriteMode = dynamic",
         "INSERT OVERWRITE TABLE {t} SELECT 8, 'p', 8.5, 8, '2024-01-02'",
         "SET spark.sql.sources.partitionOverwriteMode = static",
         SELECT_ALL,
-    ],
-    "cow_insert_overwrite_dynamic_by_hudi_mode": [
-        CREATE.format(kind="cow"),
-        INSERT_3,
         "SET hoodie.datasource.overwrite.mode = DYNAMIC",
-        "INSERT OVERWRITE TABLE {t} SELECT 8, 'p', 8.5, 8, '2024-01-02'",
+        "INSERT OVERWRITE TABLE {t} SELECT 9, 'q', 9.5, 9, '2024-01-03'",
         "SET hoodie.datasource.overwrite.mode = STATIC",
+        SELECT_ALL,
+        "INSERT OVERWRITE TABLE {t} SELECT id + 10, name, price, ts, dt FROM {t} WHERE id = 1",
         SELECT_ALL,
     ],
     "cow_insert_overwrite_partly_static_two_level_partitions": [
