@@ -4,6 +4,8 @@ table must end with, the batch ids a table's commits record, and writes still in
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +19,17 @@ def write_input_files(folder: Path, files: int, rows_per_file: int = 6) -> list[
     ``ts`` (the ordering field) i, so the latest file wins each key."""
     folder.mkdir(parents=True, exist_ok=True)
     batches = []
+    started = time.time() - files
     for i in range(files):
         first = i * rows_per_file // 2
         rows = [{"id": first + k, "v": f"file{i}-{first + k}", "ts": i, "p": f"p{(first + k) % 2}"}
                 for k in range(rows_per_file)]
-        (folder / f"part-{i:03d}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        path = folder / f"part-{i:03d}.json"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        # Spark's file source takes files oldest first; files written in the same millisecond
+        # would come in any order, and with a payload where the latest batch wins (Apache Hudi
+        # 0.15's DataFrame default) the table would then depend on that order.
+        os.utime(path, (started + i, started + i))
         batches.append(rows)
     return batches
 

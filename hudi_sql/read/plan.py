@@ -5,7 +5,9 @@
   merged in Python;
 * read_optimized: base files of those slices only;
 * incremental: for each file group written by a completed write in (begin, end], the latest
-  base file written in that range, rows filtered to ``_hoodie_commit_time`` in (begin, end].
+  base file written in that range and the log blocks the range wrote (a base file written
+  before the range takes no part, as in Apache Hudi), rows filtered to ``_hoodie_commit_time``
+  in (begin, end].
 
 Listings come from the metadata table unless ``hoodie.metadata.enable`` is false for the read;
 with ``hoodie.enable.data.skipping``, snapshot and read-optimized plans also leave out the
@@ -230,14 +232,14 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
         for key in sorted(log_groups):
             file_slice = by_id.get(key)
             if file_slice is not None and key not in replaced:
-                if by_completion and file_slice.base_file is not None and not (
-                        begin < file_slice.base_instant_time <= end):
-                    # Apache Hudi 1.x merges only the records the range wrote: a base file written
-                    # before it takes no part (so an in-range update losing on event time still shows).
+                if file_slice.base_file is not None and not (begin < file_slice.base_instant_time <= end):
+                    # Apache Hudi (0.15 and 1.x) merges only the records the range wrote: its view of
+                    # the range holds the files the range's commits wrote, so a base file written
+                    # before it takes no part (an in-range update losing on event time still shows).
                     file_slice = replace(file_slice, base_file=None)
                 merge.append(file_slice)
                 if file_slice.base_file is not None and file_slice.base_file.path in native:
                     native = tuple(p for p in native if p != file_slice.base_file.path)
-    visible = writes.between(begin, end) if by_completion else writes.up_to(end)  # v8: the range's blocks only
+    visible = writes.between(begin, end)  # log blocks of the range's writes only, as Apache Hudi's log scanner
     return ReadPlan(QueryType.INCREMENTAL, end, schema, native, tuple(merge), begin=begin, end=end,
                     completed_instants=tuple(visible.times()))

@@ -62,6 +62,7 @@ from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
+from hudi_sql.table.version import DEFAULT_CREATE_VERSION
 from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
@@ -453,7 +454,13 @@ class WriteClient:
             return self.config.payload_class
         if meta is not None:
             return Payload.of(TableConfig.of(meta.properties).payload_class)
-        return Payload.unnamed(ordered=bool(ordering))
+        # Apache Hudi's DataFrame writer, per table version: 0.15 (version 6) takes
+        # ``OverwriteWithLatestAvroPayload`` (``hoodie.datasource.write.payload.class``'s default: a late
+        # record replaces the stored one, the batch is still precombined by the ordering field); 1.x
+        # (version 8 and up) merges by event time when there is an ordering field. SQL tables name
+        # the SQL layer's default (:mod:`hudi_sql.sql.planner`).
+        version = self.config.write_table_version or DEFAULT_CREATE_VERSION
+        return Payload.unnamed(ordered=bool(ordering) and version >= 8)
 
     def sizing(self, meta: TableMetaClient) -> SizingConfig:
         config = self.config

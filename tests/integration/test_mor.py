@@ -256,13 +256,14 @@ def test_mor_write_during_pending_compaction_is_read_then_kept_by_compaction(spa
 
 def test_mor_lower_ordering_value_in_later_deltacommit_loses_in_both_readers(spark: Any,
                                                                             tmp_path: Path) -> None:
-    """With a precombine field the table gets DefaultHoodieRecordPayload: the greater ``ts`` wins,
-    across log versions and against the base file. A ``_hoodie_is_deleted`` delete with a lower
+    """With DefaultHoodieRecordPayload the greater ``ts`` wins, across log versions and against
+    the base file. A ``_hoodie_is_deleted`` delete with a lower
     ``ts`` than the base row still deletes it, as Apache Hudi 0.15 reads and compacts it (a log
     delete is an empty payload there; tests/oracle/test_payload_differential.py); hudi 0.5.0
     keeps the row (the event-time rule of table version 8)."""
     path = str(tmp_path / "table")
-    _write(spark, path, "order", [_row(i, 10, "a") for i in range(1, 5)], "insert")
+    default = {"hoodie.datasource.write.payload.class": "org.apache.hudi.common.model.DefaultHoodieRecordPayload"}
+    _write(spark, path, "order", [_row(i, 10, "a") for i in range(1, 5)], "insert", **default)
     _write(spark, path, "order", [_row(1, 30, "a"), _row(2, 5, "a")])
     _write(spark, path, "order", [dict(_row(1, 20, "a"), _hoodie_is_deleted=False),
                                   dict(_row(3, 5, "a"), _hoodie_is_deleted=True)], schema=FLAGGED)

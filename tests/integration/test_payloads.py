@@ -72,3 +72,19 @@ def test_write_partial_update_payload_keeps_stored_values_of_null_fields(spark: 
     assert _rows(spark, path) == [(1, "a", 20)]
     props = (path / ".hoodie" / "hoodie.properties").read_text()
     assert "payload.class=org.apache.hudi.common.model.PartialUpdateAvroPayload" in props
+
+
+@pytest.mark.parametrize(("version", "late_wins"), [(None, True), ("8", False)])
+def test_dataframe_write_default_payload_is_apache_hudi_dataframe_default(spark: Any, tmp_path: Path,
+                                                                         version: str | None, late_wins: bool) -> None:
+    # Apache Hudi 0.15's DataFrame writer (table version 6) defaults to OverwriteWithLatestAvroPayload:
+    # a record with a lower ordering value than the stored one still replaces it. Apache Hudi 1.x
+    # (version 8) merges by event time when there is an ordering field. (SQL: the planner's default.)
+    path = tmp_path / "default"
+    options = {**OPTIONS, "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+               **({"hoodie.write.table.version": version} if version else {})}
+    hudi_sql.write(spark.createDataFrame([(1, "a", 10, "x")], SCHEMA), str(path), options)
+    hudi_sql.write(spark.createDataFrame([(1, "late", 5, "x")], SCHEMA), str(path), options)
+    assert _rows(spark, path) == ([(1, "late", 5)] if late_wins else [(1, "a", 10)])
+    hudi_sql.compact(spark, str(path))
+    assert _rows(spark, path) == ([(1, "late", 5)] if late_wins else [(1, "a", 10)])

@@ -56,6 +56,18 @@ def _rolled_back(spark: Any, path: Path, opts: dict[str, str]) -> list[str]:
     return instants
 
 
+def _late_update(spark: Any, path: Path, opts: dict[str, str]) -> list[str]:
+    """Event-time merging: commit 2 updates ids 0-3 with a lower ordering value than the stored rows
+    (they lose in the snapshot) and ids 4-5 with a higher one. An incremental read of commit 2
+    merges only what the range wrote, so the losing updates are in it (issue 37, item 3)."""
+    event_time = {**opts, "hoodie.datasource.write.payload.class":
+                  "org.apache.hudi.common.model.DefaultHoodieRecordPayload"}
+    first = _write(spark, path, batch(range(12), 10, "v1"), event_time, "insert")
+    second = _write(spark, path, batch([0, 1, 2, 3], 5, "late") + batch([4, 5, 12], 20, "v2"), event_time,
+                    "upsert")
+    return [first, second]
+
+
 # (name, table type, key generator, hive-style, how the table is made)
 SCENARIOS: list[tuple[str, str, str, bool, Callable[[Any, Path, dict[str, str]], list[str]]]] = [
     ("cow_simple_hive", "COPY_ON_WRITE", "simple", True, _insert_then_upsert),
@@ -65,6 +77,7 @@ SCENARIOS: list[tuple[str, str, str, bool, Callable[[Any, Path, dict[str, str]],
     ("mor_compacted", "MERGE_ON_READ", "simple", True, _compacted),
     ("cow_rolled_back", "COPY_ON_WRITE", "simple", False, _rolled_back),
     ("mor_rolled_back", "MERGE_ON_READ", "complex", False, _rolled_back),
+    ("mor_late_update", "MERGE_ON_READ", "simple", False, _late_update),
 ]
 
 

@@ -122,6 +122,17 @@ SCRIPTS: dict[str, list[str]] = {
         "INSERT OVERWRITE TABLE {t} SELECT id + 10, name, price, ts, dt FROM {t} WHERE id = 1",
         SELECT_ALL,
     ],
+    # A TIMESTAMP literal is stored as of the session time zone, not the JVM's (UTC in both
+    # engines' processes here): 15:04 in Los Angeles is 22:04 UTC (issue 37, item 5).
+    "cow_insert_overwrite_timestamp_in_the_session_time_zone": [
+        "SET spark.sql.session.timeZone = America/Los_Angeles",
+        ("CREATE TABLE {t} (id INT, ts TIMESTAMP, dt STRING) USING hudi PARTITIONED BY (dt) "
+         "TBLPROPERTIES (type = 'cow', primaryKey = 'id')"),
+        "INSERT OVERWRITE TABLE {t} VALUES (1, CAST('2023-04-04 15:04:00' AS TIMESTAMP), 'a')",
+        "SELECT id, CAST(ts AS STRING) AS wall_clock, unix_timestamp(ts) AS epoch, dt FROM {t}",
+        "SET spark.sql.session.timeZone = UTC",
+        "SELECT id, CAST(ts AS STRING) AS wall_clock, unix_timestamp(ts) AS epoch, dt FROM {t}",
+    ],
     "cow_insert_overwrite_partly_static_two_level_partitions": [
         ("CREATE TABLE {t} (id INT, name STRING, ts BIGINT, region STRING, dt STRING) USING hudi "
          "PARTITIONED BY (region, dt) LOCATION '{loc}' TBLPROPERTIES (type = 'cow', primaryKey = 'id', "
