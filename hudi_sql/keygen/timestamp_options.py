@@ -262,7 +262,7 @@ class TimestampOptions:
             if zone is None:
                 # Hudi prints in the zone the value was parsed in: the string's own offset, else
                 # the default zone; either way the wall time as written.
-                return F.date_format(self._wall_time(text), joda_to_spark_pattern(self.output_format))
+                return _printed(self._wall_time(text), self.output_format)
             instant = self._parse(text)
         else:
             unit = self.time_unit
@@ -273,7 +273,7 @@ class TimestampOptions:
             millis = unit.to_millis(count)
             instant = F.when(millis.between(-_MAX_TIMESTAMP_MILLIS, _MAX_TIMESTAMP_MILLIS), F.timestamp_millis(millis))
             zone = self.output_timezone
-        return F.date_format(_in_zone(instant, zone), joda_to_spark_pattern(self.output_format))
+        return _printed(_in_zone(instant, zone), self.output_format)
 
     def _parse(self, text: Column) -> Column:
         """The instant a string denotes, trying each input format in order (Joda's parser list)."""
@@ -305,6 +305,14 @@ class TimestampOptions:
         return F.date_format(
             _in_zone(F.timestamp_millis(F.lit(1)), zone), joda_to_spark_pattern(self.input_formats[0])
         )
+
+
+def _printed(time: Column, joda_pattern: str) -> Column:
+    """*time* printed with a Joda output pattern. ``java.time`` prints a year past 9999 with a
+    ``+`` (its sign style for a year wider than the pattern); Joda prints the digits alone, and so
+    does this (``+55840/11/08`` would be a partition folder Apache Hudi never writes)."""
+    text = F.date_format(time, joda_to_spark_pattern(joda_pattern))
+    return F.when(F.year(time) > 9999, F.regexp_replace(text, r"\+(\d{5,})", "$1")).otherwise(text)
 
 
 def _epoch_count(column: Column, data_type: DataType | None) -> Column:

@@ -379,6 +379,8 @@ def test_timestamp_key_generator_output_timezone_shifts_wall_clock(spark: SparkS
         ("SCALAR", "hours", 466764, "2023/04/01/12"),
         ("SCALAR", "NANOSECONDS", MILLIS * 1_000_000, "2023/04/01/12"),
         ("UNIX_TIMESTAMP", None, None, "1970/01/01/00"),
+        # a year past 9999: Joda prints its digits, java.time would put a '+' before them
+        ("UNIX_TIMESTAMP", None, 1_700_000_000_000, "55840/11/08/22"),
     ],
 )
 def test_timestamp_key_generator_numeric_units(
