@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S3 server, the oracle)
@@ -18,6 +19,12 @@ from fixture_tables import cleanup_cache
 from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
 
 from tools.jvm.class_archive import GC_OPTION, driver_java_options
+
+# Generative tests (tests/oracle/test_generative_differential.py): a few fixed-seed examples by
+# default, so CI runs the same ones every time; ``--hypothesis-profile=long`` searches further.
+settings.register_profile("ci", max_examples=2, derandomize=True, database=None, deadline=None)
+settings.register_profile("long", max_examples=100, database=None, deadline=None)
+settings.load_profile("ci")
 
 # Spark settings for every JVM this test session starts through PySpark (the shared session,
 # writer processes, plain engines, the hudi-sql command and thriftserver, the standalone cluster's

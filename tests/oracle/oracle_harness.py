@@ -62,6 +62,7 @@ class Tally:
 
     table_reads: list[str] = field(default_factory=list)
     script_steps: list[str] = field(default_factory=list)
+    generated_steps: list[int] = field(default_factory=list)  # per generated scenario, its steps run
 
 
 TALLY = Tally()

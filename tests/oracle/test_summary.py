@@ -15,7 +15,8 @@ def test_oracle_summary_counts_compared_pairs(oracle: Oracle, request: pytest.Fi
     ran_oracle_tests = [item for item in request.session.items
                         if item.get_closest_marker("oracle") and item.name != request.node.name]
     print(f"\nApache Hudi {oracle.info.get('spark')} oracle compared "
-          f"{len(TALLY.table_reads)} (table, read) pairs and {len(TALLY.script_steps)} (script, step) pairs")
+          f"{len(TALLY.table_reads)} (table, read) pairs and {len(TALLY.script_steps)} (script, step) pairs; "
+          f"{len(TALLY.generated_steps)} generated scenarios of {sum(TALLY.generated_steps)} steps in all")
     for what in TALLY.table_reads + TALLY.script_steps:
         print(f"  = {what}")
     if ran_oracle_tests:
