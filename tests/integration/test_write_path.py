@@ -88,14 +88,16 @@ def test_bulk_insert_global_sort_gives_files_disjoint_key_ranges(spark: Any, tmp
     assert all(prev[1] < nxt[0] for prev, nxt in itertools.pairwise(ranges)), ranges
 
 
-@pytest.mark.parametrize("operation", ["insert_overwrite", "insert_overwrite_table", "delete_partition"])
+@pytest.mark.parametrize("operation", ["insert_overwrite", "insert_overwrite_table", "delete_partition",
+                                       "delete_partition_of_the_batch"])
 def test_overwrite_operations_replace_file_groups_visible_only_after_instant(
         spark: Any, tmp_path: Path, operation: str) -> None:
     options = _options("ow")
     first = hudi_sql.write(spark.createDataFrame(_rows(range(6), p="a") + _rows(range(6, 9), p="b"), SCHEMA),
                            str(tmp_path), options)
     batch = _rows(range(100, 102), ts=2, p="a")
-    extra = {"hoodie.datasource.write.operation": operation}
+    # delete_partition names the partitions, or (none named) takes those of the batch's records
+    extra = {"hoodie.datasource.write.operation": operation.removesuffix("_of_the_batch")}
     if operation == "delete_partition":
         extra["hoodie.datasource.write.partitions.to.delete"] = "a*"
     second = hudi_sql.write(spark.createDataFrame(batch, SCHEMA), str(tmp_path), {**options, **extra})
@@ -108,6 +110,7 @@ def test_overwrite_operations_replace_file_groups_visible_only_after_instant(
         "insert_overwrite": {100, 101, 6, 7, 8},
         "insert_overwrite_table": {100, 101},
         "delete_partition": {6, 7, 8},
+        "delete_partition_of_the_batch": {6, 7, 8},
     }[operation]
     assert set(replaced) == ({"a", "b"} if operation == "insert_overwrite_table" else {"a"})
     ours = our_table(spark, str(tmp_path))
@@ -120,7 +123,7 @@ def test_overwrite_operations_replace_file_groups_visible_only_after_instant(
     # Incremental after the first commit: only what the replacecommit wrote.
     changes = our_table(spark, str(tmp_path), {"hoodie.datasource.query.type": "incremental",
                                                "hoodie.datasource.read.begin.instanttime": first.instant_time})
-    assert {r["id"] for r in changes.to_pylist()} == ({100, 101} if operation != "delete_partition" else set())
+    assert {r["id"] for r in changes.to_pylist()} == (set() if operation.startswith("delete_partition") else {100, 101})
     assert second.instant_time == instant.instant_time
 
 
