@@ -133,14 +133,17 @@ def existing_bucket_file_ids(view: FileSystemView, partitions: Iterable[str]) ->
 
 
 def bucket_file_ids(view: FileSystemView, partitions: Iterable[str], num_buckets: int, *,
-                    new_uuid: Callable[[], str] = lambda: str(uuid.uuid4())) -> dict[tuple[str, int], str]:
+                    new_uuid: Callable[[], str] = lambda: str(uuid.uuid4()),
+                    keep_existing: bool = True) -> dict[tuple[str, int], str]:
     """(partition, bucket number) -> file id, for every bucket of *partitions*.
 
-    Buckets with a file group keep its id; the others get a new bucket file id
-    (:func:`bucket_file_id`) from *new_uuid* (injected so plans are deterministic in tests), as
-    Java's ``SparkBucketIndexPartitioner`` names the buckets it has not seen.
+    Buckets with a file group keep its id (unless *keep_existing* is false: an overwrite replaces
+    them); the others get a new bucket file id (:func:`bucket_file_id`) from *new_uuid* (injected
+    so plans are deterministic in tests), as Java's ``SparkBucketIndexPartitioner`` names the
+    buckets it has not seen.
     """
-    existing = existing_bucket_file_ids(view, partitions)
+    partitions = list(partitions)
+    existing = existing_bucket_file_ids(view, partitions) if keep_existing else {}
     ids: dict[tuple[str, int], str] = {}
     for partition in partitions:
         for bucket in range(num_buckets):

@@ -241,3 +241,19 @@ def test_bucket_index_rejects_table_not_written_by_buckets(spark: Any, tmp_path:
     _write(spark, path, [("k1", "n", "a", 1, "v1")], _options(**{"hoodie.index.type": "SIMPLE"}))
     with pytest.raises(HudiFileFormatError, match="not named by a bucket number"):
         _write(spark, path, [("k1", "n", "a", 2, "v2")], _options())
+
+
+@pytest.mark.parametrize("operation", ["insert_overwrite", "insert_overwrite_table"])
+def test_bucket_overwrite_writes_its_records_to_new_file_groups(spark: Any, tmp_path: Path, operation: str) -> None:
+    # The replaced groups take no records: an overwrite whose records hash to a bucket that has a
+    # file group used to plan nothing for them and commit an empty table.
+    options = {"hoodie.table.name": "ow", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "part", "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
+    schema = "id BIGINT, part STRING, ts INT"
+    hudi_sql.write(spark.createDataFrame([(10, "a", 32), (11, "a", 0)], schema), str(tmp_path),
+                   {**options, "hoodie.datasource.write.operation": "insert"})
+    hudi_sql.write(spark.createDataFrame([(10, "a", 0)], schema), str(tmp_path),
+                   {**options, "hoodie.datasource.write.operation": operation})
+    rows = spark.read.format("hudi").load(str(tmp_path)).select("id", "ts", "_hoodie_file_name").collect()
+    assert [(r["id"], r["ts"]) for r in rows] == [(10, 0)]

@@ -2,8 +2,8 @@
 
 Hypothesis draws a table (key, partition and ordering column types, key generator, table type,
 payload, index, metadata table on or off) and a sequence of DataFrame writes (inserts, upserts
-with duplicate keys, late records and nulls, deletes of present and absent keys, compaction on
-Merge-On-Read). Each engine writes its own table; after every step the snapshot of our table,
+with duplicate keys, late records and nulls, deletes of present and absent keys, overwrites of
+the written partitions or the whole table, partitions deleted, compaction on Merge-On-Read). Each engine writes its own table; after every step the snapshot of our table,
 Apache Hudi's snapshot of its own and Apache Hudi's snapshot of ours must hold the same data
 rows. At the end both engines' incremental reads from a drawn commit, and their time travel to
 it, must agree too. A failure is shrunk to a minimal scenario, printed as a Python literal that
@@ -116,7 +116,9 @@ def scenarios(draw: Any) -> Scenario:
         ordering_type=draw(st.sampled_from(ORDERING_TYPES)),
         keygen=keygen, payload=draw(st.sampled_from(PAYLOADS)), index=index, metadata=draw(st.booleans()))
     scenario.steps.append(("insert", draw(_rows(scenario, allow_duplicates=False))))
-    operations = ["upsert", "upsert", "delete", "insert"]
+    operations = ["upsert", "upsert", "delete", "insert", "insert_overwrite", "insert_overwrite_table"]
+    if keygen != "non_partitioned":
+        operations.append("delete_partition")  # the partitions of the drawn rows
     if scenario.table_type == "MERGE_ON_READ":
         operations.append("compact")
     for operation in draw(st.lists(st.sampled_from(operations), min_size=1, max_size=4)):
@@ -205,12 +207,24 @@ def _range_reads(spark: Any, oracle: Oracle, scenario: Scenario, mine: Path, the
         extra = {"hoodie.datasource.query.type": "incremental"} if read == "incremental" else {}
         mine_rows = _data(ours(spark.read.format("hudi").options(**extra, **{key: ours_at}).load(str(mine))),
                           scenario.columns)
-        their_rows = _data(oracle.read(theirs, {**extra, key: theirs_at}), scenario.columns)
+        try:
+            their_rows = _data(oracle.read(theirs, {**extra, key: theirs_at}), scenario.columns)
+        except OracleError as exc:
+            if APACHE_EMPTY_READ_FAILURE in str(exc) and not mine_rows["rows"]:
+                continue  # Apache Hudi 0.15 fails to read a range with no files left; ours is empty
+            failures.append(f"{read} at step {scenario.read_from}: Apache Hudi fails ({exc}); ours "
+                            f"{len(mine_rows['rows'])} rows")
+            continue
         try:
             assert_same_rows(mine_rows, their_rows, what=f"{read} at step {scenario.read_from}")
         except AssertionError as exc:
             failures.append(str(exc))
     return failures
+
+
+#: How Apache Hudi 0.15 fails an incremental or time-travel read of a table whose files a
+#: delete_partition replaced: its empty relation gets the meta columns twice.
+APACHE_EMPTY_READ_FAILURE = "COLUMN_ALREADY_EXISTS"
 
 
 def _their_step(oracle: Oracle, steps: list[dict[str, Any]]) -> str | None:
@@ -230,7 +244,23 @@ def _our_step(action: Any) -> str | None:
 
 
 #: Minimal scenarios the search found, replayed on every oracle run (each with what it found).
-REGRESSIONS: list[tuple[str, Scenario]] = []
+REGRESSIONS: list[tuple[str, Scenario]] = [
+    # delete_partition without partitions.to.delete deleted nothing here (the batch's partitions
+    # were taken from the workload profile, which leaves out deletes of keys no file group holds).
+    ("delete_partition_of_the_batch", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT", keygen="complex",
+        payload=None, index="BLOOM", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]),
+               ("delete_partition", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]])], read_from=0)),
+    # An overwrite of a bucket-index table lost the records of buckets that had a file group
+    # (no new file group was planned for them).
+    ("bucket_index_insert_overwrite_table", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT", keygen="complex",
+        payload=None, index="BUCKET", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 32, None, None, None],
+                           [10_000_000_001, "s", "2024-01-01", 0, None, None, [0, "p"]]]),
+               ("insert_overwrite_table", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]])], read_from=0)),
+]
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
