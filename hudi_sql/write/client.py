@@ -427,7 +427,8 @@ class WriteClient:
                 updates[partition][file_id] = updates[partition].get(file_id, 0) + count
         partitions = set(inserts) | set(updates) | set(deletes)
         return WorkloadProfile({p: PartitionWorkload(p, inserts.get(p, 0), dict(updates.get(p, {})),
-                                                     dict(deletes.get(p, {}))) for p in partitions})
+                                                     dict(deletes.get(p, {}))) for p in partitions},
+                               batch_partitions=frozenset(r[PARTITION_PATH_FIELD] for r in rows))
 
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
                        ordering: str | None) -> HandleOptions:

@@ -68,7 +68,6 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
     from pyspark.sql import functions as F
 
     from hudi_sql.index.base import FILE_ID_COLUMN
-    from hudi_sql.index.simple import batch_partitions
     from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
     from hudi_sql.write.prepare import prepare_records
 
@@ -97,11 +96,10 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
             meta = client.create_table(keygen, data_schema)
         view = FileSystemView(meta)
         if deleting:
-            # Without patterns, the partitions the batch's records are in. Not the profile's: it
-            # counts the records as deletes of keys no file group holds (an overwrite tags none),
-            # which it leaves out, so the partitions were lost and nothing was deleted.
+            # Without patterns, the partitions the batch's records are in (its records are deletes
+            # of keys no file group holds, as an overwrite tags none: they have no workload).
             partitions = (match_partitions(view.partition_paths(), patterns) if patterns
-                          else sorted(batch_partitions(tagged)) if tagged is not None else [])
+                          else sorted(profile.batch_partitions))
             profile = WorkloadProfile({})
         elif operation is WriteOperationType.INSERT_OVERWRITE_TABLE:
             partitions = view.partition_paths()

@@ -82,6 +82,9 @@ class WorkloadProfile:
     """Counts per partition (Hudi's ``WorkloadProfile``): the only table facts a plan needs from Spark."""
 
     partitions: dict[str, PartitionWorkload]
+    #: Every partition the batch's records are in, also those whose records write nothing (deletes
+    #: of keys no file group holds): the partitions a ``delete_partition`` of the batch deletes.
+    batch_partitions: frozenset[str] = frozenset()
 
     @property
     def total_inserts(self) -> int:

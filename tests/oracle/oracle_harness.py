@@ -181,3 +181,26 @@ def assert_same_rows(mine: dict[str, Any], theirs: dict[str, Any], *, what: str,
         raise AssertionError(f"{what}: rows differ ({len(a)} ours, {len(b)} Apache Hudi's)\n"
                              f"  only ours: {only_ours}\n  only Apache Hudi's: {only_theirs}")
     (TALLY.table_reads if tally is None else tally).append(what)
+
+
+def only_columns(result: dict[str, Any], columns: list[str]) -> dict[str, Any]:
+    """*result* cut down to *columns*, in that order (the data columns, meta columns left out)."""
+    index = [result["columns"].index(c) for c in columns]
+    return {"columns": list(columns), "rows": [[row[i] for i in index] for row in result["rows"]]}
+
+
+def snapshot_disagreements(spark: Any, oracle: Oracle, mine: Path, theirs: Path, columns: list[str], *,
+                           what: str, read_options: dict[str, str] | None = None) -> list[str]:
+    """Our snapshot of our table against Apache Hudi's snapshots of its own table and of ours, on
+    *columns*: how each differs (empty when the three agree)."""
+    options = dict(read_options or {})
+    their_own, their_of_ours = oracle.run([{"read": {"path": str(theirs), "options": options}},
+                                           {"read": {"path": str(mine), "options": options}}])
+    our_own = only_columns(ours(spark.read.format("hudi").load(str(mine))), columns)
+    failures = []
+    for whose, other in (("Apache Hudi's table", their_own), ("our table read by Apache Hudi", their_of_ours)):
+        try:
+            assert_same_rows(our_own, only_columns(other, columns), what=f"{what}: {whose}")
+        except AssertionError as exc:
+            failures.append(str(exc))
+    return failures

@@ -23,7 +23,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from oracle_harness import TALLY, Oracle, OracleError, assert_same_rows, ours
+from oracle_harness import (
+    TALLY,
+    Oracle,
+    OracleError,
+    assert_same_rows,
+    only_columns,
+    ours,
+    snapshot_disagreements,
+)
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -141,18 +149,13 @@ def _python_values(scenario: Scenario, rows: list[list[Any]]) -> list[tuple[Any,
     return out
 
 
-def _data(result: dict[str, Any], columns: list[str]) -> dict[str, Any]:
-    index = [result["columns"].index(c) for c in columns]
-    return {"columns": columns, "rows": [[row[i] for i in index] for row in result["rows"]]}
-
-
 def _latest_commit(path: Path) -> str | None:
     from hudi_sql.table.meta_client import TableMetaClient
 
     if not (path / ".hoodie").exists():
         return None
-    instants = TableMetaClient.load(str(path)).timeline.completed_writes().instants
-    return instants[-1].instant_time if instants else None
+    last = TableMetaClient.load(str(path)).timeline.completed_writes().last
+    return last.instant_time if last else None
 
 
 def run_scenario(spark: Any, oracle: Oracle, work: Path, scenario: Scenario) -> list[str]:
@@ -170,27 +173,20 @@ def run_scenario(spark: Any, oracle: Oracle, work: Path, scenario: Scenario) -> 
         TALLY.generated_steps[-1] += 1
         if operation == "compact":
             their_error = _their_step(oracle, [{"sql": f"CALL run_compaction(op => 'run', path => '{theirs}')"}])
-            our_error = _our_step(lambda: hudi_sql.compact(spark, str(mine), options))
+            our_error = _our_step(hudi_sql.compact, spark, str(mine), options)
         else:
             step_options = {**options, "hoodie.datasource.write.operation": operation}
             their_error = _their_step(oracle, [{"write": {"path": str(theirs), "schema": scenario.schema,
                                                           "rows": rows, "options": step_options}}])
             df = spark.createDataFrame(_python_values(scenario, rows), scenario.schema)
-            our_error = _our_step(lambda: hudi_sql.write(df, str(mine), step_options))
+            our_error = _our_step(hudi_sql.write, df, str(mine), step_options)
         if (their_error is None) != (our_error is None):
             return [*failures, f"{what}: ours {our_error or 'ok'}; Apache Hudi {their_error or 'ok'}"]
         commits["ours"].append(_latest_commit(mine))
         commits["theirs"].append(_latest_commit(theirs))
         if not (mine / ".hoodie").exists():
             continue
-        their_own, their_of_ours = oracle.run([{"read": {"path": str(theirs), "options": {}}},
-                                               {"read": {"path": str(mine), "options": {}}}])
-        our_own = _data(ours(spark.read.format("hudi").load(str(mine))), columns)
-        for whose, other in (("Apache Hudi's table", their_own), ("our table read by Apache Hudi", their_of_ours)):
-            try:
-                assert_same_rows(our_own, _data(other, columns), what=f"{what}: {whose}")
-            except AssertionError as exc:
-                failures.append(str(exc))
+        failures += snapshot_disagreements(spark, oracle, mine, theirs, columns, what=what)
         if failures:
             return failures
     return failures + _range_reads(spark, oracle, scenario, mine, theirs, commits)
@@ -205,10 +201,10 @@ def _range_reads(spark: Any, oracle: Oracle, scenario: Scenario, mine: Path, the
     failures = []
     for read, key in (("incremental", "hoodie.datasource.read.begin.instanttime"), ("time travel", "as.of.instant")):
         extra = {"hoodie.datasource.query.type": "incremental"} if read == "incremental" else {}
-        mine_rows = _data(ours(spark.read.format("hudi").options(**extra, **{key: ours_at}).load(str(mine))),
+        mine_rows = only_columns(ours(spark.read.format("hudi").options(**extra, **{key: ours_at}).load(str(mine))),
                           scenario.columns)
         try:
-            their_rows = _data(oracle.read(theirs, {**extra, key: theirs_at}), scenario.columns)
+            their_rows = only_columns(oracle.read(theirs, {**extra, key: theirs_at}), scenario.columns)
         except OracleError as exc:
             if APACHE_EMPTY_READ_FAILURE in str(exc) and not mine_rows["rows"]:
                 continue  # Apache Hudi 0.15 fails to read a range with no files left; ours is empty
@@ -235,9 +231,9 @@ def _their_step(oracle: Oracle, steps: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _our_step(action: Any) -> str | None:
+def _our_step(action: Any, *args: Any) -> str | None:
     try:
-        action()
+        action(*args)
     except Exception as exc:  # noqa: BLE001 - a refusal is compared with Apache Hudi's, not raised
         return f"{type(exc).__name__}: {exc}"
     return None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import Oracle, assert_same_rows, ours
+from oracle_harness import Oracle, snapshot_disagreements
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -63,11 +63,6 @@ def _options(name: str, table_type: str, payload: str | None) -> dict[str, str]:
     }
 
 
-def _data(result: dict[str, Any]) -> dict[str, Any]:
-    index = [result["columns"].index(c) for c in COLUMNS]
-    return {"columns": COLUMNS, "rows": [[row[i] for i in index] for row in result["rows"]]}
-
-
 @pytest.mark.parametrize(("payload", "table_type"), [
     *((p, t) for p in PAYLOADS for t in ("COPY_ON_WRITE", "MERGE_ON_READ")),
     # No payload named: the DataFrame API's default of table version 6 (issue 37, item 4).
@@ -86,13 +81,6 @@ def test_payload_upserts_match_apache_hudi(spark: Any, oracle: Oracle, tmp_path:
                                "options": {**options, "hoodie.metadata.enable": "false"}}}])
         df = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in rows], SCHEMA)
         hudi_sql.write(df, str(mine), options)
-        listing = {"hoodie.metadata.enable": "false"}
-        their_own, their_of_ours = oracle.run([{"read": {"path": str(theirs), "options": listing}},
-                                               {"read": {"path": str(mine), "options": listing}}])
-        our_own = _data(ours(spark.read.format("hudi").load(str(mine))))
-        for what, other in (("Apache Hudi's table", their_own), ("our table read by Apache Hudi", their_of_ours)):
-            try:
-                assert_same_rows(our_own, _data(other), what=f"{payload}/{table_type}/{step}: {what}")
-            except AssertionError as exc:
-                failures.append(str(exc))
+        failures += snapshot_disagreements(spark, oracle, mine, theirs, COLUMNS, what=f"{payload}/{table_type}/{step}",
+                                           read_options={"hoodie.metadata.enable": "false"})
     assert not failures, "\n".join(failures)
