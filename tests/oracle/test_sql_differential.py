@@ -61,6 +61,21 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT dt, count(*) AS n, sum(price) AS total FROM {t} GROUP BY dt",
         "SELECT id, name FROM hudi_table_changes('{t}', 'latest_state', 'earliest')",
     ],
+    "cow_merge_orders_against_stored_rows": [
+        CREATE.format(kind="cow"),
+        INSERT_3,
+        "UPDATE {t} SET ts = 5 WHERE id = 1",
+        ("MERGE INTO {t} t USING (SELECT 1 AS id, 'low' AS name, 9.0 AS price, 3L AS ts, '2024-01-01' AS dt "
+         "UNION ALL SELECT 2, 'low2', 9.0, 0L, '2024-01-01' UNION ALL SELECT 3, 'hi3', 9.0, 7L, '2024-01-02' "
+         "UNION ALL SELECT 9, 'new', 9.0, 0L, '2024-01-02') s ON t.id = s.id "
+         "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
+        SELECT_ALL,
+        ("MERGE INTO {t} t USING (SELECT 1 AS id, 'p' AS name, 2L AS ts) s ON t.id = s.id "
+         "WHEN MATCHED THEN UPDATE SET name = s.name, ts = s.ts"),
+        "MERGE INTO {t} t USING (SELECT 2 AS id, 'q' AS name) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name",
+        "MERGE INTO {t} t USING (SELECT 3 AS id, 0L AS ts) s ON t.id = s.id WHEN MATCHED THEN DELETE",
+        SELECT_ALL,
+    ],
     "cow_insert_into_and_truncate": [
         CREATE.format(kind="cow"),
         INSERT_3,

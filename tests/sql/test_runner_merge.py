@@ -39,20 +39,20 @@ def test_merge_clauses_first_match_wins_on_the_record_key(db: Any) -> None:
         db,
         "changes",
         [
-            (1, "A", 10, "del"),
-            (2, "B", 20, "upd"),
-            (3, "C", 30, "other"),
-            (5, "E", 50, "ins"),
-            (6, "F", 60, "skip"),
+            (1, "A", 10, "del", 2),
+            (2, "B", 20, "upd", 2),
+            (3, "C", 30, "other", 2),
+            (5, "E", 50, "ins", 2),
+            (6, "F", 60, "skip", 2),
         ],
-        "id int, name string, qty int, op string",
+        "id int, name string, qty int, op string, ts bigint",
     )
     result = db.sql("""
         MERGE INTO tgt t USING changes s ON t.id = s.id
         WHEN MATCHED AND s.op = 'del' THEN DELETE
-        WHEN MATCHED AND s.op = 'upd' THEN UPDATE SET name = s.name, qty = s.qty, ts = 2
+        WHEN MATCHED AND s.op = 'upd' THEN UPDATE SET name = s.name, qty = s.qty, ts = s.ts
         WHEN MATCHED THEN UPDATE SET qty = t.qty + 100
-        WHEN NOT MATCHED AND s.op = 'ins' THEN INSERT (id, name, qty, ts) VALUES (s.id, s.name, s.qty, 2)
+        WHEN NOT MATCHED AND s.op = 'ins' THEN INSERT (id, name, qty, ts) VALUES (s.id, s.name, s.qty, s.ts)
     """).collect()[0]
     assert (result["num_inserted_rows"], result["num_updated_rows"], result["num_deleted_rows"]) == (1, 2, 1)
     # Partial UPDATE SET keeps the other columns: row 3 keeps name 'c' and ts 1.
@@ -62,6 +62,26 @@ def test_merge_clauses_first_match_wins_on_the_record_key(db: Any) -> None:
         (4, "d", 4, 1),
         (5, "E", 50, 2),
     ]
+
+
+def test_merge_into_copy_on_write_leaves_rows_whose_stored_ordering_value_is_higher(db: Any) -> None:
+    """As Apache Hudi's ExpressionPayload: the incoming ordering value is the source's, and a
+    matched row stored with a higher one is neither updated nor deleted."""
+    db.sql("CREATE TABLE ordered (id INT, name STRING, ts BIGINT) USING hudi "
+           "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')")
+    db.sql("INSERT INTO ordered VALUES (1, 'a', 5), (2, 'b', 5), (3, 'c', 5)")
+    source(db, "late", [(1, "older", 3), (2, "newer", 7), (3, "gone", 1), (4, "new", 0)],
+           "id int, name string, ts bigint")
+    db.sql("MERGE INTO ordered t USING late s ON t.id = s.id "
+           "WHEN MATCHED AND s.id = 3 THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    db.sql("MERGE INTO ordered t USING late s ON t.id = s.id "  # an upsert of the source (no join)
+           "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    db.sql("MERGE INTO ordered t USING late s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name")
+    assert rows(db, "SELECT id, name, ts FROM ordered ORDER BY id") == [
+        (1, "a", 5), (2, "newer", 7), (3, "c", 5), (4, "new", 0)]
+    source(db, "unordered", [(1, "x")], "id int, name string")
+    with pytest.raises(HudiSqlError, match="failed to resolve pre-combine field `ts`"):
+        db.sql("MERGE INTO ordered t USING unordered s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name")
 
 
 def test_merge_on_any_condition_and_not_matched_by_source(db: Any) -> None:

@@ -29,6 +29,14 @@ A target row matched by more than one source row that a clause acts on is an err
 field: then the source row with the greatest ordering value wins, as Hudi's precombine does.
 The check is one Spark aggregate over the persisted changes, run before anything is written.
 
+The ordering field orders a MERGE against the table too, as Apache Hudi's ``ExpressionPayload``
+does: the incoming ordering value is the source column of the field's name, else the source
+column an ``UPDATE SET`` assigns to the field; a table with an ordering field and a source that
+has neither is refused (Apache Hudi: "Failed to resolve pre-combine field"). On a Copy-On-Write
+table a matched row whose incoming ordering value is lower than the stored one is left as it
+is, by UPDATE and DELETE clauses alike. A Merge-On-Read table logs the change and its readers
+order it against the stored record, as Apache Hudi 0.15 does.
+
 The join, the clause choice and the new values are built with the DataFrame API over the
 source and a snapshot of the target, each aliased as the statement names it; the statement's
 own expressions (``ON``, conditions, assigned values) are handed to Spark whole (``F.expr``),
@@ -45,8 +53,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiWriteConfig
+from hudi_sql.config import HudiConfigs, HudiWriteConfig, TableType
 from hudi_sql.errors import HudiSqlError, did_you_mean
+from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
@@ -90,7 +99,10 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
     with writing_to(facts.location), bound(ctx, statement.table_refs) as views:
         upserts = upsert_source(ctx, statement, facts, views)
         if upserts is not None:
-            return write_changes(ctx, facts, upserts, None)
+            # Copy-On-Write: a stored row with a higher ordering value stays (the join path's rule).
+            ordered = {HudiWriteConfig.PAYLOAD_CLASS.key: Payload.DEFAULT.java_class} \
+                if facts.table_type is TableType.COPY_ON_WRITE else None
+            return write_changes(ctx, facts, upserts, None, upsert_options=ordered)
         frames = build_merge(ctx, statement, facts, views)
         try:
             counts = frames.check_and_count()
@@ -169,6 +181,7 @@ def build_merge(
 
     source_df = ctx.spark.sql(statement.source.bind(views))
     source_columns = {c.lower(): c for c in source_df.columns}
+    incoming_ordering = _incoming_ordering(statement, facts, source_columns, source_alias, name)
     kinds = {c.kind for c in statement.clauses}
     partitions = None
     if facts.partition_fields and st.MergeClauseKind.NOT_MATCHED_BY_SOURCE not in kinds:
@@ -253,11 +266,17 @@ def build_merge(
     select.append(
         (clause_index.isin(update_clauses) & target_present if update_clauses else F.lit(False)).alias(_UPDATE)
     )
+    acted = clause_index.isNotNull()
+    if incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
+        assert facts.precombine_field is not None
+        stored = column(fields[lowered[facts.precombine_field.lower()]].name, target_alias)
+        # A matched row whose incoming ordering value is lower than the stored one is not changed.
+        acted = acted & ~F.coalesce(matched & (column(incoming_ordering, source_alias) < stored), F.lit(False))
     joined = (
         source.join(target, expr(statement.on), how)
         .withColumn(_CLAUSE, chosen)
+        .where(acted)
         .select(*select)
-        .where(clause_index.isNotNull())
     )
     moved_condition = functools.reduce(
         lambda a, b: a | b,
@@ -291,6 +310,38 @@ def build_merge(
     )
     deletes = deleted.unionByName(moved).select(*key_names)
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
+
+
+def _incoming_ordering(statement: st.MergeInto, facts: HudiTableFacts, source_columns: Mapping[str, str],
+                       source_alias: str, name: str) -> str | None:
+    """The source column holding each row's incoming ordering value (None: the table has no
+    ordering field): the source column of the field's name, else a source column an ``UPDATE
+    SET`` assigns to the field, as Apache Hudi resolves it.
+
+    Raises:
+        HudiSqlError: the table has an ordering field and the source provides neither.
+    """
+    ordering = facts.precombine_field
+    if ordering is None or ordering.lower() not in {f.name.lower() for f in facts.target_schema().fields}:
+        return None
+    found = source_columns.get(ordering.lower())
+    if found is not None:
+        return found
+    qualifiers = {source_alias.lower(), ""}
+    for clause in statement.clauses:
+        if clause.action is not st.MergeAction.UPDATE or isinstance(clause.assignments, st.Star):
+            continue
+        for assignment in clause.assignments:
+            if assignment.column.lower() != ordering.lower():
+                continue
+            qualifier, _, bare = assignment.value.strip().replace("`", "").rpartition(".")
+            if qualifier.lower() in qualifiers and bare.lower() in source_columns:
+                return source_columns[bare.lower()]
+    raise HudiSqlError(
+        f"{name}: failed to resolve pre-combine field `{ordering}` w/in the source-table output.",
+        help=f"give the source a column '{ordering}' (or assign one of its columns to it in UPDATE SET): "
+        "a MERGE orders incoming rows against stored ones by it",
+    )
 
 
 def _source_partitions(

@@ -85,6 +85,7 @@ def write_changes(
     *,
     known_counts: tuple[int, int] | None = None,
     moves_are_updates: bool = False,
+    upsert_options: Mapping[str, str] | None = None,
 ) -> DataFrame:
     """Write upserted rows and deleted keys; returns the metrics row.
 
@@ -96,11 +97,13 @@ def write_changes(
         known_counts: (upserts, deletes) row counts when the caller knows them.
         moves_are_updates: the deleted keys are old homes of updated rows (UPDATE moving rows to
             another partition): report the rows as updated, not as inserted and deleted.
+        upsert_options: options of this statement's upsert only (e.g. MERGE's ordered payload).
     """
     from hudi_sql.commit.rollback import rollback_latest_commit
     from hudi_sql.table.meta_client import TableMetaClient
 
-    upsert_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "upsert"})
+    upsert_options = write_options(facts, ctx.options, {**(upsert_options or {}),
+                                                        HudiWriteConfig.OPERATION.key: "upsert"})
     delete_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "delete"})
     if known_counts is not None:
         if known_counts[0] == 0:
