@@ -465,6 +465,9 @@ class MergeInto(Statement):
     * ``on_column_pairs``: ``(target column, source column)`` pairs (lower case) when ``ON`` is
       nothing but ``AND``-ed equalities of plain target and source columns, else ``None``; a
       MERGE whose pairs are exactly the record key (and partition) columns is an upsert.
+    * ``update_source_columns``: ``(target column, source column)`` pairs (lower case) of the
+      ``WHEN MATCHED`` ``UPDATE SET`` assignments whose value is a plain column of the source (qualified by the
+      source's name, or not qualified); MERGE takes the incoming ordering value from one.
     """
 
     target: TableName
@@ -476,6 +479,7 @@ class MergeInto(Statement):
     table_refs: tuple[TableRef, ...] = ()
     on_equalities: tuple[tuple[str, str], ...] = ()
     on_column_pairs: tuple[tuple[str, str], ...] | None = None
+    update_source_columns: tuple[tuple[str, str], ...] = ()
     sql: str = field(default="", kw_only=True)
 
 

@@ -493,11 +493,8 @@ class WriteClient:
             from hudi_sql.index.bucket import bucket_file_ids, bucket_num, plan_bucket_writes
 
             with_inserts = [p for p, w in profile.partitions.items() if w.inserts > 0]
-            if operation.is_overwrite:
-                # The file groups an overwrite replaces take no records: every bucket starts a new
-                # file group (keeping their ids would put the new records in replaced groups, or,
-                # for buckets that have one, route them nowhere).
-                latest = {p: [] for p in latest}
+            # The file groups an overwrite replaces take no records: every bucket starts a new
+            # file group (an overwrite tags no record, so none is an update of an existing one).
             buckets, ranges = plan_bucket_writes(
                 profile, latest, bucket_file_ids(view, with_inserts, bucket_num(self.configs),
                                                  keep_existing=not operation.is_overwrite))

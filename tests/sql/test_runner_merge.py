@@ -79,6 +79,11 @@ def test_merge_into_copy_on_write_leaves_rows_whose_stored_ordering_value_is_hig
     db.sql("MERGE INTO ordered t USING late s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name")
     assert rows(db, "SELECT id, name, ts FROM ordered ORDER BY id") == [
         (1, "a", 5), (2, "newer", 7), (3, "c", 5), (4, "new", 0)]
+    # The ordering value may come from the source column UPDATE SET assigns to the field.
+    source(db, "versioned", [(1, "v9", 9), (2, "v1", 1)], "id int, name string, version bigint")
+    db.sql("MERGE INTO ordered t USING versioned s ON t.id = s.id "
+           "WHEN MATCHED THEN UPDATE SET name = s.name, ts = s.version")
+    assert rows(db, "SELECT id, name, ts FROM ordered WHERE id IN (1, 2) ORDER BY id") == [(1, "v9", 9), (2, "newer", 7)]
     source(db, "unordered", [(1, "x")], "id int, name string")
     with pytest.raises(HudiSqlError, match="failed to resolve pre-combine field `ts`"):
         db.sql("MERGE INTO ordered t USING unordered s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name")

@@ -193,8 +193,26 @@ def analyze_merge(ctx: Context, tree: exp.Expr) -> st.Statement:
         tuple(ctx.refs),
         on_equalities=_equi_join_columns(on_terms, target_visible, source_visible),
         on_column_pairs=_column_equalities(on_terms, target_visible, source_visible),
+        update_source_columns=_update_source_columns(whens.expressions if whens else [], target_visible,
+                                                     source_visible),
         sql=statement_sql(ctx, tree),
     )
+
+
+def _update_source_columns(whens: list[exp.Expr], target: str, source: str) -> tuple[tuple[str, str], ...]:
+    """``(target column, source column)`` pairs (lower case) of ``WHEN MATCHED`` ``UPDATE SET``
+    assignments whose value is a plain source column: qualified by *source*, or not qualified (the operation checks
+    the source has it)."""
+    found: list[tuple[str, str]] = []
+    for when in whens:
+        then = when.args.get("then")
+        if not when.args.get("matched") or not isinstance(then, exp.Update):
+            continue
+        for item in then.expressions:
+            value = item.expression if isinstance(item, exp.EQ) else None
+            if isinstance(value, exp.Column) and value.table.lower() in ("", source.lower()):
+                found.append((_assigned_column(item.this, target).lower(), value.name.lower()))
+    return tuple(found)
 
 
 def _merge_clause(ctx: Context, when: exp.Expr, target: str) -> st.MergeClause:

@@ -181,7 +181,9 @@ def build_merge(
 
     source_df = ctx.spark.sql(statement.source.bind(views))
     source_columns = {c.lower(): c for c in source_df.columns}
-    incoming_ordering = _incoming_ordering(statement, facts, source_columns, source_alias, name)
+    ordering = facts.precombine_field if facts.precombine_field and facts.precombine_field.lower() in lowered \
+        else None  # the table's ordering field, when its schema has it
+    incoming_ordering = _incoming_ordering(statement, ordering, source_columns, name)
     kinds = {c.kind for c in statement.clauses}
     partitions = None
     if facts.partition_fields and st.MergeClauseKind.NOT_MATCHED_BY_SOURCE not in kinds:
@@ -267,9 +269,8 @@ def build_merge(
         (clause_index.isin(update_clauses) & target_present if update_clauses else F.lit(False)).alias(_UPDATE)
     )
     acted = clause_index.isNotNull()
-    if incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
-        assert facts.precombine_field is not None
-        stored = column(fields[lowered[facts.precombine_field.lower()]].name, target_alias)
+    if ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
+        stored = column(fields[lowered[ordering.lower()]].name, target_alias)
         # A matched row whose incoming ordering value is lower than the stored one is not changed.
         acted = acted & ~F.coalesce(matched & (column(incoming_ordering, source_alias) < stored), F.lit(False))
     joined = (
@@ -285,10 +286,8 @@ def build_merge(
     )
     joined = joined.withColumn(_MOVED, moved_condition)
 
-    ordering = facts.precombine_field
-    dedup = ordering is not None and ordering.lower() in lowered
-    if dedup:
-        assert ordering is not None
+    dedup = ordering is not None
+    if ordering is not None:
         order_value = F.col(_value(lowered[ordering.lower()]))
         window = Window.partitionBy(*identity).orderBy(order_value.desc_nulls_last())
         ranked = joined.withColumn(
@@ -312,36 +311,28 @@ def build_merge(
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
 
 
-def _incoming_ordering(statement: st.MergeInto, facts: HudiTableFacts, source_columns: Mapping[str, str],
-                       source_alias: str, name: str) -> str | None:
+def _incoming_ordering(statement: st.MergeInto, ordering: str | None, source_columns: Mapping[str, str],
+                       name: str) -> str | None:
     """The source column holding each row's incoming ordering value (None: the table has no
-    ordering field): the source column of the field's name, else a source column an ``UPDATE
-    SET`` assigns to the field, as Apache Hudi resolves it.
+    *ordering* field): the source column of the field's name, else a source column an ``UPDATE
+    SET`` assigns to the field (:attr:`~hudi_sql.sql.statements.MergeInto.update_source_columns`),
+    as Apache Hudi resolves it.
 
     Raises:
         HudiSqlError: the table has an ordering field and the source provides neither.
     """
-    ordering = facts.precombine_field
-    if ordering is None or ordering.lower() not in {f.name.lower() for f in facts.target_schema().fields}:
+    if ordering is None:
         return None
-    found = source_columns.get(ordering.lower())
-    if found is not None:
-        return found
-    qualifiers = {source_alias.lower(), ""}
-    for clause in statement.clauses:
-        if clause.action is not st.MergeAction.UPDATE or isinstance(clause.assignments, st.Star):
-            continue
-        for assignment in clause.assignments:
-            if assignment.column.lower() != ordering.lower():
-                continue
-            qualifier, _, bare = assignment.value.strip().replace("`", "").rpartition(".")
-            if qualifier.lower() in qualifiers and bare.lower() in source_columns:
-                return source_columns[bare.lower()]
-    raise HudiSqlError(
-        f"{name}: failed to resolve pre-combine field `{ordering}` w/in the source-table output.",
-        help=f"give the source a column '{ordering}' (or assign one of its columns to it in UPDATE SET): "
-        "a MERGE orders incoming rows against stored ones by it",
-    )
+    assigned = (source_columns.get(value) for column_, value in statement.update_source_columns
+                if column_ == ordering.lower())
+    found = source_columns.get(ordering.lower()) or next((c for c in assigned if c is not None), None)
+    if found is None:
+        raise HudiSqlError(
+            f"{name}: failed to resolve pre-combine field `{ordering}` w/in the source-table output.",
+            help=f"give the source a column '{ordering}' (or assign one of its columns to it in UPDATE SET): "
+            "a MERGE orders incoming rows against stored ones by it",
+        )
+    return found
 
 
 def _source_partitions(
