@@ -308,6 +308,11 @@ def _known_keys() -> dict[str, ConfigOption[Any]]:
             known[member.key] = member
             for alias in member.spec.aliases:
                 known[alias] = member
+    # An older name Apache Hudi still reads as one of our keys (its ConfigProperty alternatives, in
+    # any release since 0.10) is that key here too, with the same deprecation warning.
+    for older, current in apache_keys.renames().items():
+        if older not in known and current in known:
+            known[older] = known[current]
     return known
 
 

@@ -162,8 +162,19 @@ class HudiWriteConfig(ConfigScope):
     INSERT_DUP_POLICY = ConfigOption("hoodie.datasource.insert.dup.policy", parse_str, "none",
                          "SQL insert into a keyed table: none, drop or fail on existing keys.",
                          ("none", "drop", "fail"))
-    SQL_INSERT_MODE = ConfigOption("hoodie.spark.sql.insert.into.operation", parse_str, None,
-                       "SQL INSERT INTO: insert, upsert or bulk_insert.", ("insert", "upsert", "bulk_insert"))
+    SQL_INSERT_INTO_OPERATION = ConfigOption(
+        "hoodie.spark.sql.insert.into.operation", parse_str, None,
+        "SQL INSERT INTO: insert, upsert or bulk_insert (unset: upsert when the table has an ordering field, "
+        "else insert).", ("insert", "upsert", "bulk_insert"))
+    SQL_INSERT_MODE = ConfigOption(
+        "hoodie.sql.insert.mode", parse_str, None,
+        "Older scripts' SQL INSERT INTO mode, honoured on table version 6 when "
+        "hoodie.spark.sql.insert.into.operation is unset: upsert, strict (as upsert, and a Copy-On-Write "
+        "INSERT of an existing key fails) or non-strict (insert; bulk_insert with hoodie.sql.bulk.insert.enable).",
+        ("upsert", "strict", "non-strict"))
+    SQL_ENABLE_BULK_INSERT = ConfigOption(
+        "hoodie.sql.bulk.insert.enable", parse_bool, False,
+        "With hoodie.sql.insert.mode=non-strict, INSERT INTO runs as bulk_insert (refused in the other modes).")
     LOGFILE_MAX_SIZE = ConfigOption("hoodie.logfile.max.size", parse_int, 1024 * _MB, "Log file roll-over size.")
     LOGFILE_DATA_BLOCK_FORMAT = ConfigOption("hoodie.logfile.data.block.format", parse_str, "avro",
                                  "Log data block format.", ("avro", "parquet"))

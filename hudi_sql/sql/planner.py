@@ -149,6 +149,10 @@ class HudiTableFacts:
         return self.configs.get(HudiTableConfig.TYPE)  # type: ignore[no-any-return]
 
     @property
+    def table_version(self) -> int:
+        return int(self.configs.get(HudiTableConfig.VERSION))
+
+    @property
     def hive_style(self) -> bool:
         return bool(self.configs.get(HudiTableConfig.HIVE_STYLE_PARTITIONING))
 
@@ -258,7 +262,9 @@ class InsertPlan:
     """How one ``INSERT`` is written.
 
     ``operation`` is Hudi's write operation; ``options`` the full write options;
-    ``dup_policy`` is ``fail`` when existing keys must be checked before writing;
+    ``dup_policy`` is ``fail`` when existing keys must be checked before writing, and
+    ``refused_by`` then names the setting that asks for it (the dup policy, or the strict
+    insert mode of older scripts);
     ``static_partition`` the static values of a static-mode ``INSERT OVERWRITE ... PARTITION (...)``:
     every existing partition they match is replaced, even when the query returns no rows.
     """
@@ -267,6 +273,7 @@ class InsertPlan:
     options: Mapping[str, str] = field(hash=False)
     dup_policy: str = DupPolicy.NONE
     static_partition: Mapping[str, str] | None = field(default=None, hash=False)
+    refused_by: str = ""
 
 
 def plan_insert(
@@ -281,10 +288,15 @@ def plan_insert(
       replaced whole (``insert_overwrite_table``, or as the operation option says); otherwise
       ``insert_overwrite`` replaces the partitions written and, in static mode, every existing
       partition matching the static values (:attr:`InsertPlan.static_partition`).
-    * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_MODE` when set; else ``upsert``
-      when the table has an ordering (preCombine) field, ``insert`` otherwise.
+    * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_INTO_OPERATION` when set; else, on a
+      version 6 table whose session or table sets the older
+      :attr:`HudiWriteConfig.SQL_INSERT_MODE`, the operation that mode implies (see
+      :func:`_legacy_insert_operation`); else ``upsert`` when the table has an ordering
+      (preCombine) field, ``insert`` otherwise.
       :attr:`HudiWriteConfig.INSERT_DUP_POLICY`: ``drop`` drops incoming records whose key
       exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
+      A batch is deduplicated by key before an insert when the table has an ordering field
+      (:attr:`HudiWriteConfig.COMBINE_BEFORE_INSERT` unless set), as Apache Hudi's SQL does.
 
     Args:
         spark_overwrite_mode: Spark's ``spark.sql.sources.partitionOverwriteMode``.
@@ -297,9 +309,20 @@ def plan_insert(
         return _plan_overwrite(table, probe, static, spark_overwrite_mode)
 
     policy = str(configs.get(HudiWriteConfig.INSERT_DUP_POLICY)).lower()
-    explicit = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
+    explicit = configs.get(HudiWriteConfig.SQL_INSERT_INTO_OPERATION)
+    legacy_mode = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
+    refused_by = ""
     if explicit:
         operation = WriteOperationType.parse(str(explicit))
+    elif legacy_mode and table.table_version < 8:
+        # Older scripts' insert mode, honoured only while the newer key is unset (Apache Hudi 0.14+'s
+        # rule); Apache Hudi 1.x no longer reads it, so a version 8+ table ignores it too.
+        operation = _legacy_insert_operation(str(legacy_mode), table, configs)
+        if (legacy_mode == "strict" and operation is WriteOperationType.UPSERT
+                and table.table_type is TableType.COPY_ON_WRITE):
+            # Apache Hudi writes such an upsert with a payload that fails on any stored key.
+            refused_by = f"{HudiWriteConfig.SQL_INSERT_MODE.key}=strict"
+        policy = DupPolicy.NONE  # the dup policy belongs to the newer flow, as in Apache Hudi
     elif policy != DupPolicy.NONE:
         operation = WriteOperationType.INSERT
     else:
@@ -307,13 +330,42 @@ def plan_insert(
     if policy != DupPolicy.NONE and operation is not WriteOperationType.INSERT:
         raise HudiConfigError(
             f"'{HudiWriteConfig.INSERT_DUP_POLICY.key}={policy}' needs the insert operation, but "
-            f"'{HudiWriteConfig.SQL_INSERT_MODE.key}' is {operation.value.lower()}.",
-            help=f"set {HudiWriteConfig.SQL_INSERT_MODE.key}=insert, or the dup policy to none",
+            f"'{HudiWriteConfig.SQL_INSERT_INTO_OPERATION.key}' is {operation.value.lower()}.",
+            help=f"set {HudiWriteConfig.SQL_INSERT_INTO_OPERATION.key}=insert, or the dup policy to none",
         )
     statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
+    if not configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
+        statement_options[HudiWriteConfig.COMBINE_BEFORE_INSERT.key] = str(bool(table.precombine_field)).lower()
     if policy == DupPolicy.DROP:
         statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
-    return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy)
+    elif policy == DupPolicy.FAIL:
+        refused_by = f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail"
+    return InsertPlan(operation, {**probe, **statement_options},
+                      dup_policy=DupPolicy.FAIL if refused_by else policy, refused_by=refused_by)
+
+
+def _legacy_insert_operation(mode: str, table: HudiTableFacts, configs: HudiConfigs) -> WriteOperationType:
+    """The operation Apache Hudi 0.14–0.15 deduce from ``hoodie.sql.insert.mode`` (``upsert``,
+    ``strict``, ``non-strict``), ``hoodie.sql.bulk.insert.enable`` and the session's
+    ``hoodie.datasource.write.insert.drop.duplicates``: bulk insert only in non-strict mode and
+    without dropping duplicates; upsert in the other modes when the table has record key and
+    ordering fields; insert otherwise."""
+    bulk = bool(configs.get(HudiWriteConfig.SQL_ENABLE_BULK_INSERT))
+    drop_duplicates = bool(configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+    if bulk and mode != "non-strict":
+        raise HudiConfigError(
+            f"Table with primaryKey can not use bulk insert in {mode} mode.",
+            help=f"{HudiWriteConfig.SQL_ENABLE_BULK_INSERT.key}=true needs {HudiWriteConfig.SQL_INSERT_MODE.key}=non-strict",
+        )
+    if bulk and drop_duplicates:
+        raise HudiConfigError(
+            "Bulk insert cannot support drop duplication. "
+            f"Please disable {HudiWriteConfig.INSERT_DROP_DUPS.key} and try again.")
+    if bulk:
+        return WriteOperationType.BULK_INSERT
+    if mode != "non-strict" and not drop_duplicates and table.precombine_field and table.record_key_fields:
+        return WriteOperationType.UPSERT
+    return WriteOperationType.INSERT
 
 
 def _plan_overwrite(

@@ -4,11 +4,16 @@ Each statement runs in both engines (each on its own table of the same name); ev
 must be equal, and a statement one engine accepts the other must accept too. Afterwards each
 engine reads both tables from storage (snapshot, meta columns included) and must see the same
 rows as the other: Apache Hudi reads what every script left in our table (overwrites, dropped
-partitions, savepoints and restores, clean, clustering, archival), and we read its table.
+partitions, savepoints and restores, clean, clustering, archival), and we read its table. The two
+timelines must also record the same writes: each completed commit's action and the
+``operationType`` its metadata names (an ``INSERT INTO`` Apache Hudi runs as ``upsert`` is an
+``upsert`` in ours too).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -241,6 +246,68 @@ SCRIPTS: dict[str, list[str]] = {
         SELECT_ALL,
         "RESET hoodie.spark.sql.insert.into.operation",
     ],
+    # INSERT INTO's operation and duplicate policies (issue 39 item 2): the operation each INSERT
+    # runs as is in the commit's operationType, compared after the script.
+    "cow_insert_into_operations_and_dup_policies": [
+        CREATE.format(kind="cow"),
+        INSERT_3,
+        "SET hoodie.spark.sql.insert.into.operation = insert",
+        ("INSERT INTO {t} VALUES (1, 'a-dup', 1.0, 9, '2024-01-01'), (4, 'd', 4.5, 1, '2024-01-02'), "
+         "(4, 'd-later', 4.5, 2, '2024-01-02')"),
+        SELECT_ALL,
+        "SET hoodie.datasource.insert.dup.policy = drop",
+        "INSERT INTO {t} VALUES (2, 'b-drop', 2.0, 9, '2024-01-01'), (5, 'e', 5.5, 1, '2024-01-01')",
+        SELECT_ALL,
+        # (dup.policy=fail is left out: Apache Hudi 0.15 inserts the existing key anyway, 1.2 refuses
+        # the statement, as hudi-sql does; docs/compatibility.md)
+        "RESET hoodie.datasource.insert.dup.policy",
+        "SET hoodie.combine.before.insert = false",
+        "INSERT INTO {t} VALUES (8, 'h', 8.5, 1, '2024-01-03'), (8, 'h-twin', 8.5, 2, '2024-01-03')",
+        "RESET hoodie.combine.before.insert",
+        "SET hoodie.spark.sql.insert.into.operation = bulk_insert",
+        "INSERT INTO {t} VALUES (2, 'b-bulk', 2.0, 9, '2024-01-01')",
+        SELECT_ALL,
+        "SET hoodie.spark.sql.insert.into.operation = upsert",
+        "INSERT INTO {t} VALUES (5, 'e-up', 5.0, 0, '2024-01-01')",
+        SELECT_ALL,
+        "RESET hoodie.spark.sql.insert.into.operation",
+    ],
+    "mor_insert_into_legacy_insert_modes": [
+        CREATE.format(kind="mor"),
+        INSERT_3,
+        "SET hoodie.sql.insert.mode = non-strict",
+        "INSERT INTO {t} VALUES (1, 'a-dup', 1.0, 9, '2024-01-01'), (4, 'd', 4.5, 1, '2024-01-02')",
+        SELECT_ALL,
+        "SET hoodie.sql.bulk.insert.enable = true",
+        "INSERT INTO {t} VALUES (2, 'b-bulk', 2.0, 9, '2024-01-01')",
+        SELECT_ALL,
+        "SET hoodie.sql.insert.mode = strict",
+        "INSERT INTO {t} VALUES (5, 'e', 5.5, 1, '2024-01-01')",
+        "RESET hoodie.sql.bulk.insert.enable",
+        "INSERT INTO {t} VALUES (3, 'c-strict', 3.0, 9, '2024-01-02')",
+        SELECT_ALL,
+        "SET hoodie.sql.insert.mode = upsert",
+        "INSERT INTO {t} VALUES (3, 'c-up', 3.0, 10, '2024-01-02')",
+        SELECT_ALL,
+        "RESET hoodie.sql.insert.mode",
+    ],
+    "cow_insert_into_strict_mode_and_merge_of_inserts": [
+        CREATE_FLAT,
+        INSERT_FLAT,
+        "SET hoodie.sql.insert.mode = strict",
+        "INSERT INTO {t} VALUES (1, 'a-strict', 1.0, 9)",
+        "INSERT INTO {t} VALUES (3, 'c', 3.5, 1)",
+        SELECT_FLAT,
+        "RESET hoodie.sql.insert.mode",
+        "SET hoodie.spark.sql.insert.into.operation = insert",
+        "SET hoodie.merge.allow.duplicate.on.inserts = false",
+        "INSERT INTO {t} VALUES (2, 'b-merged', 2.0, 9), (4, 'd', 4.5, 1)",
+        SELECT_FLAT,
+        "RESET hoodie.merge.allow.duplicate.on.inserts",
+        "INSERT INTO {t} VALUES (2, 'b-dup', 2.0, 10)",
+        SELECT_FLAT,
+        "RESET hoodie.spark.sql.insert.into.operation",
+    ],
     "cow_without_meta_fields": [
         ("CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
          "PARTITIONED BY (dt) TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "
@@ -333,7 +400,21 @@ def _read_by_both(oracle: Oracle, db: Any, spark: Any, table: str, script: str) 
                              what=f"{script}: {whose} table read by both engines", tally=TALLY.table_reads)
         except AssertionError as exc:
             failures.append(str(exc))
+    if None not in locations.values():
+        mine, theirs = (_written_operations(str(location)) for location in locations.values())
+        if mine != theirs or not mine:
+            failures.append(f"{script}: the timelines record other writes: ours {mine}, Apache Hudi's {theirs}")
     return failures
+
+
+_COMPLETED_WRITE = re.compile(r"^(\d+)\.(commit|deltacommit|replacecommit)$")
+
+
+def _written_operations(location: str) -> list[str]:
+    """``action:operationType`` of each completed write in the active timeline, oldest first."""
+    timeline = Path(location.removeprefix("file:")) / ".hoodie"
+    completed = sorted((m.group(1), m.group(2), p) for p in timeline.iterdir() if (m := _COMPLETED_WRITE.match(p.name)))
+    return [f"{action}:{json.loads(p.read_text() or '{}').get('operationType')}" for _, action, p in completed]
 
 
 def _first_cell(result: dict[str, Any] | str) -> str:

@@ -109,6 +109,58 @@ def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
         )
 
 
+def test_plan_insert_deduplicates_the_batch_when_the_table_has_an_ordering_field_unless_set() -> None:
+    statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
+    as_insert = {"hoodie.spark.sql.insert.into.operation": "insert"}
+    combine = "hoodie.combine.before.insert"
+    assert plan_insert(statement, facts(), as_insert, spark_overwrite_mode="static").options[combine] == "true"
+    assert plan_insert(statement, facts(precombine=None), as_insert,
+                       spark_overwrite_mode="static").options[combine] == "false"
+    chosen = plan_insert(statement, facts(), {**as_insert, combine: "false"}, spark_overwrite_mode="static")
+    assert chosen.options[combine] == "false"
+
+
+@pytest.mark.parametrize(
+    ("session", "precombine", "operation", "refused_by"),
+    [
+        ({"hoodie.sql.insert.mode": "upsert"}, "ts", WriteOperationType.UPSERT, ""),
+        ({"hoodie.sql.insert.mode": "upsert"}, None, WriteOperationType.INSERT, ""),
+        ({"hoodie.sql.insert.mode": "strict"}, "ts", WriteOperationType.UPSERT, "hoodie.sql.insert.mode=strict"),
+        ({"hoodie.sql.insert.mode": "non-strict"}, "ts", WriteOperationType.INSERT, ""),
+        ({"hoodie.sql.insert.mode": "non-strict", "hoodie.sql.bulk.insert.enable": "true"}, "ts",
+         WriteOperationType.BULK_INSERT, ""),
+        ({"hoodie.sql.insert.mode": "upsert", "hoodie.datasource.write.insert.drop.duplicates": "true"}, "ts",
+         WriteOperationType.INSERT, ""),
+        # the newer key wins over the older one
+        ({"hoodie.sql.insert.mode": "strict", "hoodie.spark.sql.insert.into.operation": "insert"}, "ts",
+         WriteOperationType.INSERT, ""),
+    ],
+)
+def test_plan_insert_legacy_insert_mode_of_older_scripts(
+    session: dict[str, str], precombine: str | None, operation: WriteOperationType, refused_by: str
+) -> None:
+    statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
+    plan = plan_insert(statement, facts(precombine=precombine), session, spark_overwrite_mode="static")
+    assert (plan.operation, plan.refused_by) == (operation, refused_by)
+    assert plan.options["hoodie.datasource.write.operation"] == operation.value.lower()
+
+
+def test_plan_insert_legacy_bulk_insert_outside_non_strict_mode_is_refused_as_apache_hudi_refuses() -> None:
+    statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
+    session = {"hoodie.sql.insert.mode": "strict", "hoodie.sql.bulk.insert.enable": "true"}
+    with pytest.raises(HudiConfigError, match="Table with primaryKey can not use bulk insert in strict mode"):
+        plan_insert(statement, facts(), session, spark_overwrite_mode="static")
+
+
+def test_plan_insert_legacy_insert_mode_is_ignored_on_table_version_8_as_apache_hudi_1x_ignores_it() -> None:
+    statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
+    table = facts()
+    v8 = HudiTableFacts(table.name, table.location, {**table.table_properties, "hoodie.table.version": "8"},
+                        {}, SCHEMA)
+    plan = plan_insert(statement, v8, {"hoodie.sql.insert.mode": "non-strict"}, spark_overwrite_mode="static")
+    assert plan.operation is WriteOperationType.UPSERT
+
+
 @pytest.mark.parametrize(
     ("sql", "dynamic", "operation", "static"),
     [

@@ -7,10 +7,10 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
 /**
- * Prints every key (and alternative key) of every static ConfigProperty field declared by an
- * Apache Hudi class in the given jar, one per line. The classes must be loadable from the
- * class path (the jar itself plus Spark's jars); classes that fail to load are reported on
- * stderr and skipped.
+ * Prints every key of every static ConfigProperty field declared by an Apache Hudi class in the
+ * given jar, one per line, and each of its alternatives (older names) as "alternative TAB key".
+ * The classes must be loadable from the class path (the release's jars plus Spark's jars);
+ * classes that fail to load are reported on stderr and skipped.
  */
 public class ListConfigKeys {
     public static void main(String[] args) throws Exception {
@@ -48,9 +48,12 @@ public class ListConfigKeys {
                         if (prop == null) {
                             continue;
                         }
-                        keys.add((String) configProperty.getMethod("key").invoke(prop));
+                        String key = (String) configProperty.getMethod("key").invoke(prop);
+                        keys.add(key);
                         for (Object alt : (List<?>) configProperty.getMethod("getAlternatives").invoke(prop)) {
-                            keys.add((String) alt);
+                            if (!key.equals(alt)) {
+                                keys.add(alt + "\t" + key);
+                            }
                         }
                     }
                 } catch (Throwable e) {

@@ -3,7 +3,8 @@
 The query's rows become the table's columns as Spark's INSERT maps them (by position or by the
 column list, static partition values filled in, cast to the table's types), and are written
 with the operation :func:`~hudi_sql.sql.planner.plan_insert` chose. Under ``dup.policy=fail``
-existing keys are looked for before anything is written.
+(and the strict insert mode of older scripts) existing keys are looked for before anything is
+written.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ def _can_cast(df: DataFrame, source: Any, target: Any) -> bool:
 
 
 def _require_new_keys(
-    ctx: OperationContext, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str]
+    ctx: OperationContext, facts: HudiTableFacts, frame: DataFrame, options: Mapping[str, str], refused_by: str
 ) -> None:
-    """``dup.policy=fail``: refuse the INSERT if any incoming key exists (before writing)."""
+    """``dup.policy=fail`` (or the strict insert mode): refuse the INSERT if any incoming key
+    exists, before anything is written; *refused_by* names the setting that asked for it."""
     from pyspark.sql import functions as F
 
     from hudi_sql.keygen import key_generator_for
@@ -101,8 +103,8 @@ def _require_new_keys(
     if hit:
         raise HudiSqlError(
             f"Duplicate key found for insert statement, key is: {hit[0]['__k']}",
-            help=f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail refuses existing keys; "
-            "use drop to skip them, or upsert",
+            help=f"{refused_by} refuses existing keys; "
+            f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=drop skips them, an upsert updates them",
         )
 
 
@@ -119,7 +121,7 @@ def insert_into(ctx: OperationContext, statement: st.InsertInto, resolved: Resol
         source = ctx.spark.sql(statement.query.bind(views))
         frame = aligned_frame(source, facts, statement)
         if plan.dup_policy == DupPolicy.FAIL:
-            _require_new_keys(ctx, facts, frame, options)
+            _require_new_keys(ctx, facts, frame, options, plan.refused_by)
         result = write_frame(ctx, facts, frame, options)
     if plan.operation.is_overwrite:
         return ctx.metrics(result, affected=result.num_inserted)

@@ -1,5 +1,6 @@
-"""Options Apache Hudi defines but hudi-sql does not implement: accepted with one warning;
-keys neither knows stay errors with a "did you mean"; our own keys keep their value checks."""
+"""Options Apache Hudi defines (in any release from 0.10 to 1.2) but hudi-sql does not implement:
+accepted with one warning saying what they do here; keys neither knows stay errors with a "did you
+mean"; our own keys keep their value checks."""
 
 from __future__ import annotations
 
@@ -32,8 +33,39 @@ def test_apache_key_record_index_used_twice_accepted_with_one_warning(
     assert first.raw() == {RECORD_INDEX: "true"}
     assert second[RECORD_INDEX] == "true"
     assert _not_implemented_warnings(caplog) == [
-        f"{RECORD_INDEX} is an Apache Hudi option hudi-sql does not implement; it is ignored"
+        (f"{RECORD_INDEX} is an Apache Hudi option hudi-sql does not implement; it is ignored "
+         "(Apache Hudi now names it hoodie.metadata.global.record.level.index.enable)")
     ]
+
+
+def test_apache_key_of_older_releases_only_accepted_naming_the_releases_that_had_it(
+    fresh_warnings: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Declared from 0.10 to 0.15 and dropped in 1.0: older scripts still carry it.
+    key = "hoodie.assume.date.partitioning"
+    with caplog.at_level(logging.WARNING):
+        assert HudiConfigs.of({key: "false"})[key] == "false"
+    assert _not_implemented_warnings(caplog) == [
+        f"{key} is an option of Apache Hudi 0.10.0 to 0.15.0 hudi-sql does not implement; it is ignored"
+    ]
+
+
+def test_apache_key_read_by_apache_hudi_sql_without_a_declaration_accepted(fresh_warnings: None) -> None:
+    # A string constant of Apache Hudi's SQL layer that its own SQL tests SET, not a ConfigProperty.
+    key = "hoodie.payload.combined.schema.validate"
+    assert apache_keys.is_apache_key(key)
+    assert HudiConfigs.of({key: "true"})[key] == "true"
+
+
+def test_apache_key_older_name_of_a_key_we_implement_is_read_as_that_key(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    older = "hoodie.parquet.max.file.size.bytes.old"
+    monkeypatch.setattr(apache_keys, "renames", lambda: {older: "hoodie.parquet.max.file.size"})
+    with caplog.at_level(logging.WARNING):
+        configs = HudiConfigs.of({older: "1024"})
+    assert configs.raw() == {"hoodie.parquet.max.file.size": "1024"}
+    assert f"Option '{older}' is deprecated; use 'hoodie.parquet.max.file.size'." in caplog.messages
 
 
 def test_apache_key_of_our_registry_not_warned(fresh_warnings: None, caplog: pytest.LogCaptureFixture) -> None:
@@ -73,14 +105,17 @@ def test_registry_key_we_implement_still_validates_value() -> None:
         HudiConfigs.of({"hoodie.parquet.max.file.size": "big"})
 
 
-def test_apache_keys_data_file_sorted_unique_hoodie_keys_with_source_header() -> None:
+def test_apache_keys_data_file_sorted_unique_hoodie_keys_with_release_ranges_from_0_10_to_1_2() -> None:
     from importlib import resources
 
     text = resources.files("hudi_sql.config").joinpath("apache_hudi_keys.txt").read_text()
     lines = text.splitlines()
-    header = [line for line in lines if line.startswith("#")]
-    entries = [line for line in lines if line and not line.startswith("#")]
-    assert any("0.15.0" in line for line in header) and any("1.0" in line for line in header)
-    assert entries == sorted(set(entries))
-    assert all(entry.startswith("hoodie.") for entry in entries)
-    assert RECORD_INDEX in apache_keys.apache_keys()
+    header = " ".join(line for line in lines if line.startswith("#"))
+    entries = [line.split() for line in lines if line and not line.startswith("#")]
+    assert all(release in header for release in ("0.10.0", "0.14.1", "0.15.0", "1.0.2", "1.2.0"))
+    assert [e[0] for e in entries] == sorted({e[0] for e in entries})
+    assert all(e[0].startswith("hoodie.") for e in entries)
+    keys = [e for e in entries if not e[0].endswith(".")]
+    assert all(len(e) in (2, 4) and (len(e) == 2 or e[2] == "->") for e in keys)
+    assert apache_keys.apache_key(RECORD_INDEX) == apache_keys.ApacheKey(
+        RECORD_INDEX, "0.14.0", "1.2.0", "hoodie.metadata.global.record.level.index.enable")
