@@ -10,6 +10,9 @@ This is the only module that subclasses sqlglot's tokenizer, parser and generato
 * ``SET k=v`` / ``SET k`` / ``SET`` / ``SET -v`` / ``RESET [k]`` with Spark's raw-text rules
   -> :class:`~.nodes.SetConfig`, :class:`~.nodes.ShowConfig`, :class:`~.nodes.ResetConfig`;
 * ``SHOW PARTITIONS`` / ``SHOW CREATE TABLE`` / ``SHOW TBLPROPERTIES`` -> nodes (other ``SHOW ...`` stay Commands);
+* Apache Hudi's older compaction statements, ``SCHEDULE | RUN COMPACTION ON t | 'path' [AT instant]``
+  and ``SHOW COMPACTION ON t | 'path' [LIMIT n]`` -> the :class:`~.nodes.ProcedureCall` Apache Hudi
+  runs for them (``run_compaction`` / ``show_compaction``), so they answer with its columns;
 * ``ALTER TABLE t DROP PARTITION (..) PURGE`` -> :class:`~.nodes.DropPartitionPurge`;
 * the read hints ``SNAPSHOT``, ``READ_OPTIMIZED``, ``INCREMENTAL``, ``AS_OF`` inside
   ``/*+ ... */`` -> :class:`~.nodes.TableReadHint` (Spark's own hints are untouched).
@@ -121,6 +124,7 @@ class HudiSpark(Spark):
             "PARTITIONS": lambda self: self._parse_show_partitions(),
             "CREATE TABLE": lambda self: self._parse_show_create_table(),
             "TBLPROPERTIES": lambda self: self._parse_show_tblproperties(),
+            "COMPACTION ON": lambda self: self._parse_compaction_statement("show"),
         }
         SHOW_TRIE = new_trie(key.split(" ") for key in SHOW_PARSERS)
 
@@ -133,6 +137,9 @@ class HudiSpark(Spark):
                     return self._parse_explain()
                 if self._match_text_seq("RESET"):
                     return self._parse_config_reset()
+                for verb in ("SCHEDULE", "RUN"):
+                    if self._match_text_seq(verb, "COMPACTION", "ON"):
+                        return self._parse_compaction_statement(verb.lower())
                 if self._match_text_seq("CLEAR", "CACHE") or self._match_texts(("LIST",)):
                     return self._parse_as_command(start)
             return super()._parse_statement()
@@ -184,6 +191,26 @@ class HudiSpark(Spark):
             if value is None:
                 self.raise_error("Expected a procedure argument")
             return value
+
+        def _parse_compaction_statement(self, verb: str) -> exp.Expr:
+            """``SCHEDULE|RUN COMPACTION ON <table | 'path'> [AT instant]`` and ``SHOW COMPACTION ON
+            <table | 'path'> [LIMIT n]``: Apache Hudi 0.x's statements, which it runs as
+            ``run_compaction(op => ..., timestamp => ...)`` and ``show_compaction(limit => ...)``."""
+            if self._curr and self._curr.token_type == TokenType.STRING:
+                target = exp.Kwarg(this=exp.var("path"), expression=exp.Literal.string(self._curr.text))
+                self._advance()
+            else:
+                table = self._parse_table_parts()
+                target = exp.Kwarg(this=exp.var("table"), expression=exp.Literal.string(table.sql(dialect="spark")))
+            if verb == "show":
+                args: list[exp.Expr] = [target]
+                if self._match(TokenType.LIMIT):
+                    args.append(exp.Kwarg(this=exp.var("limit"), expression=self._parse_number()))
+                return self.expression(ProcedureCall(this=exp.to_table("show_compaction"), expressions=args))
+            args = [exp.Kwarg(this=exp.var("op"), expression=exp.Literal.string(verb)), target]
+            if self._match_text_seq("AT"):
+                args.append(exp.Kwarg(this=exp.var("timestamp"), expression=self._parse_number()))
+            return self.expression(ProcedureCall(this=exp.to_table("run_compaction"), expressions=args))
 
         # EXPLAIN ---------------------------------------------------------------------------
 

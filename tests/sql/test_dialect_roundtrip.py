@@ -62,6 +62,23 @@ def test_call_keyword_argument_names_parse_as_kwargs() -> None:
     assert parse_one(generate(tree)) == tree
 
 
+@pytest.mark.parametrize(
+    ("sql", "call"),
+    [
+        ("SCHEDULE COMPACTION ON db.t", "CALL run_compaction(op => 'schedule', table => 'db.t')"),
+        ("run compaction on t at 20240101000000000",
+         "CALL run_compaction(op => 'run', table => 't', timestamp => 20240101000000000)"),
+        ("RUN COMPACTION ON '/data/t'", "CALL run_compaction(op => 'run', path => '/data/t')"),
+        ("SHOW COMPACTION ON t LIMIT 5", "CALL show_compaction(table => 't', limit => 5)"),
+        ("SHOW COMPACTION ON '/data/t'", "CALL show_compaction(path => '/data/t')"),
+    ],
+)
+def test_older_compaction_statements_are_the_procedure_calls_apache_hudi_runs_for_them(sql: str, call: str) -> None:
+    tree = parse_one(sql)
+    assert isinstance(tree, nodes.ProcedureCall)
+    assert generate(tree) == call
+
+
 def test_call_is_no_longer_a_command_keyword() -> None:
     assert "CALL" not in HudiSpark.Tokenizer.KEYWORDS
     assert "EXPLAIN" not in HudiSpark.Tokenizer.KEYWORDS
