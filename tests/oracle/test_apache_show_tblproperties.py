@@ -1,4 +1,6 @@
-"""SHOW TBLPROPERTIES of a Hudi table: the same rows as Apache Hudi 0.15's Spark SQL."""
+"""What the catalog says about a Hudi table: SHOW TBLPROPERTIES and DESCRIBE answer the same rows as
+Apache Hudi 0.15's Spark SQL, for a table created with and without properties and by CTAS
+(which must not copy the table's name or database into its properties)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, assert_same_rows, ours
+from oracle_harness import TALLY, Oracle, assert_same_rows, only_columns, ours
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -19,6 +21,8 @@ CREATES = {
         "'hoodie.index.type' = 'BLOOM', 'foo' = 'bar')"
     ),
     "cow_without_properties": "CREATE TABLE {t} (id INT, ts BIGINT) USING hudi",
+    "cow_by_ctas": ("CREATE TABLE {t} USING hudi PARTITIONED BY (dt) TBLPROPERTIES (primaryKey = 'id') "
+                    "AS SELECT 1 AS id, 'a' AS name, 1L AS ts, '2024-01-01' AS dt"),
 }
 
 
@@ -37,3 +41,7 @@ def test_show_tblproperties_same_rows_as_apache_hudi(oracle: Oracle, db: Any, ki
     for statement in (f"SHOW TBLPROPERTIES {table}", f"SHOW TBLPROPERTIES {table} ('type')"):
         assert_same_rows(ours(db.sql(statement)), oracle.sql(statement), what=statement,
                          tally=TALLY.script_steps)
+    describe = f"DESCRIBE {table}"
+    columns = ["col_name", "data_type"]
+    assert_same_rows(only_columns(ours(db.sql(describe)), columns), only_columns(oracle.sql(describe), columns),
+                     what=describe, tally=TALLY.script_steps)

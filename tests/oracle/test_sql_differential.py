@@ -308,6 +308,35 @@ SCRIPTS: dict[str, list[str]] = {
         SELECT_FLAT,
         "RESET hoodie.spark.sql.insert.into.operation",
     ],
+    # SHOW PARTITIONS and DROP PARTITION over two partition levels and a null value (issue 39 item 6).
+    "cow_two_level_partitions_shown_and_dropped": [
+        ("CREATE TABLE {t} (id INT, name STRING, ts BIGINT, dt STRING, hh STRING) USING hudi "
+         "PARTITIONED BY (dt, hh) TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts')"),
+        ("INSERT INTO {t} VALUES (1, 'a', 1, '2024-01-01', '01'), (2, 'b', 1, '2024-01-01', '02'), "
+         "(3, 'c', 1, '2024-01-02', '01'), (4, 'd', 1, NULL, '03')"),
+        "SHOW PARTITIONS {t}",
+        "SHOW PARTITIONS {t} PARTITION (dt = '2024-01-01')",
+        "ALTER TABLE {t} DROP PARTITION (dt = '2024-01-01')",
+        "ALTER TABLE {t} DROP PARTITION (dt = '2024-01-02', hh = '01')",
+        "SELECT id, name, ts, dt, hh FROM {t}",
+        "SHOW PARTITIONS {t}",
+    ],
+    "cow_show_partitions_of_a_non_partitioned_table": [
+        CREATE_FLAT,
+        INSERT_FLAT,
+        "SHOW PARTITIONS {t}",
+    ],
+    # Apache Hudi 0.x's compaction statements (issue 39 item 8), run as the procedures they stand for.
+    "mor_compaction_statements_of_older_scripts": [
+        CREATE.format(kind="mor"),
+        INSERT_3,
+        "UPDATE {t} SET price = price + 1, ts = 2 WHERE id = 1",
+        "SCHEDULE COMPACTION ON {t}",
+        "RUN COMPACTION ON {t}",
+        SELECT_ALL,
+        "SELECT count(*) AS n FROM {t} WHERE _hoodie_commit_time IS NOT NULL",
+        "SHOW COMPACTION ON {t} LIMIT 5",
+    ],
     "cow_without_meta_fields": [
         ("CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
          "PARTITIONED BY (dt) TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "
@@ -370,7 +399,7 @@ def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, spark: An
                 failures.append(f"{what}: ours {mine if isinstance(mine, str) else 'ok'}; "
                                 f"Apache Hudi {theirs if isinstance(theirs, str) else 'ok'}")
             continue
-        if template.lstrip().upper().startswith("SELECT"):
+        if template.lstrip().upper().startswith(("SELECT", "SHOW PARTITIONS")):
             try:
                 assert_same_rows(mine, theirs, what=what, tally=TALLY.script_steps)
             except AssertionError as exc:

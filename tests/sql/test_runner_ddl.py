@@ -86,7 +86,7 @@ def test_ctas_bulk_inserts_and_managed_tables_live_in_the_warehouse(db: Any) -> 
     assert rows(db, "SELECT id, name, p FROM made ORDER BY id") == [(1, "a", "x"), (2, "b", "y")]
     location = describe(db, "made")["Location"]
     assert location.endswith(f"/{DATABASE}.db/made")
-    ops = [r[1] for r in rows(db, "CALL show_commits(table => 'made')")]
+    ops = [r[2] for r in rows(db, "CALL show_commits(table => 'made')")]
     assert ops == ["commit"]
     from hudi_sql.table.meta_client import TableMetaClient
 

@@ -97,6 +97,14 @@ def drop_partition(ctx: OperationContext, statement: st.AlterTableDropPartition,
     live = live_partitions(facts)
     doomed: list[str] = []
     for spec in statement.partitions:
+        named = {entry.column.lower() for entry in spec}
+        if named < {field.lower() for field in facts.partition_fields}:
+            # Apache Hudi drops whole partition paths only, so a spec must name every level.
+            raise HudiSqlError(
+                f"{where}: All partition columns need to be specified for Hoodie's partition "
+                f"({_spec_sql(spec)} of {', '.join(facts.partition_fields)}).",
+                help="name every partition column: " + ", ".join(f"{f} = ..." for f in facts.partition_fields),
+            )
         found = matching_partitions(facts, live, spec, where)
         if not found and not statement.if_exists:
             raise HudiSqlError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
+from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 
 
 @procedure(
@@ -27,6 +27,7 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
         Arg("enable_hive_sync", "boolean", default=False),
         Arg("props_file_path", default=""),
         Arg("bootstrap_overwrite", "boolean", default=False),
+        Arg("options"),
     ],
     output="status int",
     description="Write a Hudi table at base_path from the Parquet table at bootstrap_path (left as it is); "
@@ -49,6 +50,7 @@ def run_bootstrap(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
     database, _, name = str(args["table"]).rpartition(".")
     database = database or ctx.spark.catalog.currentDatabase()
     options = {k: v for k, v in ctx.runner.options.items() if k.startswith("hoodie.")}  # SET options
+    options.update(parse_options(args["options"], "CALL run_bootstrap"))  # options => 'k=v,...' win
     options[HudiBootstrapConfig.PARALLELISM.key] = str(args["parallelism"])
     if args["selector_class"]:
         options[HudiBootstrapConfig.MODE_SELECTOR.key] = str(args["selector_class"])

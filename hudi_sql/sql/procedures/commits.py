@@ -9,6 +9,7 @@ from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
+from hudi_sql.sql.procedures.timeline import state_transition_time
 from hudi_sql.table.meta_client import TableMetaClient
 
 _COMMIT_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
@@ -29,18 +30,20 @@ def _new_file(prev_commit: str | None) -> bool:
 @procedure(
     "show_commits",
     args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-    output="commit_time string, action string, total_bytes_written long, total_files_added long, "
-    "total_files_updated long, total_partitions_written long, total_records_written long, "
+    output="commit_time string, state_transition_time string, action string, total_bytes_written long, "
+    "total_files_added long, total_files_updated long, total_partitions_written long, total_records_written long, "
     "total_update_records_written long, total_errors long",
-    description="Completed commits, newest first, with their write totals.",
+    description="Completed commits, newest first, with when each completed and its write totals.",
 )
 def show_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    meta = ctx.meta(args)
     rows = []
-    for instant, metadata in _commits(ctx.meta(args)):
+    for instant, metadata in _commits(meta)[: args["limit"]]:
         stats = metadata.write_stats()
         rows.append(
             (
                 instant.instant_time,
+                state_transition_time(meta, instant),
                 instant.action.value,
                 sum(s.total_write_bytes for s in stats),
                 sum(1 for s in stats if _new_file(s.prev_commit)),
@@ -57,20 +60,23 @@ def show_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any,
 @procedure(
     "show_commits_metadata",
     args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-    output="commit_time string, action string, partition string, file_id string, previous_commit string, "
-    "num_writes long, num_inserts long, num_deletes long, num_update_writes long, total_errors long, "
-    "total_log_blocks long, total_corrupt_logblocks long, total_rollback_blocks long, "
+    output="commit_time string, state_transition_time string, action string, partition string, file_id string, "
+    "previous_commit string, num_writes long, num_inserts long, num_deletes long, num_update_writes long, "
+    "total_errors long, total_log_blocks long, total_corrupt_log_blocks long, total_rollback_blocks long, "
     "total_log_records long, total_updated_records_compacted long, total_bytes_written long",
     description="The write statistics of every file of the latest commits.",
 )
 def show_commits_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    meta = ctx.meta(args)
     rows = []
-    for instant, metadata in _commits(ctx.meta(args)):
+    for instant, metadata in _commits(meta):
+        completed = state_transition_time(meta, instant)
         for partition, stats in metadata.partition_to_write_stats.items():
             for s in stats:
                 rows.append(
                     (
                         instant.instant_time,
+                        completed,
                         instant.action.value,
                         s.partition_path if s.partition_path is not None else partition,
                         s.file_id,

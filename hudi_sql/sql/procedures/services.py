@@ -13,7 +13,7 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, proced
 
 @procedure(
     "create_savepoint",
-    args=[Arg("table", required=True), Arg("commit_time"), Arg("user", default=""), Arg("comments", default="")],
+    args=[Arg("table"), Arg("commit_time"), Arg("user", default=""), Arg("comments", default=""), Arg("path")],
     output="create_savepoint_result boolean",
     description="Pin a completed commit (default the latest) so the cleaner keeps its files.",
 )
@@ -26,7 +26,7 @@ def create_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
 
 @procedure(
     "show_savepoints",
-    args=[Arg("table", required=True)],
+    args=[Arg("table"), Arg("path")],
     output="savepoint_time string",
     description="Completed savepoints, newest first.",
 )
@@ -36,42 +36,63 @@ def show_savepoints(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
     return [(row["savepoint_time"],) for row in show(ctx.meta(args))]
 
 
+def _savepoint_or_latest(ctx: ProcedureContext, meta: Any, instant_time: str | None) -> str:
+    """*instant_time*, or the newest savepoint when none is given (as Apache Hudi's procedures do)."""
+    from hudi_sql.errors import HudiSqlError
+    from hudi_sql.services.savepoint import show_savepoints as show
+
+    if instant_time:
+        return instant_time
+    savepoints = show(meta)
+    if not savepoints:
+        raise HudiSqlError(f"CALL {ctx.name}: the table has no savepoint.",
+                           help="CALL show_savepoints lists them; CALL create_savepoint makes one")
+    return str(savepoints[0]["savepoint_time"])
+
+
 @procedure(
     "delete_savepoint",
-    args=[Arg("table", required=True), Arg("instant_time", required=True)],
+    args=[Arg("table"), Arg("instant_time"), Arg("path")],
     output="delete_savepoint_result boolean",
-    description="Remove a savepoint (its files become cleanable again).",
+    description="Remove a savepoint, the newest when instant_time is not given (its files become cleanable again).",
 )
 def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.services.savepoint import delete_savepoint as delete
 
-    delete(ctx.meta(args), args["instant_time"])
+    meta = ctx.meta(args)
+    delete(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
     return [(True,)]
 
 
 @procedure(
     "rollback_to_savepoint",
-    args=[Arg("table", required=True), Arg("instant_time", required=True)],
+    args=[Arg("table"), Arg("instant_time"), Arg("path")],
     output="rollback_savepoint_result boolean",
-    description="Restore the table to a savepoint: every later commit is rolled back (a restore instant).",
+    description="Restore the table to a savepoint (the newest when instant_time is not given): every later "
+                "commit is rolled back (a restore instant).",
 )
 def rollback_to_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.services.savepoint import restore_to_savepoint
 
-    restore_to_savepoint(ctx.meta(args), args["instant_time"])
+    meta = ctx.meta(args)
+    restore_to_savepoint(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
     return [(True,)]
 
 
 @procedure(
     "show_archived_commits",
-    args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+    args=[Arg("table", required=True), Arg("limit", "int", default=10), Arg("start_ts", default=""),
+          Arg("end_ts", default="")],
     output="commit_time string, action string, state string",
-    description="Instants moved to the archived timeline, newest first.",
+    description="Instants moved to the archived timeline, newest first; start_ts / end_ts bound their times "
+                "(both inclusive).",
 )
 def show_archived_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.services.archive import read_archived_instants
 
-    rows = [(r["commitTime"], r["actionType"], r["state"]) for r in read_archived_instants(ctx.meta(args))]
+    start, end = str(args["start_ts"] or ""), str(args["end_ts"] or "")
+    rows = [(r["commitTime"], r["actionType"], r["state"]) for r in read_archived_instants(ctx.meta(args))
+            if (not start or str(r["commitTime"]) >= start) and (not end or str(r["commitTime"]) <= end)]
     return sorted(rows, key=lambda r: str(r[0]), reverse=True)[: args["limit"]]
 
 
@@ -100,7 +121,7 @@ def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
 
 @procedure(
     "run_clustering",
-    args=[Arg("table", required=True), Arg("order"), Arg("op", default="scheduleAndExecute"), Arg("instant_time"),
+    args=[Arg("table"), Arg("path"), Arg("order"), Arg("op", default="scheduleAndExecute"), Arg("instant_time"),
           Arg("options")],
     output="timestamp string, input_group_size int, state string, involved_partitions string",
     description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute).",

@@ -28,6 +28,16 @@ def _modified(meta: TableMetaClient, instant: Instant, state: State, fmt: str) -
     return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime(fmt)
 
 
+def state_transition_time(meta: TableMetaClient, instant: Instant) -> str | None:
+    """When *instant* completed, as Apache Hudi's procedures show it (``state_transition_time``): the
+    completion time of a layout 2 timeline, else the completed file's modification time as an
+    instant time (milliseconds), which is what Apache Hudi 0.x reads."""
+    if instant.completion_time is not None:
+        return instant.completion_time
+    modified = _modified(meta, instant, State.COMPLETED, "%Y%m%d%H%M%S%f")
+    return modified[:17] if modified else None
+
+
 def _rolled_back(meta: TableMetaClient) -> dict[str, str]:
     """Instant -> the rollback that removed it, from completed rollback metadata."""
     out: dict[str, str] = {}
