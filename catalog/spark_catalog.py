@@ -298,7 +298,7 @@ class SparkSessionCatalog:
 
         if info.is_hudi and info.location:
             data_schema = marked(data_schema, info.location,
-                                 read_optimized=synced_query_type(info.ident.name, info.properties)
+                                 read_optimized=synced_query_type(info.properties)
                                  is QueryType.READ_OPTIMIZED)
         # Hive's alter handler logs an ERROR for datasource tables, then Spark stores the schema
         # in the table properties as intended; keep that noise out of the shell.

@@ -45,17 +45,17 @@ def hive_table_resolution(name: str) -> tuple[str, QueryType] | None:
     return None
 
 
-def synced_query_type(name: str, properties: Mapping[str, str] | None = None) -> QueryType | None:
+def synced_query_type(properties: Mapping[str, str] | None = None) -> QueryType | None:
     """The query type of a catalog table that hive sync registered, or ``None`` for a table
     that is read with the session's default.
 
     *properties* are the table's serde and table properties merged: :data:`QUERY_AS_RO_TABLE`
-    (``true`` -> read-optimized, ``false`` -> snapshot) is authoritative (it is also set when
-    ``skip_ro_suffix`` registers the read-optimized table without its suffix). Without the
-    property the name's suffix decides (:func:`hive_table_resolution`).
+    (``true`` -> read-optimized, ``false`` -> snapshot) decides, as in Apache Hudi (it is also set
+    when ``skip_ro_suffix`` registers the read-optimized table without its suffix). A catalog
+    table's name does not: Apache Hudi reads a table created by SQL as ``t_ro`` over a
+    Merge-On-Read location, without the property, as a snapshot.
     """
     for key, value in (properties or {}).items():
         if key.lower() == QUERY_AS_RO_TABLE:
             return QueryType.READ_OPTIMIZED if str(value).strip().lower() == "true" else QueryType.SNAPSHOT
-    resolution = hive_table_resolution(name)
-    return resolution[1] if resolution is not None else None
+    return None

@@ -337,6 +337,16 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT count(*) AS n FROM {t} WHERE _hoodie_commit_time IS NOT NULL",
         "SHOW COMPACTION ON {t} LIMIT 5",
     ],
+    # A table SQL creates as <t>_ro over a Merge-On-Read location carries no ro-table property, and
+    # Apache Hudi reads it as a snapshot: its name alone does not make it read-optimized (item 7).
+    "mor_table_named_ro_created_by_sql_reads_the_snapshot": [
+        CREATE_AT.format(kind="mor"),
+        INSERT_3,
+        "UPDATE {t} SET name = 'a2', ts = 2 WHERE id = 1",
+        "CREATE TABLE {t}_ro USING hudi LOCATION '{loc}'",
+        "SELECT id, name, price, ts, dt FROM {t}_ro",
+        "DROP TABLE {t}_ro",
+    ],
     "cow_without_meta_fields": [
         ("CREATE TABLE {t} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
          "PARTITIONED BY (dt) TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "

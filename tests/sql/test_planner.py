@@ -11,12 +11,11 @@ from hudi_sql.config import QueryType
 from hudi_sql.errors import HudiConfigError, HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer import analyze
+from hudi_sql.sql.insert_planner import align_insert, plan_insert
 from hudi_sql.sql.planner import (
     SQL_KEY_GENERATOR,
     HudiTableFacts,
-    align_insert,
     plan_create,
-    plan_insert,
     read_options,
     spec_matches,
     sql_table_options,

@@ -191,13 +191,14 @@ def _resolve_read(ctx: OperationContext, name: st.TableName) -> tuple[Resolved, 
     """The table a query reads under *name*, and the query type its Hive name implies.
 
     Hive sync registers a Merge-On-Read table ``t`` as ``t_ro`` / ``t_rt``: such a catalog
-    table is read read-optimized / snapshot (its ro-table property, else its suffix), and when
-    only ``t`` is registered, ``t_ro`` / ``t_rt`` read ``t`` that way.
+    table is read read-optimized / snapshot as its ro-table property says (a table without it,
+    whatever its name, is read as any other), and when only ``t`` is registered, ``t_ro`` /
+    ``t_rt`` read ``t`` that way.
     """
     resolved = ctx.lookup(name)
     if resolved is not None:
         info = resolved.info
-        return resolved, synced_query_type(info.ident.name, info.properties) if resolved.is_hudi and info else None
+        return resolved, synced_query_type(info.properties) if resolved.is_hudi and info else None
     synced = hive_table_resolution(name.name)
     if synced is not None:
         base = ctx.lookup(replace(name, name=synced[0]))

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer.filters import localized
+from hudi_sql.sql.insert_planner import plan_insert
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.insert import aligned_frame, spark_overwrite_mode, static_partitions
 from hudi_sql.sql.operations.merge_into import build_merge
 from hudi_sql.sql.operations.partitions import live_partitions
 from hudi_sql.sql.operations.update_delete import delete_frame, update_frames
-from hudi_sql.sql.planner import HudiTableFacts, plan_insert, read_options, write_options
+from hudi_sql.sql.planner import HudiTableFacts, read_options, write_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -2,7 +2,7 @@
 
 The query's rows become the table's columns as Spark's INSERT maps them (by position or by the
 column list, static partition values filled in, cast to the table's types), and are written
-with the operation :func:`~hudi_sql.sql.planner.plan_insert` chose. Under ``dup.policy=fail``
+with the operation :func:`~hudi_sql.sql.insert_planner.plan_insert` chose. Under ``dup.policy=fail``
 (and the strict insert mode of older scripts) existing keys are looked for before anything is
 written.
 """
@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.insert_planner import DupPolicy, align_insert, plan_insert
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.partitions import decoded_partition, live_partitions
 from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import drop_meta_columns, write_frame
-from hudi_sql.sql.planner import DupPolicy, HudiTableFacts, align_insert, plan_insert, spec_matches
+from hudi_sql.sql.planner import HudiTableFacts, spec_matches
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def aligned_frame(source: DataFrame, facts: HudiTableFacts, statement: st.InsertInto) -> DataFrame:
-    """The query's rows as the table's columns (see :func:`~hudi_sql.sql.planner.align_insert`),
+    """The query's rows as the table's columns (see :func:`~hudi_sql.sql.insert_planner.align_insert`),
     cast to the table's types as Spark's INSERT casts them. Hudi's meta columns in the query
     (``SELECT *`` from a Hudi table) are dropped first, as Hudi's INSERT drops them."""
     from pyspark.sql import functions as F
