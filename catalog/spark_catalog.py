@@ -243,6 +243,11 @@ class SparkSessionCatalog:
             for k, v in dict(self._java(table.properties())).items()
             if str(k).lower() not in _RESERVED_PROPERTIES
         }
+        # Hive sync keeps the ro-table flag with the storage (serde) properties, where Apache Hudi
+        # reads it too: it decides how a synced <t>_ro / <t>_rt is read.
+        for key, value in dict(self._java(table.storage().properties())).items():
+            if str(key).lower() == QUERY_AS_RO_TABLE:
+                properties.setdefault(QUERY_AS_RO_TABLE, str(value))
         input_format = table.storage().inputFormat()
         if (provider or "").lower() == "hive" and input_format.isDefined():
             synced = _hudi_base_path(str(input_format.get()), location, properties)

@@ -38,6 +38,30 @@ def test_call_savepoint_restore_and_archived_commits_list_every_instant(spark: A
     assert db.sql("CALL show_savepoints(table => 'svc_t')").collect() == []
 
 
+def test_call_savepoint_procedures_by_path_default_to_the_newest_savepoint(spark: Any, tmp_path: Path) -> None:
+    """As Apache Hudi's procedures: ``path =>`` instead of ``table =>``, and without ``instant_time``
+    a rollback or a delete takes the newest savepoint; with none there, the call says so."""
+    db = hudi_sql.connect(spark)
+    path = tmp_path / "sp"
+    db.sql(f"CREATE TABLE sp_t (id INT, ts BIGINT) USING hudi LOCATION '{path}' "
+           "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')")
+    db.sql("INSERT INTO sp_t VALUES (1, 1)")
+    assert db.sql(f"CALL create_savepoint(path => '{path}')").collect()[0][0] is True
+    db.sql("INSERT INTO sp_t VALUES (2, 1)")
+    assert db.sql(f"CALL create_savepoint(path => '{path}')").collect()[0][0] is True
+    newest = max(r[0] for r in db.sql(f"CALL show_savepoints(path => '{path}')").collect())
+    db.sql("INSERT INTO sp_t VALUES (3, 1)")
+
+    assert db.sql(f"CALL rollback_to_savepoint(path => '{path}')").collect()[0][0] is True
+    assert sorted(r.id for r in db.sql("SELECT id FROM sp_t").collect()) == [1, 2]
+    assert db.sql(f"CALL delete_savepoint(path => '{path}')").collect()[0][0] is True
+    remaining = [r[0] for r in db.sql(f"CALL show_savepoints(path => '{path}')").collect()]
+    assert len(remaining) == 1 and newest not in remaining
+    db.sql(f"CALL delete_savepoint(path => '{path}')")
+    with pytest.raises(hudi_sql.HudiSqlError, match="the table has no savepoint"):
+        db.sql(f"CALL rollback_to_savepoint(path => '{path}')")
+
+
 def test_call_archive_commits_archives_with_its_own_limits_and_keeps_the_rows(spark: Any, tmp_path: Path) -> None:
     """Apache Hudi's ``archive_commits``: the limits come from the call, not from the table
     (whose defaults, 20 and 30 commits, would archive nothing here). The metadata table is
