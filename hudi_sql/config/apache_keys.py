@@ -71,7 +71,7 @@ def _load() -> _KeyFile:
         if name.endswith("."):
             prefixes.append(name)
             continue
-        first, _, last = (fields[1] if len(fields) > 1 else "").partition("..")
+        first, _, last = fields[1].partition("..")
         renamed_to = fields[3] if len(fields) > 3 and fields[2] == "->" else None
         keys[name] = ApacheKey(name, first, last or first, renamed_to)
     newest = max((k.last_release for k in keys.values()), key=_release_order, default="")
@@ -82,6 +82,7 @@ def _release_order(release: str) -> tuple[int, ...]:
     return tuple(int(part) for part in release.split(".") if part.isdigit())
 
 
+@functools.cache
 def apache_keys() -> frozenset[str]:
     """Every exact option key an Apache Hudi release declares (the prefix families excluded)."""
     return frozenset(_load().keys)

@@ -32,9 +32,9 @@ class InsertPlan:
     """How one ``INSERT`` is written.
 
     ``operation`` is Hudi's write operation; ``options`` the full write options;
-    ``dup_policy`` is ``fail`` when existing keys must be checked before writing, and
-    ``refused_by`` then names the setting that asks for it (the dup policy, or the strict
-    insert mode of older scripts);
+    ``dup_policy`` the duplicate policy in force; ``refused_by`` names the setting that makes an
+    existing key an error, checked before writing (``dup.policy=fail``, or the strict insert mode
+    of older scripts), empty when none does;
     ``static_partition`` the static values of a static-mode ``INSERT OVERWRITE ... PARTITION (...)``:
     every existing partition they match is replaced, even when the query returns no rows.
     """
@@ -110,8 +110,7 @@ def plan_insert(
         statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
     elif policy == DupPolicy.FAIL:
         refused_by = f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail"
-    return InsertPlan(operation, {**probe, **statement_options},
-                      dup_policy=DupPolicy.FAIL if refused_by else policy, refused_by=refused_by)
+    return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy, refused_by=refused_by)
 
 
 def _legacy_insert_operation(mode: str, table: HudiTableFacts, configs: HudiConfigs) -> WriteOperationType:

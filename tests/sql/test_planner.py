@@ -95,7 +95,7 @@ def test_plan_insert_dup_policy_drop_and_fail_need_insert() -> None:
     fail = plan_insert(
         statement, facts(), {"hoodie.datasource.insert.dup.policy": "fail"}, spark_overwrite_mode="static"
     )
-    assert fail.dup_policy == "fail"
+    assert (fail.dup_policy, fail.refused_by) == ("fail", "hoodie.datasource.insert.dup.policy=fail")
     with pytest.raises(HudiConfigError, match="needs the insert operation"):
         plan_insert(
             statement,

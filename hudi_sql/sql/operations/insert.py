@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
-from hudi_sql.sql.insert_planner import DupPolicy, align_insert, plan_insert
+from hudi_sql.sql.insert_planner import align_insert, plan_insert
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.partitions import decoded_partition, live_partitions
@@ -121,7 +121,7 @@ def insert_into(ctx: OperationContext, statement: st.InsertInto, resolved: Resol
     with writing_to(facts.location), bound(ctx, refs) as views:
         source = ctx.spark.sql(statement.query.bind(views))
         frame = aligned_frame(source, facts, statement)
-        if plan.dup_policy == DupPolicy.FAIL:
+        if plan.refused_by:
             _require_new_keys(ctx, facts, frame, options, plan.refused_by)
         result = write_frame(ctx, facts, frame, options)
     if plan.operation.is_overwrite:
