@@ -112,3 +112,10 @@ class HudiServiceConfig(ConfigScope):
         "How groups are rewritten; sort-and-size.")
     CLUSTERING_PRESERVE_COMMIT_METADATA = ConfigOption("hoodie.clustering.preserve.commit.metadata", parse_bool, True,
                                            "Rewritten rows keep _hoodie_commit_time and _hoodie_commit_seqno.")
+    CLUSTERING_PARTITION_SELECTED = ConfigOption(
+        "hoodie.clustering.plan.strategy.partition.selected", parse_list, NO_VALUES,
+        "Partition paths a clustering plan is limited to (comma-separated); empty: every partition.")
+    CLUSTERING_PARTITION_REGEX = ConfigOption(
+        "hoodie.clustering.plan.strategy.partition.regex.pattern", parse_str, "",
+        "A regular expression the whole partition path must match to be clustered (when no partition "
+        "is selected by name); empty: every partition.")

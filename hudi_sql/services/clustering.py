@@ -66,6 +66,7 @@ __all__ = [
 import json
 import logging
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,16 @@ class ClusteringSettings:
     sort_columns: tuple[str, ...] = ()
     parquet_max_file_size: int = 120 * _MB  # the assumed size of a slice without a base file
     preserve_hoodie_metadata: bool = True
+    selected_partitions: tuple[str, ...] = ()  # empty: every partition (then the pattern applies)
+    partition_pattern: str = ""  # a regular expression the whole partition path matches; empty: any
+
+    def plans_partition(self, partition: str) -> bool:
+        """Whether *partition* may be clustered: named when partitions are selected by name,
+        else matching the pattern in full (Apache Hudi's ``partition.selected`` /
+        ``partition.regex.pattern``)."""
+        if self.selected_partitions:
+            return partition in self.selected_partitions
+        return not self.partition_pattern or re.fullmatch(self.partition_pattern, partition) is not None
 
     @classmethod
     def from_configs(cls, configs: HudiConfigs) -> ClusteringSettings:
@@ -173,7 +184,14 @@ class ClusteringSettings:
             sort_columns=tuple(configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)),
             parquet_max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
             preserve_hoodie_metadata=configs.get(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA),
+            selected_partitions=tuple(p.strip("/") for p in configs.get(HudiServiceConfig.CLUSTERING_PARTITION_SELECTED)),
+            partition_pattern=str(configs.get(HudiServiceConfig.CLUSTERING_PARTITION_REGEX) or ""),
         )
+        try:
+            re.compile(settings.partition_pattern)
+        except re.error as exc:
+            raise HudiConfigError(f"Option '{HudiServiceConfig.CLUSTERING_PARTITION_REGEX.key}' is not a regular "
+                                  f"expression: {exc}.") from exc
         for key, value in (
                 (HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key, settings.target_file_max_bytes),
                 (HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP.key, settings.max_bytes_per_group),
@@ -258,7 +276,7 @@ def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringSettings,
     Pure: decides from the loaded timeline and listings only.
     """
     groups: list[ClusteringGroup] = []
-    for partition in sorted(inputs.partitions):
+    for partition in sorted(p for p in inputs.partitions if settings.plans_partition(p)):
         eligible = [s for s in inputs.latest_slices(partition)
                     if (partition, s.file_id) not in inputs.busy
                     and (s.base_file.size if s.base_file else 0) < settings.small_file_limit]

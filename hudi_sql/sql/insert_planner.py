@@ -65,8 +65,8 @@ def plan_insert(
       (preCombine) field, ``insert`` otherwise.
       :attr:`HudiWriteConfig.INSERT_DUP_POLICY`: ``drop`` drops incoming records whose key
       exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
-      A batch is deduplicated by key before an insert when the table has an ordering field
-      (:attr:`HudiWriteConfig.COMBINE_BEFORE_INSERT` unless set), as Apache Hudi's SQL does.
+    * Either: a batch is deduplicated by key before it is written when the table has an ordering
+      field (:attr:`HudiWriteConfig.COMBINE_BEFORE_INSERT` unless set), as Apache Hudi's SQL does.
 
     Args:
         spark_overwrite_mode: Spark's ``spark.sql.sources.partitionOverwriteMode``.
@@ -160,6 +160,9 @@ def _plan_overwrite(
         operation = WriteOperationType.INSERT_OVERWRITE
     replace_static = static_mode and operation is WriteOperationType.INSERT_OVERWRITE and bool(static)
     options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower()}
+    if not configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
+        # as for INSERT INTO: a batch's rows of one key combined by the ordering field first
+        options[HudiWriteConfig.COMBINE_BEFORE_INSERT.key] = str(bool(table.precombine_field)).lower()
     return InsertPlan(operation, options, static_partition=dict(static) if replace_static else None)
 
 

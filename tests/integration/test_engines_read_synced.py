@@ -1,13 +1,15 @@
 """Engines that are not hudi-sql read what hudi-sql syncs: Spark's own Thrift server (a plain
-PySpark session with Hive support) through Beeline, Spark's ``spark-sql`` CLI, and hudi-sql's
-thriftserver through PyHive, all on one standalone Hive metastore.
+PySpark session with Hive support) through Beeline and hudi-sql's thriftserver through PyHive,
+both on one standalone Hive metastore; and Spark's ``spark-sql`` CLI on the embedded metastore
+hudi-sql made.
 
 A Copy-On-Write table and a Merge-On-Read table are written by hudi-sql (inserts, upserts,
 deletes; then an inline compaction and clean) and synced after each step in the ``hms`` mode,
 datasource form (the default); beside them ``orders``, a metadata-only bootstrap synced by
-``CALL run_bootstrap(..., enable_hive_sync => true)`` and then upserted. After each step, every engine's ``count(*)``, ``count(DISTINCT
-id)`` and ``sum(v)`` of ``trips`` (COW), ``rides_ro`` and ``rides_rt`` (MOR) equal hudi-sql's own
-snapshot (read-optimized for ``_ro``) read by path: no duplicates, no missing log updates.
+``CALL run_bootstrap(..., enable_hive_sync => true)`` and then upserted. After each step, every
+engine's ``count(*)``, ``count(DISTINCT id)`` and ``sum(v)`` of ``trips`` (COW), ``rides_ro`` and
+``rides_rt`` (MOR) equal hudi-sql's own snapshot (read-optimized for ``_ro``) read by path: no
+duplicates, no missing log updates.
 
 The engines other than hudi-sql have no setup of ours: what makes them read Hudi tables is the
 ``pyspark_hudi`` data source Spark 4 finds in the installed packages, and the location marker in
@@ -180,22 +182,6 @@ def _hudi_sql_thrift(engines: Engines) -> dict[str, list[Any]]:
         connection.close()
 
 
-def _spark_sql_cli(engines: Engines, cow: Path) -> list[str]:
-    """Spark's ``spark-sql`` CLI: a synced table by name, and a table by path (a temporary view)."""
-    script = (f"SELECT count(*), count(DISTINCT id) FROM {DATABASE}.trips; "
-              f"CREATE TEMPORARY VIEW by_path USING hudi OPTIONS (path '{cow}'); "
-              "SELECT count(*), count(DISTINCT id) FROM by_path;")
-    state = engines.work / "spark-sql-cli"
-    state.mkdir(exist_ok=True)
-    out = subprocess.run(
-        [_spark_bin("spark-sql"), *session_spark_conf(), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
-         "--conf", "spark.driver.host=127.0.0.1", "--conf", f"spark.hadoop.hive.metastore.uris={engines.metastore_uri}",
-         "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}", "-S", "-e", script],
-        cwd=state, env=child_process_env(), capture_output=True, text=True, timeout=300, check=False)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return [line for line in out.stdout.splitlines() if line.strip()]
-
-
 @dataclass(frozen=True)
 class SyncedTables:
     cow: Path
@@ -228,7 +214,8 @@ def synced(spark: Any, engines: Engines, tmp_path_factory: pytest.TempPathFactor
 
 # Spark's Thrift server above is a plain PySpark session with Hive support and nothing of
 # hudi-sql, so Beeline's answers are what such a session reads by table name (a fresh plain
-# session reading by name and by path: tests/integration/test_plain_engines.py).
+# session reading by name and by path: tests/integration/test_plain_engines.py; Spark's
+# ``spark-sql`` CLI, the same kind of session, reading by name and by path: the last test here).
 
 
 def test_every_engine_reads_synced_upserts_and_deletes_as_hudi_sql_does(
@@ -239,8 +226,6 @@ def test_every_engine_reads_synced_upserts_and_deletes_as_hudi_sql_does(
     assert expected["rides_rt"][:2] == [11, 11] and expected["rides_ro"] != expected["rides_rt"]  # logs: not in _ro
     assert _beeline(engines) == expected
     assert _hudi_sql_thrift(engines) == expected
-    n, k = expected["trips"][:2]
-    assert _spark_sql_cli(engines, synced.cow) == [f"{n}\t{k}", f"{n}\t{k}"]
 
 
 def test_every_engine_follows_a_compaction_and_cleans_after_a_resync(

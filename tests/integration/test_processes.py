@@ -98,14 +98,21 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         _stop(master)
 
 
-def test_write_on_standalone_cluster_files_written_by_executor_processes(
+def test_standalone_cluster_writes_in_executor_processes_and_streams_into_and_out_of_a_table(
         spark: Any, standalone_cluster: str, tmp_path: Path) -> None:
-    table = tmp_path / "table"
+    """One application on the cluster (one driver and one executor to start): two batch writes,
+    whose data files must come from executor processes, then a stream into a Merge-On-Read table
+    and a stream out of it."""
+    from streaming_helpers import expected_rows, write_input_files
+
+    table, source, streamed, output = tmp_path / "table", tmp_path / "in", tmp_path / "t", tmp_path / "out"
+    batches = write_input_files(source, files=3)
     driver = subprocess.run(
-        [sys.executable, str(DRIVERS / "cluster_write.py"), standalone_cluster, str(table), str(tmp_path / "state")],
-        env=_env(), capture_output=True, text=True, timeout=300, start_new_session=True, check=False)
-    assert driver.returncode == 0, driver.stderr[-3000:]
-    report = json.loads(driver.stdout.strip().splitlines()[-1])
+        [sys.executable, str(DRIVERS / "cluster_write.py"), standalone_cluster, str(table), str(tmp_path / "state"),
+         str(source), str(streamed), str(tmp_path / "ck-in"), str(output), str(tmp_path / "ck-out")],
+        env=_env(), capture_output=True, text=True, timeout=600, start_new_session=True, check=False)
+    assert driver.returncode == 0 and "DONE" in driver.stdout, driver.stderr[-3000:]
+    report = json.loads(next(line for line in driver.stdout.splitlines() if line.startswith("{")))
     assert report["writer_pids"], "no data file was written"
     assert report["driver_pid"] not in report["writer_pids"]
     for pid in report["writer_pids"]:
@@ -119,6 +126,18 @@ def test_write_on_standalone_cluster_files_written_by_executor_processes(
     assert ours.num_rows == 200
     assert rows_of(ours) == rows_of(rust_table(str(table)))
     assert {r["name"] for r in ours.to_pylist() if r["id"] < 50} == {f"NAME-{i}" for i in range(50)}
+
+    # The stream into the table applied every batch; the stream out of it emitted each commit's
+    # records: the latest value of every key (each written once per commit, and a key's last
+    # commit holds its final value).
+    assert data_rows(rust_table(str(streamed)), "id") == expected_rows(batches)
+    emitted = spark.read.parquet(str(output)).select("_hoodie_commit_time", "id", "v", "ts", "p").toArrow()
+    last_per_key: dict[int, dict[str, Any]] = {}
+    for row in sorted(emitted.to_pylist(), key=lambda r: r["_hoodie_commit_time"]):
+        last_per_key[row["id"]] = {k: row[k] for k in ("id", "v", "ts", "p")}
+    assert sorted(last_per_key.values(), key=lambda r: str(r["id"])) == expected_rows(batches)
+    pairs = [(r["_hoodie_commit_time"], r["id"]) for r in emitted.to_pylist()]
+    assert len(pairs) == len(set(pairs)), "a record was emitted twice"
 
 
 def test_writer_killed_mid_commit_previous_snapshot_visible_and_next_write_rolls_back(
@@ -236,28 +255,3 @@ def test_stream_killed_mid_batch_twice_resumes_and_applies_every_batch_once(
     rolled_back = {t for i in meta.timeline.completed().with_actions(Action.ROLLBACK)
                    for t in meta.rollback_metadata(i.instant_time)["commitsRollback"]}
     assert killed <= rolled_back | set(meta.timeline.completed_writes().times())
-
-
-def test_stream_into_and_out_of_a_table_on_a_standalone_cluster(
-        spark: Any, standalone_cluster: str, tmp_path: Path) -> None:
-    from streaming_helpers import expected_rows, write_input_files
-
-    source, table, output = tmp_path / "in", tmp_path / "t", tmp_path / "out"
-    batches = write_input_files(source, files=3)
-    # One application streams into the table, then out of it (one driver and one executor to start).
-    run = subprocess.run(_stream_driver(standalone_cluster, tmp_path / "state", "write-then-read", str(source),
-                                        str(table), str(tmp_path / "ck-in"), "MERGE_ON_READ", str(output),
-                                        str(tmp_path / "ck-out")),
-                         env=_env(), capture_output=True, text=True, timeout=600, check=False,
-                         start_new_session=True)
-    assert run.returncode == 0 and "DONE" in run.stdout, run.stderr[-3000:]
-    assert data_rows(rust_table(str(table)), "id") == expected_rows(batches)
-    # The source emitted each commit's records: the latest value of every key (each written once
-    # per commit, and a key's last commit holds its final value).
-    emitted = spark.read.parquet(str(output)).select("_hoodie_commit_time", "id", "v", "ts", "p").toArrow()
-    last_per_key: dict[int, dict[str, Any]] = {}
-    for row in sorted(emitted.to_pylist(), key=lambda r: r["_hoodie_commit_time"]):
-        last_per_key[row["id"]] = {k: row[k] for k in ("id", "v", "ts", "p")}
-    assert sorted(last_per_key.values(), key=lambda r: str(r["id"])) == expected_rows(batches)
-    pairs = [(r["_hoodie_commit_time"], r["id"]) for r in emitted.to_pylist()]
-    assert len(pairs) == len(set(pairs)), "a record was emitted twice"

@@ -75,22 +75,30 @@ class Oracle:
         self.process = process
         self.log = log
         self.info = info
+        self._in_flight: Pending | None = None
 
     def request(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.begin(steps).response()
+
+    def begin(self, steps: list[dict[str, Any]]) -> Pending:
+        """Send *steps* and return at once: Apache Hudi works on them in its own JVM while this
+        process does our side of the same step (the two engines overlap on the two cores instead of
+        taking turns); :meth:`Pending.results` waits for the answer. One request is in flight at a
+        time: an answer nobody read (a test failed before reading it) is read here first, so the next
+        answer is this request's."""
         assert self.process.stdin and self.process.stdout
+        if self._in_flight is not None and not self._in_flight.answered:
+            self._in_flight.response()
         if self.process.poll() is not None:
             raise RuntimeError(f"the oracle driver exited ({self.process.returncode}); see {self.log}")
         self.process.stdin.write(json.dumps({"steps": steps}) + "\n")
         self.process.stdin.flush()
-        line = read_line(self.process, STEP_TIMEOUT_S, self.log)
-        return json.loads(line)
+        self._in_flight = Pending(self)
+        return self._in_flight
 
     def run(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Results of *steps*, or :class:`OracleError` naming the step Apache Hudi refused."""
-        response = self.request(steps)
-        if "error" in response:
-            raise OracleError(response)
-        return response["results"]
+        return self.begin(steps).results()
 
     def sql(self, text: str) -> dict[str, Any]:
         return self.run([{"sql": text}])[0]
@@ -101,6 +109,31 @@ class Oracle:
 
     def read(self, path: str | Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.run([{"read": {"path": str(path), "options": dict(options or {})}}])[0]
+
+
+class Pending:
+    """Apache Hudi's answer to a request sent with :meth:`Oracle.begin`, read once when asked for."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self._oracle = oracle
+        self._response: dict[str, Any] | None = None
+
+    def response(self) -> dict[str, Any]:
+        if self._response is None:
+            line = read_line(self._oracle.process, STEP_TIMEOUT_S, self._oracle.log)
+            self._response = json.loads(line)
+        return self._response
+
+    @property
+    def answered(self) -> bool:
+        return self._response is not None
+
+    def results(self) -> list[dict[str, Any]]:
+        """Results of the steps, or :class:`OracleError` naming the step Apache Hudi refused."""
+        response = self.response()
+        if "error" in response:
+            raise OracleError(response)
+        return response["results"]
 
 
 def read_line(process: subprocess.Popen[str], timeout: float, log: Path) -> str:
@@ -150,8 +183,13 @@ def ours_or_error(db: Any, statement: str) -> dict[str, Any] | str:
 
 def theirs_or_error(oracle: Oracle, statement: str) -> dict[str, Any] | str:
     """Apache Hudi's result of one SQL statement, or its refusal as text."""
+    return result_or_error(oracle.begin([{"sql": statement}]))
+
+
+def result_or_error(pending: Pending) -> dict[str, Any] | str:
+    """The one result of a request sent with :meth:`Oracle.begin`, or Apache Hudi's refusal as text."""
     try:
-        return oracle.sql(statement)
+        return pending.results()[0]
     except OracleError as exc:
         return str(exc.response.get("error"))
 
@@ -196,8 +234,9 @@ def snapshot_disagreements(spark: Any, oracle: Oracle, mine: Path, theirs: Path,
     *apache_reads_ours*) of ours, on *columns*: how each differs (empty when they agree)."""
     options = dict(read_options or {})
     paths = [theirs, mine] if apache_reads_ours else [theirs]
-    answers = oracle.run([{"read": {"path": str(path), "options": options}} for path in paths])
+    pending = oracle.begin([{"read": {"path": str(path), "options": options}} for path in paths])
     our_own = only_columns(ours(spark.read.format("hudi").load(str(mine))), columns)
+    answers = pending.results()
     failures = []
     for whose, other in zip(("Apache Hudi's table", "our table read by Apache Hudi"), answers, strict=False):
         try:

@@ -88,11 +88,13 @@ def tables(request: pytest.FixtureRequest, db: Any, oracle: Oracle,
     name = f"cdc_{table_type}_{mode}"
     root = tmp_path_factory.mktemp(name)
     theirs, mine = root / "apache", root / "ours"
-    oracle.run([{"sql": f"DROP TABLE IF EXISTS {name}"}, {"sql": create_cdc_table(name, theirs, table_type, mode)},
-                *({"sql": s.format(t=name)} for s in STATEMENTS)])
+    their_statements = oracle.begin([{"sql": f"DROP TABLE IF EXISTS {name}"},
+                                     {"sql": create_cdc_table(name, theirs, table_type, mode)},
+                                     *({"sql": s.format(t=name)} for s in STATEMENTS)])
     db.sql(create_cdc_table(name, mine, table_type, mode))
     for statement in STATEMENTS:
         db.sql(statement.format(t=name))
+    their_statements.results()
     return theirs, mine
 
 

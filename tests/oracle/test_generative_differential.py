@@ -27,6 +27,7 @@ from oracle_harness import (
     TALLY,
     Oracle,
     OracleError,
+    Pending,
     assert_same_rows,
     only_columns,
     ours,
@@ -171,15 +172,17 @@ def run_scenario(spark: Any, oracle: Oracle, work: Path, scenario: Scenario) -> 
     for number, (operation, rows) in enumerate(scenario.steps):
         what = f"step {number} ({operation})"
         TALLY.generated_steps[-1] += 1
+        # Apache Hudi's step is sent first and runs in its JVM while ours runs here.
         if operation == "compact":
-            their_error = _their_step(oracle, [{"sql": f"CALL run_compaction(op => 'run', path => '{theirs}')"}])
+            their_step = oracle.begin([{"sql": f"CALL run_compaction(op => 'run', path => '{theirs}')"}])
             our_error = _our_step(hudi_sql.compact, spark, str(mine), options)
         else:
             step_options = {**options, "hoodie.datasource.write.operation": operation}
-            their_error = _their_step(oracle, [{"write": {"path": str(theirs), "schema": scenario.schema,
-                                                          "rows": rows, "options": step_options}}])
+            their_step = oracle.begin([{"write": {"path": str(theirs), "schema": scenario.schema,
+                                                  "rows": rows, "options": step_options}}])
             df = spark.createDataFrame(_python_values(scenario, rows), scenario.schema)
             our_error = _our_step(hudi_sql.write, df, str(mine), step_options)
+        their_error = _their_error(their_step)
         if (their_error is None) != (our_error is None):
             return [*failures, f"{what}: ours {our_error or 'ok'}; Apache Hudi {their_error or 'ok'}"]
         commits["ours"].append(_latest_commit(mine))
@@ -223,9 +226,9 @@ def _range_reads(spark: Any, oracle: Oracle, scenario: Scenario, mine: Path, the
 APACHE_EMPTY_READ_FAILURE = "COLUMN_ALREADY_EXISTS"
 
 
-def _their_step(oracle: Oracle, steps: list[dict[str, Any]]) -> str | None:
+def _their_error(step: Pending) -> str | None:
     try:
-        oracle.run(steps)
+        step.results()
     except OracleError as exc:
         return str(exc.response.get("error"))
     return None

@@ -130,7 +130,9 @@ def test_quickstart_table_without_record_key_same_rows_as_apache_hudi(
     failures = []
     for index, template in enumerate(QUICKSTART_STEPS):
         statement = template.format(t=table)
-        theirs, mine = oracle.sql(statement), ours(db.sql(statement))
+        their_answer = oracle.begin([{"sql": statement}])
+        mine = ours(db.sql(statement))
+        theirs = their_answer.results()[0]
         if not statement.startswith("SELECT"):
             continue
         _check_generated_keys(theirs, "Apache Hudi")

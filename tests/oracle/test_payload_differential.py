@@ -77,10 +77,11 @@ def test_payload_upserts_match_apache_hudi(spark: Any, oracle: Oracle, tmp_path:
     failures = []
     for number, (step, rows) in enumerate(BATCHES, start=1):
         options = _options(name, table_type, payload)
-        oracle.run([{"write": {"path": str(theirs), "schema": SCHEMA, "rows": rows,
-                               "options": {**options, "hoodie.metadata.enable": "false"}}}])
+        their_write = oracle.begin([{"write": {"path": str(theirs), "schema": SCHEMA, "rows": rows,
+                                               "options": {**options, "hoodie.metadata.enable": "false"}}}])
         df = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in rows], SCHEMA)
         hudi_sql.write(df, str(mine), options)
+        their_write.results()
         failures += snapshot_disagreements(spark, oracle, mine, theirs, COLUMNS, what=f"{payload}/{table_type}/{step}",
                                            read_options={"hoodie.metadata.enable": "false"},
                                            apache_reads_ours=number == len(BATCHES))

@@ -39,8 +39,6 @@ NOT_TAKEN: dict[tuple[str, str], str] = {
     ("hive_sync", "strategy"): "a Merge-On-Read table is always synced as both _ro and _rt",
     ("hive_sync", "sync_incremental"): "every sync compares the whole partition list",
     ("run_clean", "skip_locking"): "clean takes the table's lock as every write does",
-    ("run_clustering", "predicate"): "partition selection for a clustering plan is not built yet",
-    ("run_clustering", "selected_partitions"): "partition selection for a clustering plan is not built yet",
     ("run_clustering", "show_involved_partition"): "the involved partitions are always in the result",
     ("run_clustering", "order_strategy"): "clustering sorts linearly by the order columns (no z-order / hilbert)",
     ("run_clustering", "instants"): "execute runs every pending clustering, not a chosen one",

@@ -109,6 +109,9 @@ SCRIPTS: dict[str, list[str]] = {
         INSERT_FLAT,
         "INSERT OVERWRITE TABLE {t} SELECT 9, 'z', 9.5, 9",
         SELECT_FLAT,
+        # two rows of one key in the batch: combined by the ordering field first
+        "INSERT OVERWRITE TABLE {t} VALUES (8, 'y', 8.5, 2), (8, 'y-later', 8.5, 3), (7, 'x', 7.5, 1)",
+        SELECT_FLAT,
     ],
     "mor_insert_overwrite_whole_partitioned_table": [
         CREATE.format(kind="mor"),
@@ -218,6 +221,20 @@ SCRIPTS: dict[str, list[str]] = {
         "UPDATE {t} SET price = 0.0, ts = 9 WHERE id IN (1, 6)",
         "INSERT INTO {t} VALUES (7, 'g', 7.5, 1, '2024-01-03')",
         "CALL archive_commits(table => '{t}', min_commits => 2, max_commits => 3, retain_commits => 1)",
+        SELECT_ALL,
+    ],
+    # Clustering of chosen partitions only: by a predicate over the partition column, then by name.
+    "cow_clustering_of_selected_partitions": [
+        CREATE_WITH.format(kind="cow", props=SMALL_FILES_APART),
+        INSERT_3,
+        "INSERT INTO {t} VALUES (4, 'd', 4.5, 1, '2024-01-01'), (5, 'e', 5.5, 1, '2024-01-02')",
+        "CALL run_clustering(table => '{t}', predicate => \"dt = '2024-01-01'\")",
+        "REFRESH TABLE {t}",
+        "SELECT dt, count(DISTINCT _hoodie_file_name) AS files FROM {t} GROUP BY dt",
+        "INSERT INTO {t} VALUES (6, 'f', 6.5, 1, '2024-01-03')",
+        "CALL run_clustering(table => '{t}', selected_partitions => 'dt=2024-01-02')",
+        "REFRESH TABLE {t}",
+        "SELECT dt, count(DISTINCT _hoodie_file_name) AS files FROM {t} GROUP BY dt",
         SELECT_ALL,
     ],
     "cow_ctas_alter_and_drop_partition": [

@@ -56,8 +56,9 @@ def apache(oracle_v1: Oracle) -> Oracle:
 def _agree(spark: Any, oracle: Oracle, path: Path, what: str, options: dict[str, str] | None = None) -> list[str]:
     """Our read and Apache Hudi's with the same *options*: the differences, if any."""
     opts = {**LISTING, **(options or {})}
-    theirs = oracle.read(path, opts)
+    their_read = oracle.begin([{"read": {"path": str(path), "options": opts}}])
     mine = ours(spark.read.format("hudi").options(**(options or {})).load(str(path)))
+    theirs = their_read.results()[0]
     try:
         assert_same_rows(mine, theirs, what=what)
     except AssertionError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,6 +97,16 @@ def test_compaction_and_rollback_procedures(db: Any) -> None:
         {"rollback_result": True}
     ]
     assert sorted(r["id"] for r in call(db, "SELECT id FROM mor")) == [1, 2]
+
+    # The rollback is listed with what it removed: the insert's file in p=x.
+    [rollback] = call(db, "CALL show_rollbacks(table => 'mor')")
+    assert rollback["rollback_instant"] == latest and rollback["total_partitions"] == 1
+    assert rollback["total_files_deleted"] == 1 and rollback["time_taken_in_millis"] >= 0
+    detail = call(db, f"CALL show_rollback_detail(table => 'mor', instant_time => '{rollback['instant']}')")
+    assert [(r["rollback_instant"], r["partition"], r["succeeded"]) for r in detail] == [(f"[{latest}]", "p=x", True)]
+    assert not Path(detail[0]["deleted_file"].removeprefix("file:")).exists()
+    with pytest.raises(HudiTimelineError, match="Rollback 20000101000000000 not found"):
+        call(db, "CALL show_rollback_detail(table => 'mor', instant_time => '20000101000000000')")
 
 
 def test_help_and_argument_errors(db: Any) -> None:

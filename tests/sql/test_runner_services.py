@@ -9,6 +9,7 @@ import pytest
 from table_helpers import rows_of, rust_table
 
 import hudi_sql
+from hudi_sql.errors import HudiSqlError
 
 pytestmark = pytest.mark.spark
 
@@ -99,3 +100,27 @@ def test_call_run_clustering_rewrites_small_files_sorted(spark: Any, tmp_path: P
     assert rows_of(rust_table(str(path)), ["id", "v", "ts", "p"], key="id") == before
     ids = [r.id for r in spark.read.parquet(*[str(f) for f in path.rglob(f"*_{row.timestamp}.parquet")]).collect()]
     assert ids == sorted(ids)
+
+
+def test_call_run_clustering_of_partitions_named_or_satisfying_a_predicate(spark: Any, tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    db.sql(f"""CREATE TABLE cl_sel (id INT, ts BIGINT, region STRING, dt STRING) USING hudi
+               PARTITIONED BY (region, dt) LOCATION '{tmp_path / "cl_sel"}'
+               TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.parquet.small.file.limit' = '0')""")
+    for i in range(2):  # two files in each of three partitions
+        db.sql(f"INSERT INTO cl_sel VALUES ({i}, 1, 'eu', '01'), ({i + 10}, 1, 'eu', '02'), ({i + 20}, 1, 'us', '01')")
+
+    def clustered(call: str) -> list[str]:
+        return [r.involved_partitions for r in db.sql(call).collect()]
+
+    assert clustered("CALL run_clustering(table => 'cl_sel', predicate => \"region = 'eu' AND dt > '01'\")") == [
+        "region=eu/dt=02"]
+    assert clustered("CALL run_clustering(table => 'cl_sel', selected_partitions => 'region=us/dt=01', "
+                     "predicate => \"region = 'eu'\")") == ["region=us/dt=01"]  # names win over a predicate
+    assert clustered("CALL run_clustering(table => 'cl_sel', predicate => \"region = 'none'\")") == []
+    assert clustered("CALL run_clustering(table => 'cl_sel', "
+                     "options => 'hoodie.clustering.plan.strategy.partition.regex.pattern=region=eu/.*')") == [
+        "region=eu/dt=01,region=eu/dt=02"]  # a lone small file is a group too (single-group clustering)
+    with pytest.raises(HudiSqlError, match="predicate 'no_such_column = 1' cannot be evaluated"):
+        db.sql("CALL run_clustering(table => 'cl_sel', predicate => 'no_such_column = 1')")
+    assert sorted(r.id for r in db.sql("SELECT id FROM cl_sel").collect()) == [0, 1, 10, 11, 20, 21]

@@ -1,5 +1,5 @@
-"""Commits: ``show_commits``, ``show_commits_metadata``, ``show_commit_extra_metadata``,
-``rollback_to_instant`` (Apache Hudi's columns)."""
+"""Commits: ``show_commits``, ``show_commits_metadata``, ``show_commit_extra_metadata``;
+rollbacks: ``rollback_to_instant``, ``show_rollbacks``, ``show_rollback_detail`` (Apache Hudi's columns)."""
 
 from __future__ import annotations
 
@@ -139,3 +139,52 @@ def rollback_to_instant(ctx: ProcedureContext, args: dict[str, Any]) -> list[tup
         )
     rollback_latest_commit(meta, instant_time)
     return [(True,)]
+
+
+def _rollbacks(meta: TableMetaClient) -> list[tuple[Instant, dict[str, Any]]]:
+    """Completed rollbacks, newest first, with their ``HoodieRollbackMetadata`` records."""
+    instants = sorted(meta.timeline.completed().with_actions(Action.ROLLBACK).instants,
+                      key=lambda i: i.instant_time, reverse=True)
+    return [(i, meta.rollback_metadata(i.instant_time)) for i in instants]
+
+
+@procedure(
+    "show_rollbacks",
+    args=[Arg("table", required=True), Arg("limit", "int", default=10)],
+    output="instant string, rollback_instant string, total_files_deleted int, time_taken_in_millis long, "
+    "total_partitions int",
+    description="Completed rollbacks, newest first: one row per commit each rolled back, with its totals.",
+)
+def show_rollbacks(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    rows = [
+        (instant.instant_time, str(rolled_back), record.get("totalFilesDeleted"), record.get("timeTakenInMillis"),
+         len(record.get("partitionMetadata") or {}))
+        for instant, record in _rollbacks(ctx.meta(args))
+        for rolled_back in record.get("commitsRollback") or []
+    ]
+    return rows[: args["limit"]]
+
+
+@procedure(
+    "show_rollback_detail",
+    args=[Arg("table", required=True), Arg("limit", "int", default=10), Arg("instant_time", required=True)],
+    output="instant string, rollback_instant string, partition string, deleted_file string, succeeded boolean",
+    description="The files one rollback deleted (succeeded) or failed to delete, by partition.",
+)
+def show_rollback_detail(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    meta = ctx.meta(args)
+    instant_time = str(args["instant_time"])
+    if not meta.timeline.completed().with_actions(Action.ROLLBACK).contains_time(instant_time):
+        raise HudiTimelineError(
+            f"Rollback {instant_time} not found in the timeline of table '{args['table']}'.",
+            help=f"CALL show_rollbacks(table => '{args['table']}') lists them",
+        )
+    record = meta.rollback_metadata(instant_time)
+    rolled_back = ", ".join(str(c) for c in record.get("commitsRollback") or [])
+    rows = [
+        (instant_time, f"[{rolled_back}]", partition, file, succeeded)
+        for partition, detail in sorted((record.get("partitionMetadata") or {}).items())
+        for files, succeeded in ((detail.get("successDeleteFiles"), True), (detail.get("failedDeleteFiles"), False))
+        for file in files or []
+    ]
+    return rows[: args["limit"]]

@@ -121,21 +121,31 @@ def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
 
 @procedure(
     "run_clustering",
-    args=[Arg("table"), Arg("path"), Arg("order"), Arg("op", default="scheduleAndExecute"), Arg("instant_time"),
-          Arg("options")],
+    args=[Arg("table"), Arg("path"), Arg("predicate"), Arg("order"), Arg("op", default="scheduleAndExecute"),
+          Arg("instant_time"), Arg("options"), Arg("selected_partitions")],
     output="timestamp string, input_group_size int, state string, involved_partitions string",
-    description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute).",
+    description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute), of the "
+    "partitions named (selected_partitions) or whose values satisfy predicate, else of every partition.",
 )
 def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    from hudi_sql.config import HudiServiceConfig
+    from hudi_sql.errors import HudiSqlError
     from hudi_sql.services.clustering import cluster
 
     op = str(args["op"]).lower()
     if op not in ("schedule", "execute", "scheduleandexecute"):
-        from hudi_sql.errors import HudiSqlError
-
         raise HudiSqlError(f"CALL run_clustering: op '{args['op']}' is not schedule, execute or scheduleAndExecute.")
     meta = ctx.meta(args)
     extra = parse_options(args["options"], "CALL run_clustering")
+    # Apache Hudi's order: partitions named win over a predicate; a predicate no partition
+    # satisfies schedules nothing.
+    if args["selected_partitions"]:
+        extra[HudiServiceConfig.CLUSTERING_PARTITION_SELECTED.key] = str(args["selected_partitions"])
+    elif args["predicate"]:
+        selected = _partitions_satisfying(ctx, meta, str(args["predicate"]))
+        if not selected:
+            return []
+        extra[HudiServiceConfig.CLUSTERING_PARTITION_SELECTED.key] = ",".join(selected)
     instant = cluster(ctx.spark, meta.base_path, {**ctx.write_configs(args, extra).raw()}, order=args["order"],
                       schedule=op != "execute", execute=op != "schedule", instant_time=args["instant_time"])
     if instant is None:
@@ -143,6 +153,37 @@ def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
     plan = meta.clustering_plan(instant)
     partitions = sorted({s.partition_path for g in plan.groups for s in g.slices})
     return [(instant, len(plan.groups), "SCHEDULED" if op == "schedule" else "COMPLETED", ",".join(partitions))]
+
+
+def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> list[str]:
+    """The table's partition paths whose partition column values satisfy *predicate* (Spark SQL
+    over the partition columns, their values as the paths spell them: strings)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.utils import AnalysisException
+
+    from hudi_sql.config import HudiTableConfig
+    from hudi_sql.errors import HudiSqlError
+    from hudi_sql.read.plan import partition_values
+    from hudi_sql.spark.local_frame import local_frame
+    from hudi_sql.table.fs_view import FileSystemView
+
+    fields = meta.partition_fields
+    if not fields:
+        raise HudiSqlError("CALL run_clustering: predicate needs a partitioned table.",
+                           help="leave predicate out to cluster the whole table")
+    view = FileSystemView(meta)
+    paths = [] if view.is_empty else view.partition_paths()
+    hive_style = meta.table_config.get(HudiTableConfig.HIVE_STYLE_PARTITIONING)
+    url_encoded = meta.table_config.get(HudiTableConfig.URL_ENCODE_PARTITIONING)
+    rows = [(path, *(values[f] for f in fields)) for path in paths
+            if (values := partition_values(path, fields, hive_style=hive_style, url_encoded=url_encoded))]
+    ddl = ", ".join(["__hudi_partition_path string", *(f"`{f}` string" for f in fields)])
+    try:
+        chosen = local_frame(ctx.spark, rows, ddl).where(F.expr(predicate)).select("__hudi_partition_path").collect()
+    except AnalysisException as exc:
+        raise HudiSqlError(f"CALL run_clustering: predicate '{predicate}' cannot be evaluated over the partition "
+                           f"columns ({', '.join(fields)}): {exc}") from exc
+    return sorted(str(r[0]) for r in chosen)
 
 
 @procedure(

@@ -1,8 +1,12 @@
-"""Driver program for the standalone-cluster test: writes a table, reports who wrote the files.
+"""Driver program for the standalone-cluster test: writes a table, reports who wrote the files,
+then (given the streaming arguments) streams into a second table and out of it in the same
+application, so the cluster starts one driver and one executor for both.
 
-Usage: python cluster_write.py <master url> <table path> <state dir>
+Usage: python cluster_write.py <master url> <table path> <state dir> \
+           [<source dir> <stream table> <checkpoint> <output dir> <read checkpoint>]
 Prints one JSON line: driver pid, the pids of the processes that wrote data files, and for each
-of those the chain of parent process names (read from /proc while the executors are alive).
+of those the chain of parent process names (read from /proc while the executors are alive);
+then ``DONE`` once the streams have ended.
 """
 
 import json
@@ -26,7 +30,7 @@ def ancestry(pid: int) -> list[str]:
 
 
 def main() -> None:
-    master, path, state = sys.argv[1:4]
+    master, path, state, *streaming = sys.argv[1:]
     import hudi_sql
 
     spark = hudi_sql.spark_session(master=master, state_dir=state,
@@ -43,6 +47,13 @@ def main() -> None:
     print(json.dumps({"driver_pid": os.getpid(), "writer_pids": pids,
                       "ancestry": {str(p): ancestry(p) for p in pids},
                       "instants": [first.instant_time, second.instant_time]}), flush=True)
+    if streaming:
+        from stream_into import read, write  # the streaming driver beside this one
+
+        source, table, checkpoint, output, read_checkpoint = streaming
+        write(spark, source, table, checkpoint, "MERGE_ON_READ")
+        read(spark, table, output, read_checkpoint)
+        print("DONE", flush=True)
     spark.stop()
 
 

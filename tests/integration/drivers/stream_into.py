@@ -1,14 +1,10 @@
 """Driver program for the streaming process tests: streaming queries, each run until no input is left.
 
 Usage: python stream_into.py <master> <state dir> write <source dir> <table> <checkpoint> <table type>
-       python stream_into.py <master> <state dir> read <table> <output dir> <checkpoint>
-       python stream_into.py <master> <state dir> write-then-read <source dir> <table> <checkpoint> \
-           <table type> <output dir> <read checkpoint>
 
 ``write`` streams the JSON files of the source folder into the Hudi table, one file per
-micro-batch; ``read`` streams the table's commits into Parquet files; ``write-then-read`` runs
-the one and then the other in the same application (one driver and one set of executors on a
-cluster, rather than two). Prints ``DONE`` at the end.
+micro-batch, and prints ``DONE`` at the end. :func:`read` (the table's commits streamed into
+Parquet files) serves the standalone-cluster driver, ``cluster_write.py``.
 """
 
 import sys
@@ -41,14 +37,9 @@ def main() -> None:
     spark = hudi_sql.spark_session(master=master, state_dir=state,
                                    conf={"spark.executor.cores": "2", "spark.cores.max": "2",
                                          "spark.sql.shuffle.partitions": "2"})
-    if mode == "write":
-        write(spark, *args)
-    elif mode == "read":
-        read(spark, *args)
-    else:
-        source, table, checkpoint, table_type, output, read_checkpoint = args
-        write(spark, source, table, checkpoint, table_type)
-        read(spark, table, output, read_checkpoint)
+    if mode != "write":
+        sys.exit(f"unknown mode {mode!r}")
+    write(spark, *args)
     print("DONE", flush=True)
     spark.stop()
 
