@@ -115,7 +115,10 @@ def prepare_records(
     else:
         if ordering_field:
             _require_columns(df, (ordering_field,), "precombine (ordering)")
-        data_schema = resolve_table_schema(df.drop(_STORED_KEY).schema, table_schema)
+        # The SQL layer's deletes inside an upsert (a MERGE): flagged in the write path's own
+        # column, which is never a column of the table.
+        flagged_deletes = F.coalesce(F.col(IS_DELETE_COLUMN), F.lit(False)) if IS_DELETE_COLUMN in df.columns else None
+        data_schema = resolve_table_schema(df.drop(_STORED_KEY, IS_DELETE_COLUMN).schema, table_schema)
         casts = []
         types = {f.name: f.dataType for f in df.schema.fields}
         for field in data_schema.fields:
@@ -125,12 +128,16 @@ def prepare_records(
                              .alias(field.name))
         if stored_key:
             casts.append(F.col(_STORED_KEY))
+        if flagged_deletes is not None:
+            casts.append(F.col(IS_DELETE_COLUMN))
         flagged = df.select(*casts)
         deleted = F.coalesce(F.col(HOODIE_IS_DELETED).cast("boolean"), F.lit(False)) \
             if HOODIE_IS_DELETED in df.columns else F.lit(False)
         if delete_marker and delete_marker[0] in df.columns:  # the payload's own delete marker (AWS DMS Op = 'D')
             column, value = delete_marker
             deleted = deleted | F.coalesce(F.upper(F.col(column).cast("string")) == value.upper(), F.lit(False))
+        if flagged_deletes is not None:
+            deleted = deleted | flagged_deletes
         flagged = flagged.withColumn(IS_DELETE_COLUMN, deleted)
         ordering_present = ordering_field is not None
         columns = [F.col(f.name) for f in data_schema.fields if f.name in types]

@@ -80,6 +80,25 @@ SCRIPTS: dict[str, list[str]] = {
         "MERGE INTO {t} t USING (SELECT 2 AS id, 'q' AS name) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name",
         "MERGE INTO {t} t USING (SELECT 3 AS id, 0L AS ts) s ON t.id = s.id WHEN MATCHED THEN DELETE",
         SELECT_ALL,
+        ("MERGE INTO {t} t USING (SELECT 1 AS id, 'u' AS name, 9.0 AS price, 20L AS ts, '2024-01-01' AS dt "
+         "UNION ALL SELECT 9, 'x', 0.0, 20L, '2024-01-02') s ON t.id = s.id "
+         "WHEN MATCHED AND s.id = 1 THEN UPDATE SET * WHEN MATCHED THEN DELETE"),
+        SELECT_ALL,
+    ],
+    # MERGE's deletes on Merge-On-Read, of a logged record and of base-file records; upserts and
+    # deletes of one MERGE are one commit (as Apache Hudi writes it).
+    "mor_merge_deletes_and_updates_in_one_commit": [
+        CREATE.format(kind="mor"),
+        INSERT_3,
+        "UPDATE {t} SET price = price + 10, ts = 5 WHERE id = 1",
+        ("MERGE INTO {t} t USING (SELECT 1 AS id, 6L AS ts, '2024-01-01' AS dt UNION ALL SELECT 2, 0L, '2024-01-01' "
+         "UNION ALL SELECT 3, 2L, '2024-01-02') s ON t.id = s.id WHEN MATCHED THEN DELETE"),
+        SELECT_ALL,
+        "INSERT INTO {t} VALUES (1, 'a', 1.5, 1, '2024-01-01'), (3, 'c', 3.5, 1, '2024-01-02')",
+        ("MERGE INTO {t} t USING (SELECT 3 AS id, 'c2' AS name, 3.0 AS price, 9L AS ts, '2024-01-02' AS dt "
+         "UNION ALL SELECT 1, 'x', 0.0, 7L, '2024-01-01') s ON t.id = s.id "
+         "WHEN MATCHED AND s.ts > 8 THEN UPDATE SET * WHEN MATCHED THEN DELETE"),
+        SELECT_ALL,
     ],
     "cow_insert_into_and_truncate": [
         CREATE.format(kind="cow"),

@@ -35,7 +35,10 @@ column an ``UPDATE SET`` assigns to the field; a table with an ordering field an
 has neither is refused (Apache Hudi: "Failed to resolve pre-combine field"). On a Copy-On-Write
 table a matched row whose incoming ordering value is lower than the stored one is left as it
 is, by UPDATE and DELETE clauses alike. A Merge-On-Read table logs the change and its readers
-order it against the stored record, as Apache Hudi 0.15 does.
+order it against the stored record, as Apache Hudi 0.15 does; a deleted key's record carries the
+source row's ordering value, which the readers compare where the table's payload orders deletes
+(docs/compatibility.md §18 names the case that still differs). The upserts and deletes of one
+MERGE are one commit, as in Apache Hudi.
 
 The join, the clause choice and the new values are built with the DataFrame API over the
 source and a snapshot of the target, each aliased as the statement names it; the statement's
@@ -76,6 +79,7 @@ _MATCHED = "__hudi_matched"
 _DELETE = "__hudi_delete"
 _UPDATE = "__hudi_update"
 _MOVED = "__hudi_moved"
+_INCOMING = "__hudi_incoming_ordering"
 _DEFAULT_SOURCE_ALIAS = "__hudi_source"
 #: Above this many source partitions the target is read whole (the filter is a Python set).
 MAX_PRUNED_PARTITIONS = 10_000
@@ -106,7 +110,8 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
         frames = build_merge(ctx, statement, facts, views)
         try:
             counts = frames.check_and_count()
-            return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts)
+            return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts,
+                                 one_commit=True)
         finally:
             frames.release()
 
@@ -116,7 +121,8 @@ class MergeFrames:
     """The changes a MERGE makes, before they are written.
 
     ``changes`` (persisted) holds one row per acted-on joined row; ``upserts`` and ``deletes``
-    are its two halves in the table's columns (deletes: key and partition columns only).
+    are its two halves in the table's columns (deletes: key and partition columns, and the
+    ordering field when the table has one).
     """
 
     statement_name: str
@@ -268,6 +274,11 @@ def build_merge(
     select.append(
         (clause_index.isin(update_clauses) & target_present if update_clauses else F.lit(False)).alias(_UPDATE)
     )
+    ordered_deletes = ordering is not None and incoming_ordering is not None and ordering.lower() in lowered
+    if ordered_deletes:
+        # a deleted key carries the source row's ordering value, as Apache Hudi's delete record does
+        ordering_type = fields[lowered[ordering.lower()]].dataType
+        select.append(column(incoming_ordering, source_alias).cast(ordering_type).alias(_INCOMING))
     acted = clause_index.isNotNull()
     if ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
         stored = column(fields[lowered[ordering.lower()]].name, target_alias)
@@ -301,13 +312,19 @@ def build_merge(
     stored = [] if facts.record_key_fields else [F.col(identity[0]).alias(RECORD_KEY_FIELD)]
     upserts = changes.where(~F.col(_DELETE)).select(*table_columns, *stored)
     key_names = [fields[i].name for i in key_indexes] + [RECORD_KEY_FIELD] * len(stored)
+    # Deleted keys carry an ordering value when the table orders records: the source row's for a
+    # DELETE clause (a newer stored record keeps it), none for the old home of a moved row (it goes).
+    ordering_name = fields[lowered[ordering.lower()]].name if ordered_deletes and ordering else None
+    ordered = [] if ordering_name is None or ordering_name in key_names else [ordering_name]
     deleted = changes.where(F.col(_DELETE)).select(
-        *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes], *stored
+        *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes],
+        *[F.col(_INCOMING).alias(name) for name in ordered], *stored
     )
     moved = changes.where(F.col(_UPDATE) & F.col(_MOVED)).select(
-        *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes], *stored
+        *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes],
+        *[F.lit(None).cast(fields[lowered[name.lower()]].dataType).alias(name) for name in ordered], *stored
     )
-    deletes = deleted.unionByName(moved).select(*key_names)
+    deletes = deleted.unionByName(moved).select(*key_names, *ordered)
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
 
 

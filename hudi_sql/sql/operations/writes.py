@@ -86,12 +86,19 @@ def write_changes(
     known_counts: tuple[int, int] | None = None,
     moves_are_updates: bool = False,
     upsert_options: Mapping[str, str] | None = None,
+    one_commit: bool = False,
 ) -> DataFrame:
     """Write upserted rows and deleted keys; returns the metrics row.
 
     Upserts go in one ``upsert``, deleted keys in one ``delete`` (a ``_hoodie_is_deleted``
     column would become a column of the table, as it does in Hudi). When both are present the
     delete is a second commit; if it fails, the upsert is rolled back.
+
+    With *one_commit* (a MERGE, which Apache Hudi writes as one ``upsert``), the deleted keys
+    travel in the upsert itself, flagged in the write path's own delete column, and compete with
+    the stored records by the ordering value they carry, as a delete record of a payload does;
+    except on a table with a global index, whose upsert combines a key's records across
+    partitions (a moved row's old home and its new row would meet there).
 
     Args:
         known_counts: (upserts, deletes) row counts when the caller knows them.
@@ -114,6 +121,18 @@ def write_changes(
         deletes = None
     if deletes is None and upserts is None:
         return ctx.metrics(None)
+    if one_commit and deletes is not None and not _global_index(facts, ctx.options):
+        from pyspark.sql import functions as F
+
+        from hudi_sql.write.handles import IS_DELETE_COLUMN
+
+        # a delete record has every column of the table, null where the key does not say
+        missing = [f for f in facts.target_schema().fields if f.name not in deletes.columns]
+        flagged = deletes.select("*", *[F.lit(None).cast(f.dataType).alias(f.name) for f in missing],
+                                 F.lit(True).alias(IS_DELETE_COLUMN))
+        if upserts is not None:
+            flagged = upserts.withColumn(IS_DELETE_COLUMN, F.lit(False)).unionByName(flagged, allowMissingColumns=True)
+        return ctx.metrics(write_frame(ctx, facts, flagged, upsert_options))
     if deletes is None:
         assert upserts is not None
         return ctx.metrics(write_frame(ctx, facts, upserts, upsert_options))
@@ -145,6 +164,12 @@ def write_changes(
         ],
     )
 
+
+
+def _global_index(facts: HudiTableFacts, session: Mapping[str, str]) -> bool:
+    from hudi_sql.config import HudiConfigs
+
+    return bool(HudiConfigs.of(write_options(facts, session)).get(HudiWriteConfig.INDEX_TYPE).is_global)
 
 
 def drop_meta_columns(df: DataFrame) -> DataFrame:
