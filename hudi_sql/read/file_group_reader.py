@@ -88,7 +88,9 @@ def read_file_slice(
     rules = payload.rules
     merged = merge_log_records(
         blocks, ordering_field=ordering_field,
-        delete_ordering=DeleteOrdering.EVENT_TIME if rules.ordered_merge else DeleteOrdering.COMMIT_TIME,
+        # a log delete carrying an ordering value loses to a logged record with a greater one,
+        # whatever the payload (Java's log scanner); natural-order deletes always win
+        delete_ordering=DeleteOrdering.EVENT_TIME,
         fill_nulls=rules.precombine_fills,
     )
     log_rows = conform(merged.records, target) if merged.records.num_rows else target.empty_table()

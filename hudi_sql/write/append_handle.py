@@ -93,7 +93,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
         else:
             blocks.append(encode_avro_data_block(options.instant_time, schema_json, rows))
     if deletes.num_rows:
-        ordering = options.ordering_field if options.event_time_ordering and not natural_deletes else None
+        ordering = options.ordering_field if not natural_deletes else None
         values = deletes.column(ordering).to_pylist() if ordering and ordering in deletes.column_names else None
         delete_records = [
             DeleteRecord(key, partition, OrderingValue.infer(values[i]) if values and values[i] is not None else None)

@@ -46,6 +46,7 @@ BATCHES: list[tuple[str, list[dict[str, Any]]]] = [
         _row(6, "del6", 6.5, 50, city="nyc", deleted=True),  # delete with a higher ordering value
         _row(7, None, None, 60, op="D"),            # AWS DMS delete (a plain update elsewhere)
         _row(2, "again2", None, 70, city="nyc"),
+        _row(4, "del4-low", None, 1, city="nyc", deleted=True),  # delete below an upserted (logged) version
     ]),
 ]
 

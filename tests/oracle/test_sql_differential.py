@@ -100,6 +100,16 @@ SCRIPTS: dict[str, list[str]] = {
          "WHEN MATCHED AND s.ts > 8 THEN UPDATE SET * WHEN MATCHED THEN DELETE"),
         SELECT_ALL,
     ],
+    # ... and a DELETE with a lower ordering value than the logged record's leaves it (the delete
+    # record carries the source row's value; log deletes are read by event time, as Java reads them).
+    "mor_merge_delete_with_a_lower_ordering_value_than_the_logged_record": [
+        CREATE.format(kind="mor"),
+        INSERT_3,
+        "UPDATE {t} SET price = price + 10, ts = 5 WHERE id = 1",
+        ("MERGE INTO {t} t USING (SELECT 1 AS id, 0L AS ts, '2024-01-01' AS dt) s ON t.id = s.id "
+         "WHEN MATCHED THEN DELETE"),
+        SELECT_ALL,
+    ],
     "cow_insert_into_and_truncate": [
         CREATE.format(kind="cow"),
         INSERT_3,

@@ -36,9 +36,8 @@ has neither is refused (Apache Hudi: "Failed to resolve pre-combine field"). On 
 table a matched row whose incoming ordering value is lower than the stored one is left as it
 is, by UPDATE and DELETE clauses alike. A Merge-On-Read table logs the change and its readers
 order it against the stored record, as Apache Hudi 0.15 does; a deleted key's record carries the
-source row's ordering value, which the readers compare where the table's payload orders deletes
-(docs/compatibility.md §18 names the case that still differs). The upserts and deletes of one
-MERGE are one commit, as in Apache Hudi.
+source row's ordering value, so a logged record with a greater one outlives it. The upserts and
+deletes of one MERGE are one commit, as in Apache Hudi.
 
 The join, the clause choice and the new values are built with the DataFrame API over the
 source and a snapshot of the target, each aliased as the statement names it; the statement's
