@@ -34,7 +34,6 @@ from hudi_sql.log.format import (
 )
 from hudi_sql.log.reader import decode_block, read_log_blocks, read_raw_blocks
 from hudi_sql.log.scanner import (
-    DeleteOrdering,
     LogScanResult,
     MergedLogRecords,
     RecordBlock,
@@ -51,7 +50,6 @@ __all__ = [
     "CorruptBlock",
     "DataBlock",
     "DeleteBlock",
-    "DeleteOrdering",
     "DeleteRecord",
     "HeaderKey",
     "LogBlock",

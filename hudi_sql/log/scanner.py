@@ -17,7 +17,6 @@ Merging the result with the base file is the file group reader's job, not this m
 from __future__ import annotations
 
 __all__ = [
-    "DeleteOrdering",
     "LogScanResult",
     "MergedLogRecords",
     "RecordBlock",
@@ -29,7 +28,6 @@ import logging
 import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, cast
 
 import pyarrow as pa
@@ -205,17 +203,6 @@ def _require_full_records(raw: RawBlock, name: str) -> None:
         )
 
 
-class DeleteOrdering(Enum):
-    """How a delete competes with an earlier record (or delete) of the same key."""
-
-    EVENT_TIME = "event_time"
-    """Java's rule (``processNextDeletedRecord``): a natural-order delete (``IntWrapper(0)``
-    or ``null``) always applies; otherwise the delete is ignored only when the existing
-    ordering value has the same type and is greater."""
-    COMMIT_TIME = "commit_time"
-    """Every delete applies to the earlier entries of its key."""
-
-
 @dataclass(frozen=True)
 class MergedLogRecords:
     """The log side of a file slice after merging: the final entry of every key touched.
@@ -256,7 +243,6 @@ def merge_log_records(
     *,
     record_key_field: str = "_hoodie_record_key",
     ordering_field: str | None = None,
-    delete_ordering: DeleteOrdering = DeleteOrdering.EVENT_TIME,
     fill_nulls: bool = False,
 ) -> MergedLogRecords:
     """Folds data and delete blocks, in scan order, into the final entry per record key.
@@ -266,7 +252,10 @@ def merge_log_records(
     * record after record: the greater ordering value wins; a tie, a missing
       *ordering_field*, a null or incomparable value goes to the later record;
     * record after delete: the record wins (Java merges deletes in natural order);
-    * delete after record or delete: per *delete_ordering*.
+    * delete after record or delete: Java's ``processNextDeletedRecord``, whatever the payload: a
+      natural-order delete (``IntWrapper(0)`` or ``null``) always applies; otherwise the delete
+      is ignored only when the existing ordering value has the same kind and is greater
+      (without an *ordering_field* records carry none, so every delete applies).
 
     Ordering values of records are typed like Java's: INT for Avro ``int`` (and Spark
     BYTE/SHORT), LONG for ``long`` and for timestamps (compared as epoch microseconds),
@@ -277,7 +266,6 @@ def merge_log_records(
         blocks: data and delete blocks in scan order, e.g. :attr:`LogScanResult.blocks`.
         record_key_field: the key column of data blocks.
         ordering_field: the pre-combine field, or ``None`` for commit-time ordering.
-        delete_ordering: how deletes compete with earlier entries.
         fill_nulls: record after record also fills the winner's null fields from the loser
             (``PartialUpdateAvroPayload``'s ``preCombine``): the loser's row joins the winner's
             chain of fillers, after it when it lost, before the old chain when it won.
@@ -295,7 +283,7 @@ def merge_log_records(
         if isinstance(block, DeleteBlock):
             for record in block.records:
                 current = entries.get(record.record_key)
-                if current is None or _delete_wins(record, current, delete_ordering):
+                if current is None or _delete_wins(record, current):
                     entries[record.record_key] = _Entry(record.ordering_value, delete=record)
             continue
         block_index = len(data_blocks)
@@ -390,10 +378,10 @@ def _record_wins(new: OrderingValue | None, old: OrderingValue | None) -> bool:
     return bool(new.value >= old.value)
 
 
-def _delete_wins(delete: DeleteRecord, current: _Entry, mode: DeleteOrdering) -> bool:
-    """Delete after an entry: Java's ``processNextDeletedRecord`` under EVENT_TIME."""
+def _delete_wins(delete: DeleteRecord, current: _Entry) -> bool:
+    """Delete after an entry: Java's ``processNextDeletedRecord``."""
     ordering = delete.ordering_value
-    if mode is DeleteOrdering.COMMIT_TIME or ordering is None or ordering.is_natural:
+    if ordering is None or ordering.is_natural:
         return True
     existing = current.ordering
     if existing is None or existing.kind is not ordering.kind:

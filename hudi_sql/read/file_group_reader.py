@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from hudi_sql.keygen.arrow_key import arrow_record_keys
 from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.block import DataBlock, OrderingValue
-from hudi_sql.log.scanner import DeleteOrdering, RecordBlock, merge_log_records, scan_file_slice_logs
+from hudi_sql.log.scanner import RecordBlock, merge_log_records, scan_file_slice_logs
 from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import RECORD_KEY_FIELD, conform
 from hudi_sql.storage.fs import Storage
@@ -87,11 +87,7 @@ def read_file_slice(
     blocks = scan.blocks if key_spec is None else [_keyed(b, key_spec) for b in scan.blocks]
     rules = payload.rules
     merged = merge_log_records(
-        blocks, ordering_field=ordering_field,
-        # a log delete carrying an ordering value loses to a logged record with a greater one,
-        # whatever the payload (Java's log scanner); natural-order deletes always win
-        delete_ordering=DeleteOrdering.EVENT_TIME,
-        fill_nulls=rules.precombine_fills,
+        blocks, ordering_field=ordering_field, fill_nulls=rules.precombine_fills,
     )
     log_rows = conform(merged.records, target) if merged.records.num_rows else target.empty_table()
     log_keys = log_rows.column(RECORD_KEY_FIELD).combine_chunks()

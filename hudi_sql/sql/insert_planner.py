@@ -104,13 +104,21 @@ def plan_insert(
             help=f"set {HudiWriteConfig.SQL_INSERT_INTO_OPERATION.key}=insert, or the dup policy to none",
         )
     statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
-    if not configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
-        statement_options[HudiWriteConfig.COMBINE_BEFORE_INSERT.key] = str(bool(table.precombine_field)).lower()
+    statement_options.update(_combine_default(table, configs))
     if policy == DupPolicy.DROP:
         statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
     elif policy == DupPolicy.FAIL:
         refused_by = f"{HudiWriteConfig.INSERT_DUP_POLICY.key}=fail"
     return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy, refused_by=refused_by)
+
+
+def _combine_default(table: HudiTableFacts, configs: HudiConfigs) -> dict[str, str]:
+    """Apache Hudi's SQL default of :attr:`HudiWriteConfig.COMBINE_BEFORE_INSERT` (a batch's rows
+    of one key combined by the ordering field when the table has one), unless the session or
+    table sets it."""
+    if configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
+        return {}
+    return {HudiWriteConfig.COMBINE_BEFORE_INSERT.key: str(bool(table.precombine_field)).lower()}
 
 
 def _legacy_insert_operation(mode: str, table: HudiTableFacts, configs: HudiConfigs) -> WriteOperationType:
@@ -159,10 +167,7 @@ def _plan_overwrite(
     else:
         operation = WriteOperationType.INSERT_OVERWRITE
     replace_static = static_mode and operation is WriteOperationType.INSERT_OVERWRITE and bool(static)
-    options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower()}
-    if not configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
-        # as for INSERT INTO: a batch's rows of one key combined by the ordering field first
-        options[HudiWriteConfig.COMBINE_BEFORE_INSERT.key] = str(bool(table.precombine_field)).lower()
+    options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower(), **_combine_default(table, configs)}
     return InsertPlan(operation, options, static_partition=dict(static) if replace_static else None)
 
 

@@ -227,8 +227,7 @@ def test_stream_killed_mid_batch_twice_resumes_and_applies_every_batch_once(
 
     source, table, checkpoint = tmp_path / "in", tmp_path / "t", tmp_path / "ck"
     batches = write_input_files(source, files=4)
-    command = _stream_driver("local[2]", tmp_path / "state", "write", str(source), str(table), str(checkpoint),
-                             table_type)
+    command = _stream_driver("local[2]", tmp_path / "state", str(source), str(table), str(checkpoint), table_type)
     killed: set[str] = set()
     for _ in range(2):  # two kills: the second one hits a restarted stream
         proc = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

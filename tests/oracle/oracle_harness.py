@@ -183,13 +183,8 @@ def ours_or_error(db: Any, statement: str) -> dict[str, Any] | str:
 
 def theirs_or_error(oracle: Oracle, statement: str) -> dict[str, Any] | str:
     """Apache Hudi's result of one SQL statement, or its refusal as text."""
-    return result_or_error(oracle.begin([{"sql": statement}]))
-
-
-def result_or_error(pending: Pending) -> dict[str, Any] | str:
-    """The one result of a request sent with :meth:`Oracle.begin`, or Apache Hudi's refusal as text."""
     try:
-        return pending.results()[0]
+        return oracle.sql(statement)
     except OracleError as exc:
         return str(exc.response.get("error"))
 

@@ -65,7 +65,7 @@ from hudi_sql.sql.operations.columns import column
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
-from hudi_sql.sql.operations.writes import key_columns, write_changes
+from hudi_sql.sql.operations.writes import global_index, key_columns, write_changes
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
@@ -273,11 +273,11 @@ def build_merge(
     select.append(
         (clause_index.isin(update_clauses) & target_present if update_clauses else F.lit(False)).alias(_UPDATE)
     )
-    ordered_deletes = ordering is not None and incoming_ordering is not None and ordering.lower() in lowered
-    if ordered_deletes:
+    ordering_of_deletes = fields[lowered[ordering.lower()]] \
+        if ordering is not None and incoming_ordering is not None and ordering.lower() in lowered else None
+    if ordering_of_deletes is not None:
         # a deleted key carries the source row's ordering value, as Apache Hudi's delete record does
-        ordering_type = fields[lowered[ordering.lower()]].dataType
-        select.append(column(incoming_ordering, source_alias).cast(ordering_type).alias(_INCOMING))
+        select.append(column(incoming_ordering, source_alias).cast(ordering_of_deletes.dataType).alias(_INCOMING))
     acted = clause_index.isNotNull()
     if ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
         stored = column(fields[lowered[ordering.lower()]].name, target_alias)
@@ -313,17 +313,16 @@ def build_merge(
     key_names = [fields[i].name for i in key_indexes] + [RECORD_KEY_FIELD] * len(stored)
     # Deleted keys carry an ordering value when the table orders records: the source row's for a
     # DELETE clause (a newer stored record keeps it), none for the old home of a moved row (it goes).
-    ordering_name = fields[lowered[ordering.lower()]].name if ordered_deletes and ordering else None
-    ordered = [] if ordering_name is None or ordering_name in key_names else [ordering_name]
+    ordered = [] if ordering_of_deletes is None or ordering_of_deletes.name in key_names else [ordering_of_deletes]
     deleted = changes.where(F.col(_DELETE)).select(
         *[F.col(_value(i)).alias(fields[i].name) for i in key_indexes],
-        *[F.col(_INCOMING).alias(name) for name in ordered], *stored
+        *[F.col(_INCOMING).alias(f.name) for f in ordered], *stored
     )
     moved = changes.where(F.col(_UPDATE) & F.col(_MOVED)).select(
         *[F.col(_old(i)).alias(fields[i].name) for i in key_indexes],
-        *[F.lit(None).cast(fields[lowered[name.lower()]].dataType).alias(name) for name in ordered], *stored
+        *[F.lit(None).cast(f.dataType).alias(f.name) for f in ordered], *stored
     )
-    deletes = deleted.unionByName(moved).select(*key_names, *ordered)
+    deletes = deleted.unionByName(moved).select(*key_names, *[f.name for f in ordered])
     return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
 
 
@@ -432,8 +431,7 @@ def upsert_source(
         return None  # generated keys: matches come from the join, which keeps the stored keys
     keys = [k.lower() for k in facts.record_key_fields]
     if facts.partition_fields:
-        index = HudiConfigs.of(write_options(facts, ctx.options)).get(HudiWriteConfig.INDEX_TYPE)
-        if index.is_global:
+        if global_index(facts, ctx.options):
             return None
         keys += [p.lower() for p in facts.partition_fields]
     found = statement.on_column_pairs

@@ -7,7 +7,7 @@ rolled back at once; and when a statement needs a second commit (deletes next to
 
 from __future__ import annotations
 
-__all__ = ["drop_meta_columns", "key_columns", "stored_key_columns", "write_changes", "write_frame"]
+__all__ = ["drop_meta_columns", "global_index", "key_columns", "stored_key_columns", "write_changes", "write_frame"]
 
 import logging
 from collections.abc import Mapping
@@ -121,7 +121,7 @@ def write_changes(
         deletes = None
     if deletes is None and upserts is None:
         return ctx.metrics(None)
-    if one_commit and deletes is not None and not _global_index(facts, ctx.options):
+    if one_commit and deletes is not None and not global_index(facts, ctx.options):
         from pyspark.sql import functions as F
 
         from hudi_sql.write.handles import IS_DELETE_COLUMN
@@ -131,7 +131,7 @@ def write_changes(
         flagged = deletes.select("*", *[F.lit(None).cast(f.dataType).alias(f.name) for f in missing],
                                  F.lit(True).alias(IS_DELETE_COLUMN))
         if upserts is not None:
-            flagged = upserts.withColumn(IS_DELETE_COLUMN, F.lit(False)).unionByName(flagged, allowMissingColumns=True)
+            flagged = upserts.withColumn(IS_DELETE_COLUMN, F.lit(False)).unionByName(flagged)
         return ctx.metrics(write_frame(ctx, facts, flagged, upsert_options))
     if deletes is None:
         assert upserts is not None
@@ -166,7 +166,8 @@ def write_changes(
 
 
 
-def _global_index(facts: HudiTableFacts, session: Mapping[str, str]) -> bool:
+def global_index(facts: HudiTableFacts, session: Mapping[str, str]) -> bool:
+    """Whether the table's index (as the session and table set it) is a global one."""
     from hudi_sql.config import HudiConfigs
 
     return bool(HudiConfigs.of(write_options(facts, session)).get(HudiWriteConfig.INDEX_TYPE).is_global)

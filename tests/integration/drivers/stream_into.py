@@ -1,10 +1,10 @@
 """Driver program for the streaming process tests: streaming queries, each run until no input is left.
 
-Usage: python stream_into.py <master> <state dir> write <source dir> <table> <checkpoint> <table type>
+Usage: python stream_into.py <master> <state dir> <source dir> <table> <checkpoint> <table type>
 
-``write`` streams the JSON files of the source folder into the Hudi table, one file per
-micro-batch, and prints ``DONE`` at the end. :func:`read` (the table's commits streamed into
-Parquet files) serves the standalone-cluster driver, ``cluster_write.py``.
+Streams the JSON files of the source folder into the Hudi table, one file per micro-batch, and
+prints ``DONE`` at the end. :func:`read` (the table's commits streamed into Parquet files) serves
+the standalone-cluster driver, ``cluster_write.py``.
 """
 
 import sys
@@ -31,14 +31,12 @@ def read(spark: Any, table: str, output: str, checkpoint: str) -> None:
 
 
 def main() -> None:
-    master, state, mode, *args = sys.argv[1:]
+    master, state, *args = sys.argv[1:]
     import hudi_sql
 
     spark = hudi_sql.spark_session(master=master, state_dir=state,
                                    conf={"spark.executor.cores": "2", "spark.cores.max": "2",
                                          "spark.sql.shuffle.partitions": "2"})
-    if mode != "write":
-        sys.exit(f"unknown mode {mode!r}")
     write(spark, *args)
     print("DONE", flush=True)
     spark.stop()

@@ -18,7 +18,7 @@ from hudi_sql.log.block import (
     OrderingValue,
 )
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_rollback_block
-from hudi_sql.log.scanner import DeleteOrdering, RecordBlock, merge_log_records, scan_file_slice_logs
+from hudi_sql.log.scanner import RecordBlock, merge_log_records, scan_file_slice_logs
 
 KEY = "_hoodie_record_key"
 SCHEMA = json.dumps(
@@ -200,13 +200,13 @@ def test_merge_log_records_event_time_delete_other_type_applied() -> None:
     assert merge_log_records(blocks, ordering_field="ts").deleted_keys == frozenset({"a"})
 
 
-def test_merge_log_records_commit_time_mode_applies_lower_delete() -> None:
+def test_merge_log_records_lower_delete_loses_to_the_logged_record_and_applies_without_ordering() -> None:
     delete = DeleteRecord("a", "p", OrderingValue(OrderingKind.LONG, 5))
     blocks: list[RecordBlock] = [_data(I1, ("a", 10, "x")), _deletes(I2, delete)]
 
-    merged = merge_log_records(blocks, ordering_field="ts", delete_ordering=DeleteOrdering.COMMIT_TIME)
-
-    assert merged.deletes == (delete,)
+    assert merge_log_records(blocks, ordering_field="ts").deletes == ()
+    # commit-time ordering (no ordering field): records carry no value, every delete applies
+    assert merge_log_records(blocks, ordering_field=None).deletes == (delete,)
 
 
 def test_merge_log_records_record_after_delete_wins() -> None:
