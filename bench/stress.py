@@ -20,7 +20,7 @@ runs the bounded scenarios of ``tests/integration/test_concurrency.py``.
 
 from __future__ import annotations
 
-__all__ = ["BASE_OPTIONS", "OCC_OPTIONS", "Figures", "Writer", "check", "main", "run_together", "rust_rows",
+__all__ = ["BASE_OPTIONS", "OCC_OPTIONS", "ROW_SCHEMA", "Figures", "Writer", "check", "main", "run_together", "rust_rows",
            "seed", "writer_spec"]
 
 import argparse
@@ -65,7 +65,7 @@ ROW_SCHEMA = "id int, v string, ts int, p string"
 class Writer:
     """One writer process; its JSON lines are read as they come."""
 
-    def __init__(self, table: Path, state: Path, spec: dict[str, Any]) -> None:
+    def __init__(self, table: Path | str, state: Path, spec: dict[str, Any]) -> None:
         self.name = spec["writer"]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", WRITER_MODULE, str(table), str(state), json.dumps(spec)],
@@ -110,7 +110,7 @@ def writer_spec(writer: str, ids: list[int], partition_of: dict[int, str], optio
             "hold_lock_ms": hold_lock_ms, "clustering_waits": clustering_waits}
 
 
-def run_together(table: Path, work: Path, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_together(table: Path | str, work: Path, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Start one process per spec, release them at once, and return every write's outcome."""
     go = work / "go"
     writers = [Writer(table, work / f"state-{s['writer']}", {**s, "start_file": str(go)}) for s in specs]
@@ -124,11 +124,12 @@ def run_together(table: Path, work: Path, specs: list[dict[str, Any]]) -> list[d
             w.kill()
 
 
-def seed(spark: Any, table: Path, ids: list[int], partition_of: dict[int, str]) -> str:
+def seed(spark: Any, table: Path | str, ids: list[int], partition_of: dict[int, str],
+         options: dict[str, str] | None = None) -> str:
     import hudi_sql
 
     df = spark.createDataFrame([(i, "seed", 0, partition_of[i]) for i in ids], ROW_SCHEMA)
-    result = hudi_sql.write(df, str(table), BASE_OPTIONS)
+    result = hudi_sql.write(df, str(table), {**BASE_OPTIONS, **(options or {})})
     assert result.instant_time
     return result.instant_time
 
@@ -158,14 +159,15 @@ class Verdict:
     lost: dict[int, tuple[str | None, str]]  # key -> (value read, value of its latest committed write)
 
 
-def check(spark: Any, table: Path, outcomes: list[dict[str, Any]], ids_of: dict[str, list[int]]) -> Verdict:
+def check(spark: Any, table: Path | str, outcomes: list[dict[str, Any]], ids_of: dict[str, list[int]],
+          rust_options: dict[str, str] | None = None) -> Verdict:
     """The invariants after a run of writers:
 
     * every acknowledged commit is a completed instant, and nothing is left pending;
     * no lost update: each key holds the value of the latest committed write of it (a later
       committed write saw every earlier one, else it would have conflicted);
     * one row per key, and (when the Rust reader ``hudi`` is installed) both readers read the
-      same snapshot.
+      same snapshot (*rust_options*: the Rust reader's storage options, for a table in a bucket).
     """
     import hudi_sql
     from hudi_sql.table.meta_client import TableMetaClient
@@ -184,7 +186,7 @@ def check(spark: Any, table: Path, outcomes: list[dict[str, Any]], ids_of: dict[
     rows = {r["id"]: r["v"] for r in ours.to_pylist()}
     if len(rows) != ours.num_rows:
         violations.append(f"duplicate keys: {ours.num_rows} rows for {len(rows)} keys")
-    rust = rust_rows(table)
+    rust = rust_rows(table, rust_options)
     if rust is not None and rust != sorted(rows.items()):
         violations.append("our reader and the Rust reader disagree")
     lost = {i: (rows.get(i), value) for i, (_, value) in latest.items() if rows.get(i) != value}
@@ -195,7 +197,7 @@ def check(spark: Any, table: Path, outcomes: list[dict[str, Any]], ids_of: dict[
     return Verdict(figures, tuple(violations), lost)
 
 
-def rust_rows(table: Path) -> list[tuple[int, str]] | None:
+def rust_rows(table: Path | str, storage_options: dict[str, str] | None = None) -> list[tuple[int, str]] | None:
     """(id, v) of the table's snapshot as the Rust reader ``hudi`` reads it, sorted; ``None``
     when that reader is not installed."""
     try:
@@ -204,7 +206,11 @@ def rust_rows(table: Path) -> list[tuple[int, str]] | None:
         return None
     import pyarrow as pa
 
-    batches = HudiTableBuilder.from_base_uri(str(table)).build().read(HudiReadOptions())
+    # the Rust reader names S3 "s3://" (Hadoop's "s3a://" is the same bucket)
+    builder = HudiTableBuilder.from_base_uri(str(table).replace("s3a://", "s3://", 1))
+    if storage_options:
+        builder = builder.with_storage_options(storage_options)
+    batches = builder.build().read(HudiReadOptions())
     if not batches:
         return []
     rust = pa.Table.from_batches(batches)

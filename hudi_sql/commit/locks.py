@@ -10,7 +10,9 @@ Every :class:`~hudi_sql.commit.timeline_writer.TimelineWriter` transaction holds
   ``FileSystemBasedLockProvider``, an atomic create-if-absent file ``<folder>/lock``
   (``hoodie.write.lock.filesystem.path``, default the table's ``.hoodie`` folder, as in
   Apache Hudi 0.15) holding a note on its holder, taken over only after
-  ``hoodie.write.lock.filesystem.expire`` minutes (0: never); or
+  ``hoodie.write.lock.filesystem.expire`` minutes (0: never);
+  ``StorageBasedLockProvider``, a lease in ``.hoodie/.locks/table_lock.json`` kept with
+  conditional writes on S3, GCS and Azure (:mod:`hudi_sql.commit.storage_lock`); or
   ``HiveMetastoreBasedLockProvider``, a Hive metastore table lock
   (:mod:`hudi_sql.commit.hive_metastore_lock`).
 
@@ -55,6 +57,7 @@ from hudi_sql.config.concurrency import (
     FILE_SYSTEM_LOCK_PROVIDER,
     HIVE_METASTORE_LOCK_PROVIDER,
     IN_PROCESS_LOCK_PROVIDER,
+    STORAGE_LOCK_PROVIDER,
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
@@ -133,9 +136,8 @@ class FileSystemLockProvider:
             raise UnsupportedFeatureError(
                 f"The file-system lock provider needs an atomic exclusive create, which the object store of "
                 f"'{lock_dir}' does not offer.",
-                help=f"run one writer at a time on object stores for now ({HudiConcurrencyConfig.CONCURRENCY_MODE.key}="
-                     "SINGLE_WRITER); Apache Hudi 1.1's org.apache.hudi.client.transaction.lock."
-                     "StorageBasedLockProvider, which several writers on S3 need, is not built yet")
+                help=f"on S3, GCS or Azure set {HudiConcurrencyConfig.LOCK_PROVIDER.key}={STORAGE_LOCK_PROVIDER} "
+                     "(a lease kept with conditional writes)")
         self.path = f"{qualify(lock_dir)}/{LOCK_FILE_NAME}"
         self.expire_seconds = expire_minutes * 60.0
         self.poll = max(poll_ms, 1) / 1000.0
@@ -229,6 +231,10 @@ class TableLock:
             folder = self.config.filesystem_lock_path or TableLayout.of(self.base_path).meta_path
             return FileSystemLockProvider(folder, self.config.filesystem_lock_expire_minutes,
                                           self.config.lock_retry_wait_ms)
+        if provider == STORAGE_LOCK_PROVIDER:
+            from hudi_sql.commit.storage_lock import StorageLockProvider
+
+            return StorageLockProvider(self.base_path, self.config)
         if provider == HIVE_METASTORE_LOCK_PROVIDER:
             from hudi_sql.commit.hive_metastore_lock import HiveMetastoreLockProvider
 

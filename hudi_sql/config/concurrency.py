@@ -17,6 +17,7 @@ __all__ = [
     "FILE_SYSTEM_LOCK_PROVIDER",
     "HIVE_METASTORE_LOCK_PROVIDER",
     "IN_PROCESS_LOCK_PROVIDER",
+    "STORAGE_LOCK_PROVIDER",
     "ConcurrencyConfig",
     "FailedWritesPolicy",
     "HudiConcurrencyConfig",
@@ -43,6 +44,7 @@ from hudi_sql.errors import HudiConfigError
 IN_PROCESS_LOCK_PROVIDER = "org.apache.hudi.client.transaction.lock.InProcessLockProvider"
 FILE_SYSTEM_LOCK_PROVIDER = "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"
 HIVE_METASTORE_LOCK_PROVIDER = "org.apache.hudi.hive.transaction.lock.HiveMetastoreBasedLockProvider"
+STORAGE_LOCK_PROVIDER = "org.apache.hudi.client.transaction.lock.StorageBasedLockProvider"
 _SIMPLE_STRATEGY = ("org.apache.hudi.client.transaction."
                     "SimpleConcurrentFileWritesConflictResolutionStrategy")
 _BUCKET_STRATEGY = ("org.apache.hudi.client.transaction."
@@ -100,9 +102,11 @@ class HudiConcurrencyConfig(ConfigScope):
     LOCK_PROVIDER = ConfigOption(
         "hoodie.write.lock.provider", parse_str, IN_PROCESS_LOCK_PROVIDER,
         "Lock around every timeline transition: InProcessLockProvider (threads and sessions of one "
-        "process), FileSystemBasedLockProvider (processes sharing the table's file system) or "
-        "HiveMetastoreBasedLockProvider (writers anywhere that reach one Hive metastore).",
-        (IN_PROCESS_LOCK_PROVIDER, FILE_SYSTEM_LOCK_PROVIDER, HIVE_METASTORE_LOCK_PROVIDER))
+        "process), FileSystemBasedLockProvider (processes sharing the table's file system), "
+        "StorageBasedLockProvider (writers sharing an S3, GCS or Azure bucket: a lease in "
+        ".hoodie/.locks/table_lock.json kept with conditional writes) or HiveMetastoreBasedLockProvider "
+        "(writers anywhere that reach one Hive metastore).",
+        (IN_PROCESS_LOCK_PROVIDER, FILE_SYSTEM_LOCK_PROVIDER, STORAGE_LOCK_PROVIDER, HIVE_METASTORE_LOCK_PROVIDER))
     LOCK_WAIT_TIME_MS = ConfigOption(
         "hoodie.write.lock.wait_time_ms", parse_int, 60 * 1000,
         "How long one acquire attempt at the lock provider waits.")
@@ -128,6 +132,14 @@ class HudiConcurrencyConfig(ConfigScope):
     FILESYSTEM_LOCK_EXPIRE = ConfigOption(
         "hoodie.write.lock.filesystem.expire", parse_int, 0,
         "Minutes after which a file-system lock is taken over as abandoned (0: never).")
+    STORAGE_LOCK_VALIDITY_SECS = ConfigOption(
+        "hoodie.write.lock.storage.validity.timeout.secs", parse_int, 300,
+        "How long a storage-based lock's lease lasts unless renewed: a writer that dies holding it "
+        "blocks the others this long at most.", minimum=10)
+    STORAGE_LOCK_RENEW_SECS = ConfigOption(
+        "hoodie.write.lock.storage.renew.interval.secs", parse_int, 30,
+        "How often the holder of a storage-based lock renews its lease (at most a tenth of the validity).",
+        (), ("hoodie.write.lock.storage.heartbeat.poll.secs",), minimum=1)
     HIVE_METASTORE_DATABASE = ConfigOption(
         "hoodie.write.lock.hivemetastore.database", parse_str, None,
         "Database of the Hive metastore lock: HiveMetastoreBasedLockProvider locks this table name "
@@ -175,6 +187,8 @@ class ConcurrencyConfig:
     hive_metastore_table: str | None = None
     hive_metastore_uris: str | None = None
     lock_heartbeat_interval_ms: int = 60 * 1000
+    storage_lock_validity_secs: int = 300
+    storage_lock_renew_secs: int = 30
     early_conflict_detection: bool = False
     retries_on_conflict: int = 0
 
@@ -205,6 +219,12 @@ class ConcurrencyConfig:
                 f"'{c.HIVE_METASTORE_TABLE.key}'.",
                 help="the metastore locks that database and table name; every writer of the table must name "
                      "the same pair")
+        validity, renew = configs.get(c.STORAGE_LOCK_VALIDITY_SECS), configs.get(c.STORAGE_LOCK_RENEW_SECS)
+        if provider == STORAGE_LOCK_PROVIDER and validity < 10 * renew:
+            raise HudiConfigError(
+                f"'{c.STORAGE_LOCK_VALIDITY_SECS.key}' ({validity}) must be at least ten times "
+                f"'{c.STORAGE_LOCK_RENEW_SECS.key}' ({renew}).",
+                help="a lease renewed that rarely could lapse while its holder is still committing")
         return cls(
             mode=mode, failed_writes=policy, heartbeat_interval_ms=interval, heartbeat_tolerable_misses=misses,
             lock_provider=provider,
@@ -217,6 +237,7 @@ class ConcurrencyConfig:
             hive_metastore_database=database, hive_metastore_table=table,
             hive_metastore_uris=configs.get(c.HIVE_METASTORE_URIS),
             lock_heartbeat_interval_ms=max(1, configs.get(c.LOCK_HEARTBEAT_INTERVAL_MS)),
+            storage_lock_validity_secs=validity, storage_lock_renew_secs=renew,
             early_conflict_detection=configs.get(c.EARLY_CONFLICT_DETECTION),
             retries_on_conflict=max(0, configs.get(c.NUM_RETRIES_ON_CONFLICT)),
         )

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.errors import StorageError
+from hudi_sql.errors import StorageError, UnsupportedFeatureError
+from hudi_sql.storage.conditional import ConditionalObjects
 from hudi_sql.storage.local import TEMP_SUFFIX, LocalStore, temp_path
 from hudi_sql.storage.object_store import ObjectStore, backend_scheme
 from hudi_sql.storage.settings import StorageSettings
@@ -218,6 +219,20 @@ class Storage:
     def create_exclusive(self, path: str, data: bytes) -> bool:
         """Create *path* holding *data* only if it does not exist; ``False`` if it did."""
         return self.backend(path).create_exclusive(path, data)
+
+    def conditional(self, path: str) -> ConditionalObjects:
+        """Compare-and-swap on single objects of *path*'s store (S3, GCS, Azure): what a lease in one
+        object needs (:mod:`hudi_sql.commit.storage_lock`). An :class:`UnsupportedFeatureError`
+        naming the store where there is none: local disks and HDFS, or an install without obstore."""
+        backend = self.backend(path)
+        conditional = backend.conditional if isinstance(backend, ObjectStore) else None
+        if conditional is None:
+            where = "a local file system" if isinstance(backend, LocalStore) else f"'{scheme_of(path)}://'"
+            raise UnsupportedFeatureError(
+                f"'{path}' is on {where}, which offers no conditional writes here.",
+                help="conditional writes (If-None-Match / If-Match) are made on s3://, s3a://, gs:// and abfs(s):// "
+                     "with the package obstore installed")
+        return conditional
 
     def touch(self, path: str) -> bool:
         """Make *path*'s modification time now (heartbeats); ``False`` if it is gone."""

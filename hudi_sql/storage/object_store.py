@@ -17,9 +17,9 @@ hdfs                ``HadoopFileSystem``        the URI's host and port (libhdfs
 
 What an object store lacks, the backend says plainly rather than imitates: there is no atomic
 rename, so a whole-file write is one PUT (an object appears whole or not at all); there is no
-settable modification time; and create-if-absent is a check then a PUT, safe only under the
-table lock (the file-system lock provider, which needs an atomic create, is refused on these
-stores: :mod:`hudi_sql.commit.locks`).
+settable modification time. Create-if-absent is a conditional PUT (``If-None-Match: *``,
+:mod:`hudi_sql.storage.conditional`) on S3, GCS and Azure, so of two writers creating one object
+exactly one succeeds; on HDFS it is a check then a write, safe under the table lock.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.errors import CommitConflictError, StorageError
+from hudi_sql.storage.conditional import CONDITIONAL_FAMILIES, ConditionalObjects, conditional_available
 from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import split_uri
 
@@ -132,9 +133,21 @@ class ObjectStore:
     authority: str
     settings: StorageSettings
     _fs: Any = field(default=None, repr=False)
+    _conditional: ConditionalObjects | None = field(default=None, repr=False)
 
-    def __getstate__(self) -> dict[str, Any]:  # the pyarrow client is rebuilt in each process
-        return {"scheme": self.scheme, "authority": self.authority, "settings": self.settings, "_fs": None}
+    def __getstate__(self) -> dict[str, Any]:  # the clients are rebuilt in each process
+        return {"scheme": self.scheme, "authority": self.authority, "settings": self.settings, "_fs": None,
+                "_conditional": None}
+
+    @property
+    def conditional(self) -> ConditionalObjects | None:
+        """Conditional writes on this bucket, ``None`` where the store (HDFS) or the install has none."""
+        family = _FAMILIES[self.scheme]
+        if family not in CONDITIONAL_FAMILIES or not conditional_available():
+            return None
+        if self._conditional is None:
+            self._conditional = ConditionalObjects(family, self.authority, self.settings)
+        return self._conditional
 
     @property
     def fs(self) -> pafs.FileSystem:
@@ -278,15 +291,22 @@ class ObjectStore:
             raise self._failed("write", uri, error) from error
 
     def write_bytes(self, uri: str, data: bytes, *, overwrite: bool = True) -> None:
-        if not overwrite and self.exists(uri):
+        if not overwrite and not self.create_exclusive(uri, data):
             raise CommitConflictError(f"'{uri}' already exists; another writer created it first.")
-        with self.open_output(uri) as stream:
-            stream.write(data)
+        if overwrite:
+            with self.open_output(uri) as stream:
+                stream.write(data)
 
     def create_exclusive(self, uri: str, data: bytes) -> bool:
+        """Create *uri* only if absent: one conditional PUT where the store takes one, else a
+        check then a PUT (HDFS)."""
+        conditional = self.conditional
+        if conditional is not None:
+            return conditional.create(uri, data) is not None
         if self.exists(uri):
             return False
-        self.write_bytes(uri, data)
+        with self.open_output(uri) as stream:
+            stream.write(data)
         return True
 
     def touch(self, uri: str) -> bool:

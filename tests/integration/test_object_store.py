@@ -8,7 +8,9 @@ checks that nothing landed on the local disk instead.
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,11 +18,13 @@ from typing import Any
 import pytest
 
 import hudi_sql
-from hudi_sql.errors import StorageError
+from bench.stress import OCC_OPTIONS, ROW_SCHEMA, Writer, check, run_together, seed, writer_spec
+from hudi_sql.config import HudiConfigs
+from hudi_sql.config.concurrency import STORAGE_LOCK_PROVIDER, ConcurrencyConfig, HudiConcurrencyConfig
+from hudi_sql.errors import LockTimeoutError, StorageError
+from hudi_sql.table.meta_client import TableMetaClient
 from tools.s3.seaweedfs import (
-    ACCESS_KEY,
     BUCKET,
-    SECRET_KEY,
     ObjectStoreServer,
     start_object_store,
     unavailable_reason,
@@ -68,9 +72,8 @@ def _rust_rows(store: ObjectStoreServer, table: str) -> list[tuple[Any, ...]]:
     """The table as the Rust reader ``hudi`` reads it straight from the bucket."""
     from hudi import HudiReadOptions, HudiTableBuilder
 
-    options = {"aws_endpoint_url": store.endpoint, "aws_access_key_id": ACCESS_KEY,
-               "aws_secret_access_key": SECRET_KEY, "aws_region": "us-east-1", "aws_allow_http": "true"}
-    reader = HudiTableBuilder.from_base_uri(f"s3://{BUCKET}/{table}").with_storage_options(options).build()
+    reader = HudiTableBuilder.from_base_uri(f"s3://{BUCKET}/{table}").with_storage_options(
+        store.rust_storage_options).build()
     return sorted((row["id"], row["name"], row["p"], row["ts"])
                   for batch in reader.read(HudiReadOptions()) for row in batch.to_pylist())
 
@@ -146,3 +149,82 @@ def test_a_path_no_backend_serves_a_missing_bucket_and_refused_credentials_fail_
         hudi_sql.write(frame, f"s3a://{BUCKET}/refused",
                        {**options, "spark.hadoop.fs.s3a.secret.key": "not-the-secret"})
     assert store.keys_under("refused") == []
+
+
+# -- several writers on one bucket: Apache Hudi 1.1's storage-based lock -----------------------
+
+STORAGE_LOCKED = {HudiConcurrencyConfig.CONCURRENCY_MODE.key: "OPTIMISTIC_CONCURRENCY_CONTROL",
+                  HudiConcurrencyConfig.LOCK_PROVIDER.key: STORAGE_LOCK_PROVIDER}
+
+
+def _lease(store: ObjectStoreServer, table: str) -> dict[str, Any]:
+    with store.filesystem().open_input_file(f"{BUCKET}/{table}/.hoodie/.locks/table_lock.json") as lock_file:
+        return dict(json.loads(lock_file.read()))
+
+
+def _put_lease(store: ObjectStoreServer, table: str, *, valid_for_ms: int, owner: str) -> None:
+    """A lease as an Apache Hudi writer leaves it (its JSON, written with pyarrow's client, not ours)."""
+    lease = {"expired": False, "validUntil": int(time.time() * 1000) + valid_for_ms, "owner": owner}
+    with store.filesystem().open_output_stream(f"{BUCKET}/{table}/.hoodie/.locks/table_lock.json") as out:
+        out.write(json.dumps(lease).encode())
+
+
+def test_the_storage_based_lock_is_apache_hudis_lease_object_waited_for_while_live_taken_over_once_lapsed(
+        s3: Any, store: ObjectStoreServer) -> None:
+    path = f"s3a://{BUCKET}/leased"
+    options = {"hoodie.table.name": "leased", **KEYS, **STORAGE_LOCKED}
+    hudi_sql.write(s3.createDataFrame([(i, f"a{i}", "p0", 1) for i in range(4)], SCHEMA), path, options)
+    released = _lease(store, "leased")
+    assert set(released) == {"expired", "validUntil", "owner"} and released["expired"] is True
+
+    _put_lease(store, "leased", valid_for_ms=60_000, owner="apache-writer-1")
+    timeline = store.keys_under("leased/.hoodie")
+    impatient = {**options, HudiConcurrencyConfig.LOCK_WAIT_TIME_MS.key: "500",
+                 HudiConcurrencyConfig.LOCK_CLIENT_NUM_RETRIES.key: "0"}
+    update = s3.createDataFrame([(1, "b1", "p0", 2)], SCHEMA)
+    with pytest.raises(LockTimeoutError, match="owner apache-writer-1"):
+        hudi_sql.write(update, path, impatient)
+    assert store.keys_under("leased/.hoodie") == timeline, "a writer without the lock changed the timeline"
+
+    _put_lease(store, "leased", valid_for_ms=-60_000, owner="apache-writer-1")  # its holder died a minute ago
+    hudi_sql.write(update, path, impatient)
+    after = _lease(store, "leased")
+    assert after["expired"] is True and after["owner"] != "apache-writer-1"
+    assert _rows(hudi_sql.read(s3, path)) == sorted([(0, "a0", "p0", 1), (1, "b1", "p0", 2), (2, "a2", "p0", 1),
+                                                     (3, "a3", "p0", 1)])
+
+
+def test_writer_processes_sharing_the_bucket_under_the_storage_based_lock_lose_no_update_and_a_killed_one_is_rolled_back(
+        s3: Any, store: ObjectStoreServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Two writer processes (``bench.stress``'s) upsert the same keys at once, each reaching the
+    bucket with its own S3A keys and taking Apache Hudi 1.1's lease; then a third is SIGKILLed
+    while its instant is inflight, and the next writer rolls that instant back."""
+    table = f"s3a://{BUCKET}/occ"
+    options = {**OCC_OPTIONS, **STORAGE_LOCKED, **store.hadoop_keys}
+    ids = list(range(10))
+    partition_of = {i: "p0" if i < 5 else "p1" for i in ids}
+    seed(s3, table, ids, partition_of, store.hadoop_keys)
+    specs = [writer_spec(name, ids[:5], partition_of, options, hold_ms=1000) for name in ("a", "b")]
+    work = tmp_path_factory.mktemp("writers")  # their Spark state; the test's own folder must stay empty
+    outcomes = run_together(table, work, specs)
+    verdict = check(s3, table, outcomes, {"a": ids[:5], "b": ids[:5]}, store.rust_storage_options)
+    print(f"[object-store:storage-lock] {verdict.figures.line()}")
+    assert not verdict.violations and not verdict.lost, (verdict, outcomes)
+    assert verdict.figures.commits >= 2, outcomes
+
+    victim = Writer(table, work / "state-v", writer_spec("v", ids[5:], partition_of, options, rounds=1,
+                                                             hold_ms=60_000))
+    try:
+        dead = victim.read_until("inflight")["inflight"]
+    finally:
+        victim.kill()
+    assert any(dead in k for k in store.keys_under("occ/.hoodie")), "the victim's instant is on the timeline"
+    expiry = ConcurrencyConfig.of(HudiConfigs.of(options)).heartbeat_expiry_seconds
+    time.sleep(expiry + 0.5)  # the dead writer's heartbeat must expire before a LAZY writer rolls it back
+    hudi_sql.write(s3.createDataFrame([(9, "after", 9, "p1")], ROW_SCHEMA), table, options)
+    meta = TableMetaClient.load(table)
+    assert dead not in meta.timeline.pending_writes().times()
+    assert dead not in meta.timeline.completed_writes().times()
+    assert not [k for k in store.keys_under("occ") if dead in k and k.endswith(".parquet")]
+    rows = dict(zip(*[c.to_pylist() for c in hudi_sql.read(s3, table).select("id", "v").toArrow().columns]))
+    assert rows[9] == "after" and rows[5] == "seed"

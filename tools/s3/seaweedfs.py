@@ -63,6 +63,12 @@ class ObjectStoreServer:
                 "spark.hadoop.fs.s3a.secret.key": SECRET_KEY,
                 "spark.hadoop.fs.s3a.path.style.access": "true"}
 
+    @property
+    def rust_storage_options(self) -> dict[str, str]:
+        """The same store as the Rust reader ``hudi`` (object_store's keys) is told of it."""
+        return {"aws_endpoint_url": self.endpoint, "aws_access_key_id": ACCESS_KEY,
+                "aws_secret_access_key": SECRET_KEY, "aws_region": "us-east-1", "aws_allow_http": "true"}
+
     def filesystem(self) -> Any:
         """pyarrow's own client of the store: the tests look at the bucket through it, not through hudi-sql."""
         from pyarrow import fs

@@ -85,6 +85,29 @@ def test_hive_metastore_lock_provider_needs_the_database_and_table_it_locks() ->
     assert (config.hive_metastore_database, config.hive_metastore_table) == ("db", "trips")
 
 
+def test_storage_based_lock_lease_must_outlast_ten_renewals_and_needs_a_store_with_conditional_writes(
+        meta: TableMetaClient) -> None:
+    """Apache Hudi's checks: validity at least 10 x the renew interval (its deprecated name
+    ``heartbeat.poll.secs`` still read) and at least 10 s; a local table is refused, naming the
+    providers that do work there, before any instant is written."""
+    from hudi_sql.config.concurrency import STORAGE_LOCK_PROVIDER
+    from hudi_sql.errors import UnsupportedFeatureError
+
+    c = HudiConcurrencyConfig
+    chosen = {c.LOCK_PROVIDER.key: STORAGE_LOCK_PROVIDER}
+    config = ConcurrencyConfig.of(HudiConfigs.of(chosen))
+    assert (config.storage_lock_validity_secs, config.storage_lock_renew_secs) == (300, 30)
+    with pytest.raises(HudiConfigError, match="at least ten times"):
+        ConcurrencyConfig.of(HudiConfigs.of({**chosen, "hoodie.write.lock.storage.heartbeat.poll.secs": "31"}))
+    with pytest.raises(HudiConfigError, match="must be at least 10"):
+        ConcurrencyConfig.of(HudiConfigs.of({**chosen, c.STORAGE_LOCK_VALIDITY_SECS.key: "5"}))
+
+    before = sorted(os.listdir(meta.layout.meta_path))
+    with pytest.raises(UnsupportedFeatureError, match="FileSystemBasedLockProvider"), concurrency_scope(config):
+        Transaction.begin(meta, Action.COMMIT)
+    assert sorted(os.listdir(meta.layout.meta_path)) == before
+
+
 # -- conflict detection ----------------------------------------------------------------------
 
 def test_transaction_commit_after_plan_snapshot_overlapping_group_conflicts(meta: TableMetaClient) -> None:
