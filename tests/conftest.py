@@ -93,6 +93,23 @@ def hive_metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HiveMet
 
 
 @pytest.fixture(scope="session")
+def object_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One S3-compatible store (SeaweedFS on loopback, bucket ``lake``) for every module whose tables
+    live in a bucket; each keeps to a prefix of its own. Skips with the build's reason where
+    ``tools/s3/setup.sh`` could not build it."""
+    from tools.s3.seaweedfs import start_object_store, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    server = start_object_store(tmp_path_factory.mktemp("object-store"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
 def small_bench_run(request: pytest.FixtureRequest,
                     tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One reduced small run of ``python -m bench.run`` for every benchmark test of the session:

@@ -23,12 +23,7 @@ from hudi_sql.config import HudiConfigs
 from hudi_sql.config.concurrency import STORAGE_LOCK_PROVIDER, ConcurrencyConfig, HudiConcurrencyConfig
 from hudi_sql.errors import LockTimeoutError, StorageError
 from hudi_sql.table.meta_client import TableMetaClient
-from tools.s3.seaweedfs import (
-    BUCKET,
-    ObjectStoreServer,
-    start_object_store,
-    unavailable_reason,
-)
+from tools.s3.seaweedfs import BUCKET, ObjectStoreServer
 
 pytestmark = [pytest.mark.spark, pytest.mark.processes]
 
@@ -37,16 +32,10 @@ KEYS = {"hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.writ
         "hoodie.datasource.write.precombine.field": "ts"}
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ObjectStoreServer]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    server = start_object_store(tmp_path_factory.mktemp("object-store"))
-    try:
-        yield server
-    finally:
-        server.stop()
+@pytest.fixture
+def store(object_store: ObjectStoreServer) -> ObjectStoreServer:
+    """The session's S3 server (tests/conftest.py); this module's tables are at the bucket's top."""
+    return object_store
 
 
 @pytest.fixture

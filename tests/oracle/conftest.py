@@ -3,7 +3,8 @@
 ``tools/oracle/setup.sh`` (run by ``.ci/run``) prepares a virtualenv with PySpark 3.5 and the
 Hudi 0.15 Spark bundle in the user's cache folder, ``tools/oracle/setup_v1.sh`` adds the bundle
 of the latest 1.x release (table version 8) beside it; tests marked ``oracle`` skip with the
-setup script's reason only when it recorded one (no Java, no download).
+setup script's reason only when it recorded one (no Java, no download). ``tools/oracle/setup_s3.sh``
+adds Hadoop's S3A connector to both, for the tests that share a bucket with Apache Hudi.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ def _driver(tmp_path_factory: pytest.TempPathFactory, suffix: str, setup: str) -
     if not (home / f"READY{suffix}").exists():
         pytest.skip(f"Apache Hudi oracle not set up in {home}: run {setup}")
     ready = dict(line.split("=", 1) for line in (home / f"READY{suffix}").read_text().split())
+    jars = ready["jar"]
+    if (home / "READY_S3").exists():  # Hadoop's S3A connector (tools/oracle/setup_s3.sh): the store tests' bucket
+        jars += "," + dict(line.split("=", 1) for line in (home / "READY_S3").read_text().split())["jars"]
     state = tmp_path_factory.mktemp(f"hudi-oracle{suffix.lower()}")
     log = state / "oracle.log"
     env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     process = subprocess.Popen(
-        [str(home / "venv" / "bin" / "python"), str(DRIVER), "--jar", ready["jar"],
+        [str(home / "venv" / "bin" / "python"), str(DRIVER), "--jar", jars,
          "--state-dir", str(state), "--log", str(log)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, start_new_session=True,
     )

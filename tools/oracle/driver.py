@@ -189,7 +189,7 @@ def handle(spark: Any, request: Any) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jar", required=True, help="the hudi-spark3.5-bundle jar")
+    parser.add_argument("--jar", required=True, help="the hudi-spark3.5-bundle jar (more jars after commas)")
     parser.add_argument("--state-dir", required=True, help="warehouse, metastore and scratch space")
     parser.add_argument("--log", required=True, help="file for everything that is not protocol")
     args = parser.parse_args()
