@@ -24,8 +24,9 @@ exactly one succeeds; on HDFS it is a check then a write, safe under the table l
 
 from __future__ import annotations
 
-__all__ = ["ObjectStore", "backend_scheme"]
+__all__ = ["TRACE_ENV", "ObjectStore", "backend_scheme"]
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -125,6 +126,19 @@ def _hdfs(authority: str) -> pafs.FileSystem:
                  "(`hadoop classpath --glob`) in the driver's and executors' environment") from error
 
 
+#: Diagnosis: a file every LIST this process (and each of its Spark tasks) sends is appended to, one
+#: line each (``LIST <uri>`` or ``LIST-RECURSIVE <uri>``): which prefixes a write lists
+#: (``bench/object_store.py`` checks that a write with the metadata table lists no partition).
+TRACE_ENV = "HUDI_SQL_STORAGE_TRACE"
+
+
+def _trace_listing(uri: str, recursive: bool) -> None:
+    trace = os.environ.get(TRACE_ENV)
+    if trace:
+        with open(trace, "a", encoding="utf-8") as sink:  # one short line: appends of processes interleave whole
+            sink.write(f"{'LIST-RECURSIVE' if recursive else 'LIST'} {uri}\n")
+
+
 @dataclass
 class ObjectStore:
     """One bucket / container / name node: the operations :class:`~hudi_sql.storage.fs.Storage` needs."""
@@ -209,6 +223,7 @@ class ObjectStore:
             if info.type == pafs.FileType.NotFound:
                 raise StorageError(f"The bucket '{self.authority}' of '{uri}' does not exist.",
                                    help=f"create the bucket '{self.authority}' first; hudi-sql never creates buckets")
+            _trace_listing(uri, False)
             self.fs.get_file_info(pafs.FileSelector(self.key(uri), allow_not_found=True))
         except StorageError:
             raise
@@ -247,6 +262,7 @@ class ObjectStore:
     def list(self, uri: str, *, recursive: bool = False) -> list[FileStatus]:
         from pyarrow import fs as pafs
 
+        _trace_listing(uri, recursive)
         try:
             found = self.fs.get_file_info(pafs.FileSelector(self.key(uri), allow_not_found=True, recursive=recursive))
         except OSError as error:

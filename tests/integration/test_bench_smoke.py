@@ -136,3 +136,25 @@ def test_bench_metadata_table_reads_fewer_files_with_data_skipping_and_both_inde
     query = run["query"]
     assert query["with"]["rows"] == query["without"]["rows"]
     assert query["with"]["files_read"] < query["without"]["files_read"]
+
+
+@pytest.mark.spark
+@pytest.mark.processes
+def test_bench_object_store_upserts_in_the_bucket_list_no_partition_and_end_with_the_local_tables_rows(
+        tmp_path: Path) -> None:
+    from tools.s3.seaweedfs import unavailable_reason
+
+    if unavailable_reason():
+        pytest.skip(str(unavailable_reason()))
+    out = tmp_path / "results-s3.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.object_store", "--scale", "small", "--rows-per-day", "2000", "--days", "2",
+         "--batches", "1", "--work-dir", str(tmp_path), "--out", str(out)],
+        check=False, cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    stores = json.loads(out.read_text())["stores"]
+    assert stores["s3"]["rows"] == stores["local"]["rows"] == 2000 * 3
+    upsert = stores["s3"]["commits"][-1]
+    assert upsert["operation"] == "upsert" and upsert["partition_listings"] == []
+    assert upsert["requests"]["PUT"] > 0 and upsert["requests"]["LIST"] > 0, upsert
+    assert "| 1 upsert |" in proc.stdout

@@ -50,6 +50,7 @@ class ObjectStoreServer:
     process: subprocess.Popen[Any]
     port: int
     log: Path
+    metrics_port: int = 0
 
     @property
     def endpoint(self) -> str:
@@ -83,6 +84,22 @@ class ObjectStoreServer:
                                                                 recursive=True))
         return sorted(i.path[len(BUCKET) + 1:] for i in infos if i.type == fs.FileType.File)
 
+    def request_counts(self) -> dict[str, int]:
+        """S3 requests served so far, by kind (``GET`` counts HEAD too; ``POST`` is multipart upload
+        steps), from the server's own Prometheus counters: what the store billed, not what a
+        client believes it sent."""
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10) as reply:
+            text = reply.read().decode()
+        counts: dict[str, int] = {}
+        for line in text.splitlines():
+            if line.startswith("SeaweedFS_s3_request_total{"):
+                labels, _, value = line.rpartition(" ")
+                kind = labels.split('type="', 1)[1].split('"', 1)[0]
+                counts[kind] = counts.get(kind, 0) + int(float(value))
+        return counts
+
     def stop(self) -> None:
         """Kill the server and its process group at once: its data is a temporary folder, and a
         graceful SeaweedFS shutdown takes ~20 s of flushing nobody needs."""
@@ -104,7 +121,7 @@ def start_object_store(folder: Path, *, port: int | None = None, timeout: float 
     identities.write_text(json.dumps({"identities": [{
         "name": "tests", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
-    ports = {name: free_port() for name in ("master", "volume", "filer")} | {"s3": port or free_port()}
+    ports = {name: free_port() for name in ("master", "volume", "filer", "metrics")} | {"s3": port or free_port()}
     grpc = {name: free_port() for name in ("master", "volume", "filer", "s3")}
     log = folder / "weed.log"
     command = [str(CACHE / "weed"), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
@@ -112,10 +129,11 @@ def start_object_store(folder: Path, *, port: int | None = None, timeout: float 
                f"-volume.port={ports['volume']}", f"-volume.port.grpc={grpc['volume']}",
                "-volume.max=0", "-master.volumeSizeLimitMB=64",
                "-filer", f"-filer.port={ports['filer']}", f"-filer.port.grpc={grpc['filer']}",
-               "-s3", f"-s3.port={ports['s3']}", f"-s3.port.grpc={grpc['s3']}", f"-s3.config={identities}"]
+               "-s3", f"-s3.port={ports['s3']}", f"-s3.port.grpc={grpc['s3']}", f"-s3.config={identities}",
+               f"-metricsPort={ports['metrics']}"]
     with open(log, "wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
-    server = ObjectStoreServer(process, ports["s3"], log)
+    server = ObjectStoreServer(process, ports["s3"], log, ports["metrics"])
     deadline = time.monotonic() + timeout
     error: Exception | None = None
     while time.monotonic() < deadline:  # ready when the bucket can be made (master, volume and filer all up)
