@@ -134,6 +134,7 @@ def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadP
     from hudi_sql.errors import UnsupportedFeatureError
     from hudi_sql.read.glob import has_glob, resolve_glob
     from hudi_sql.read.plan import plan_read
+    from hudi_sql.storage.fs import Storage
     from hudi_sql.table.meta_client import TableMetaClient
 
     configs = HudiConfigs.of(_read_options(options))
@@ -147,7 +148,7 @@ def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadP
     if has_glob(path):  # older guides' load(base + "/*/*"): the partitions the glob reaches
         glob = resolve_glob(path)
         path, partition_filter = glob.base_path, glob.partition_filter
-    meta = TableMetaClient.load(path)
+    meta = TableMetaClient.load(path, storage=Storage.for_options(options))
     return meta, plan_read(meta, configs, partition_filter=partition_filter)
 
 

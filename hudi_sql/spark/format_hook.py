@@ -8,8 +8,8 @@ commit. Neither fits the data source API. So in the sessions hudi-sql registers,
 :func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`, and
 ``DataFrameWriter.saveAsTable`` by the SQL session (it creates or resolves a catalog table);
 and ``DataStreamWriter.start`` by the streaming sink (:mod:`hudi_sql.streaming.sink`); every
-other format goes to Spark unchanged. Streaming reads need no hook: the ``hudi`` Python data
-source serves ``readStream`` in every session.
+other format goes to Spark unchanged. Streaming reads are served by the ``hudi`` Python data
+source in every session; the hook only hands it the session's object-store keys.
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ def install(spark: SparkSession) -> None:
     if _installed:
         return
     from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
-    from pyspark.sql.streaming.readwriter import DataStreamWriter
+    from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 
-    for cls in (DataFrameReader, DataFrameWriter, DataStreamWriter):
+    for cls in (DataFrameReader, DataFrameWriter, DataStreamReader, DataStreamWriter):
         _wrap_option_methods(cls)
     _wrap_stream_start(DataStreamWriter)
+    _wrap_stream_load(DataStreamReader)
     original_load = DataFrameReader.load
     original_save = DataFrameWriter.save
     original_mode = DataFrameWriter.mode
@@ -116,6 +117,30 @@ def _wrap_stream_start(cls: Any) -> None:
         return original_start(self, None, None, outputMode, None, queryName)
 
     cls.start = start
+
+
+def _wrap_stream_load(cls: Any) -> None:
+    """``readStream.format("hudi").load(path)`` of a table in a bucket: the ``hudi`` Python data
+    source plans in a Python worker, which has no Spark configuration to find the store's keys in,
+    so the session's (``spark.hadoop.fs.s3a.*`` …) travel with the options; keys the options set
+    themselves win."""
+    original_load = cls.load
+
+    @functools.wraps(original_load)
+    def load(self: Any, path: str | None = None, format: str | None = None, schema: Any = None,
+             **options: Any) -> Any:
+        if _is_hudi(self, format):
+            from hudi_sql.storage.settings import StorageSettings
+            from hudi_sql.storage.uri import is_local
+
+            merged = _merged_options(self, options)
+            base = path or merged.get("path")
+            if base and not is_local(str(base)):
+                session = StorageSettings.from_spark(self._spark, merged)
+                options = {**{f"spark.hadoop.{k}": v for k, v in session.hadoop}, **options}
+        return original_load(self, path, format, schema, **options)
+
+    cls.load = load
 
 
 def _wrap_partition_by(cls: Any) -> None:

@@ -108,6 +108,14 @@ class Storage:
         return cls(StorageSettings.from_spark(spark, dict(options or {})))
 
     @classmethod
+    def for_options(cls, options: Mapping[str, Any]) -> Storage:
+        """The storage of an operation that has only its options (a read planned in a Python worker,
+        with no session to ask): the object-store keys among them (``spark.hadoop.fs.s3a.*``, which
+        hudi-sql's sessions add from their configuration), then what the store's own client finds
+        (``AWS_*``, instance credentials)."""
+        return cls(StorageSettings.of(options))
+
+    @classmethod
     def for_path(cls, path: str) -> Storage:
         """The storage of the table at *path*, with this process's default settings when it is remote."""
         return cls(StorageSettings() if is_local(path) else default_settings())

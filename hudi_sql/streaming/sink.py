@@ -45,6 +45,7 @@ from hudi_sql.config import (
     TableType,
 )
 from hudi_sql.errors import HudiConfigError, HudiError
+from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 from hudi_sql.write.client import WriteClient
 from hudi_sql.write.operation import WriteOperationType
@@ -114,10 +115,13 @@ class StreamingSink:
 
     def _write_batch(self, batch: DataFrame, batch_id: int) -> None:
         wait = self.retry_interval
+        # the session's store keys (spark.hadoop.fs.s3a.* …), looked up per batch: set at any time
+        storage = Storage.for_session(batch.sparkSession, self.options, self.path)
         for attempt in range(self.retries + 1):
             # Checked before every try: a try whose commit completed although the try failed
             # (its outcome unknown to it) must not be applied a second time.
-            meta = TableMetaClient.load(self.path) if TableMetaClient.exists(self.path) else None
+            exists = TableMetaClient.exists(self.path, storage=storage)
+            meta = TableMetaClient.load(self.path, storage=storage) if exists else None
             if self._holds(meta, batch_id):
                 return
             table_type = meta.table_type if meta is not None else self.configs.get(HudiWriteConfig.TABLE_TYPE)

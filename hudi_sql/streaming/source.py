@@ -38,6 +38,7 @@ from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.read.plan import EARLIEST, ReadPlan, plan_read
 from hudi_sql.services.archive import has_archived_instants
 from hudi_sql.spark.slice_read import SliceInputPartition, read_slice, slice_read
+from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ class HudiStreamReader(DataSourceStreamReader):
         self.options = dict(options)
         self.schema = schema
         self.configs = HudiConfigs.of(self.options)  # bad options fail the query's start
+        self.storage = Storage.for_options(self.options)  # a Python worker: no session to ask
         if self.configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
             raise UnsupportedFeatureError(
                 f"A stream from '{path}' emits each changed record's latest state; "
@@ -103,11 +105,11 @@ class HudiStreamReader(DataSourceStreamReader):
         if start == "earliest":
             return {_INSTANT: EARLIEST}
         if start == "latest":
-            return {_INSTANT: latest_offset_instant(TableMetaClient.load(self.path))}
+            return {_INSTANT: latest_offset_instant(TableMetaClient.load(self.path, storage=self.storage))}
         return {_INSTANT: start}
 
     def latestOffset(self, start: dict[str, Any] | None = None, limit: ReadLimit | None = None) -> dict[str, Any]:
-        latest = latest_offset_instant(TableMetaClient.load(self.path))
+        latest = latest_offset_instant(TableMetaClient.load(self.path, storage=self.storage))
         if start is not None and str(start.get(_INSTANT, EARLIEST)) >= latest:
             return dict(start)  # nothing new (or the start was given past the table's end)
         return {_INSTANT: latest}
@@ -116,7 +118,7 @@ class HudiStreamReader(DataSourceStreamReader):
         begin, until = str(start[_INSTANT]), str(end[_INSTANT])
         if until <= begin:
             return []
-        meta = TableMetaClient.load(self.path)
+        meta = TableMetaClient.load(self.path, storage=self.storage)
         context, specs = slice_read(meta, plan_range(meta, self.configs, begin, until), self.schema)
         return [SliceInputPartition(spec, context) for spec in specs]
 

@@ -90,6 +90,7 @@ from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.storage.fs import Storage, to_local_path
 from hudi_sql.storage.guard import check_partition_path
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.uri import is_local
 
 #: The one "file id" of both index files (``HFileBootstrapIndex.BOOTSTRAP_INDEX_FILE_ID``).
 INDEX_FILE_ID = "00000000-0000-0000-0000-000000000000-0"
@@ -225,12 +226,22 @@ class BootstrapFileMapping:
     source_file: SourceFile
 
 
-def stat_source_file(path: str) -> SourceFile:
-    """*path*'s status as Hadoop's local file system reports it, which is what Apache records.
+def stat_source_file(path: str, storage: Storage | None = None) -> SourceFile:
+    """*path*'s status as Hadoop's file system reports it, which is what Apache records.
 
-    Modification time truncated to milliseconds, replication 1, block size 32 MiB, owner and
-    group by name (the numeric id when the name is unknown).
+    Local files: modification time truncated to milliseconds, replication 1, block size 32 MiB,
+    owner and group by name (the numeric id when the name is unknown). Objects (S3A and the other
+    connectors): the object's size and time, permission ``rw-rw-rw-`` and the current user as
+    owner and group, which is what those connectors make up for an object.
     """
+    if not is_local(path):
+        import getpass
+
+        storage = storage or Storage.for_path(path)
+        user = getpass.getuser()
+        return SourceFile(path=path, length=storage.size(path),
+                          modification_time=int((storage.modification_time(path) or 0.0) * 1000),
+                          permission=FilePermission.from_mode(0o666), owner=user, group=user)
     local = to_local_path(path)
     status = os.stat(local)
     return SourceFile(

@@ -29,11 +29,10 @@ __all__ = ["BootstrapRequest", "BootstrapResult", "hive_style_partitioning", "pa
            "source_files", "source_partitions"]
 
 import logging
-import os
 import re
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -49,13 +48,15 @@ from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECT
 from hudi_sql.config.registry import parse_list
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
+from hudi_sql.spark.hadoop_fs import spark_reads_path
 from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
-from hudi_sql.storage.uri import is_local
+from hudi_sql.storage.uri import qualify
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 _log = logging.getLogger(__name__)
@@ -101,12 +102,12 @@ def source_files(storage: Storage, source_path: str) -> dict[str, list[str]]:
         raise HudiConfigError(f"The bootstrap source '{source_path}' does not exist.",
                               help="bootstrap_path names the existing Parquet table's folder")
     found: dict[str, list[str]] = {}
-    for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        data = sorted(f for f in files if f.endswith(".parquet") and not f.startswith((".", "_")))
+    for folder, names in storage.walk_folders(root):
+        if any(part.startswith((".", "_")) for part in folder.split("/") if part):
+            continue
+        data = sorted(f for f in names if f.endswith(".parquet") and not f.startswith((".", "_")))
         if data:
-            rel = os.path.relpath(current, root)
-            found["" if rel == "." else rel.replace(os.sep, "/")] = [os.path.join(current, f) for f in data]
+            found[folder] = [storage.join(root, folder, f) for f in data]
     if not found:
         raise HudiConfigError(f"The bootstrap source '{source_path}' holds no Parquet files.",
                               help="bootstrap_path names the existing Parquet table's folder")
@@ -168,14 +169,10 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         HudiKeyError: a source row without a record key.
         UnsupportedFeatureError: an unknown selector.
     """
-    storage = Storage()
+    storage = Storage.for_session(spark, request.options)
     for path in (request.source_path, request.base_path):
-        if not is_local(path):
-            raise UnsupportedFeatureError(
-                f"Bootstrap on an object store ('{path}') is not supported yet; tables there are written "
-                "and read, but a bootstrap's source listing and index are local-only.",
-                help="bootstrap from a local or mounted folder, or write the source with INSERT / bulk_insert")
-    if os.path.abspath(request.source_path) == os.path.abspath(request.base_path):
+        storage.check_reachable(path)
+    if qualify(request.source_path).rstrip("/") == qualify(request.base_path).rstrip("/"):
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
                               help="base_path and bootstrap_path must differ")
     configs = HudiConfigs.of(dict(request.options), validate=False)
@@ -188,7 +185,7 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
                                       help="bootstrap_overwrite => true replaces it")
     if existed:
         storage.delete_dir(request.base_path)
-    elif os.path.isdir(request.base_path) and os.listdir(request.base_path):
+    elif storage.is_dir(request.base_path) and storage.list(request.base_path):
         # A failed bootstrap removes its base path whole, so it must hold nothing else.
         raise HudiConfigError(f"The bootstrap's base path '{request.base_path}' holds files and no Hudi table.",
                               help="base_path names a new or empty folder for the table")
@@ -202,12 +199,13 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     try:
         if metadata_only:
             instant = METADATA_BOOTSTRAP_INSTANT
-            schema = _source_schema(spark, files_by_partition[metadata_only[0]],
+            schema = _source_schema(spark, storage, files_by_partition[metadata_only[0]],
                                     parse_list(request.partition_path_field))
             files += _bootstrap_metadata_only(spark, request, options, properties,
                                               {p: files_by_partition[p] for p in metadata_only}, schema)
         if full_record:
-            files += _bootstrap_full_record(spark, request, options, properties, full_record, schema)
+            files += _bootstrap_full_record(spark, storage, request, options, properties, files_by_partition,
+                                            full_record, schema)
     except BaseException:
         # Nothing committed that must stay: the table goes, so the bootstrap can simply run again.
         _log.warning("Bootstrap of '%s' failed; removing what it wrote at '%s'.", request.source_path,
@@ -229,30 +227,70 @@ def hive_style_partitioning(metadata_only: list[str], partition_path_field: str,
                and all("=" in segment for segment in p.split("/")) for p in metadata_only)
 
 
-def _bootstrap_full_record(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
-                           properties: dict[str, str], partitions: list[str], schema: StructType | None) -> int:
+def _bootstrap_full_record(spark: SparkSession, storage: Storage, request: BootstrapRequest,
+                           options: dict[str, str], properties: dict[str, str],
+                           files_by_partition: dict[str, list[str]], partitions: list[str],
+                           schema: StructType | None) -> int:
     """The bulk insert at ``00000000000002`` of *partitions*' rows; returns the files written.
-    *schema*: the metadata-only partitions' columns, which these rows must match."""
+    *schema*: the metadata-only partitions' columns, which these rows must match. Spark's reader
+    discovers partition columns from the folders (typed, as Apache Hudi's full-record bootstrap
+    reads them); on a store Spark has no connector for, those columns are strings."""
     from hudi_sql.write.client import WriteClient
 
-    reader = spark.read.schema(schema) if schema is not None else spark.read
-    source = reader.option("basePath", request.source_path).parquet(
-        *[os.path.join(request.source_path, p) if p else request.source_path for p in partitions])
+    if spark_reads_path(spark, request.source_path):
+        reader = spark.read.schema(schema) if schema is not None else spark.read
+        source = reader.option("basePath", request.source_path).parquet(
+            *[storage.join(request.source_path, p) for p in partitions])
+    else:  # no Hadoop connector for the store: hudi-sql's tasks read the files through its own backend
+        source = _source_frame(spark, storage, {p: files_by_partition[p] for p in partitions},
+                               schema or _source_schema(spark, storage, files_by_partition[partitions[0]],
+                                                        parse_list(request.partition_path_field)),
+                               parse_list(request.partition_path_field))
     client = WriteClient(request.base_path, options, instant_time=FULL_BOOTSTRAP_INSTANT,
                          table_properties=properties)
     return len(client.write(source).write_stats)
 
 
-def _source_schema(spark: SparkSession, files: list[str], partition_fields: Sequence[str]) -> StructType:
+def _source_schema(spark: SparkSession, storage: Storage, files: list[str],
+                   partition_fields: Sequence[str]) -> StructType:
     """The table's data columns: the source files' columns, then partition fields the files do not
     hold (a Hive-style source keeps them in its folder names) as strings, as Apache Hudi takes them."""
+    from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.types import StringType, StructField
 
-    schema = spark.read.parquet(*files[:1]).schema  # one file's footer: the source's columns
+    if spark_reads_path(spark, files[0]):
+        schema = spark.read.parquet(*files[:1]).schema  # one file's footer: the source's columns
+    else:
+        schema = from_arrow_schema(storage.parquet_metadata(files[0]).schema.to_arrow_schema().remove_metadata())
     for name in partition_fields:
         if name not in schema.fieldNames():
             schema = schema.add(StructField(name, StringType(), True))
     return schema
+
+
+def _source_frame(spark: SparkSession, storage: Storage, files_by_partition: dict[str, list[str]],
+                  schema: StructType, partition_fields: Sequence[str]) -> DataFrame:
+    """The source rows of *files_by_partition*, read by tasks through *storage* (one file at a time),
+    with the partition columns the files lack taken from their folder names."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from hudi_sql.read.bootstrap_read import source_partition_values
+
+    target = to_arrow_schema(schema)
+    rows = [(path, partition) for partition, paths in files_by_partition.items() for path in paths]
+
+    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import pyarrow as pa
+
+        for batch in batches:
+            for path, partition in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()):
+                table = storage.read_parquet(path)
+                for name, value in source_partition_values(partition, partition_fields):
+                    if name not in table.column_names:
+                        table = table.append_column(name, pa.array([value] * table.num_rows, pa.string()))
+                yield from table.select(target.names).cast(target).to_batches()
+
+    return task_frame(spark, rows, "path string, partition string").mapInArrow(read, schema)
 
 
 def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
@@ -296,7 +334,8 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
             stats = [to_write_stat(row.asDict())
                      for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
             write_bootstrap_index(meta.base_path, request.source_path, [
-                BootstrapFileMapping(s.partition_path, s.file_id, s.partition_path, stat_source_file(s.source_file))
+                BootstrapFileMapping(s.partition_path, s.file_id, s.partition_path,
+                                     stat_source_file(s.source_file, meta.storage))
                 for s in specs], int(time.time() * 1000), storage=meta.storage)
             txn.complete(CommitMetadata(group_stats(stats), BOOTSTRAP_OPERATION, {"schema": schema_json}))
         except BaseException as exc:

@@ -54,20 +54,21 @@ from hudi_sql.write.plan import HandleOptions
 class SkeletonSpec:
     """One source file and the file group it becomes."""
 
-    source_file: str  # absolute local path
+    source_file: str  # absolute path or URI
     partition_path: str  # the table's partition: the source folder, relative
     file_id: str
     #: the source folder's partition column values, for key fields the files do not hold
     partition_values: tuple[tuple[str, str], ...] = ()
 
 
-def _key_columns(spec: SkeletonSpec, fields: Sequence[str]) -> pa.Table:
+def _key_columns(spec: SkeletonSpec, fields: Sequence[str], storage: Storage) -> pa.Table:
     """The source file's columns the record key needs (a Hive-style source keeps its partition
     columns only in the folder names, so those come from *spec*'s values)."""
     top = {f.split(".", 1)[0] for f in fields}
-    source = pq.ParquetFile(spec.source_file)  # one open: the footer's schema, then the key columns
-    present = set(source.schema_arrow.names)
-    table = source.read(columns=sorted(top & present))
+    with storage.open_input(spec.source_file) as stream:
+        source = pq.ParquetFile(stream)  # one open: the footer's schema, then the key columns
+        present = set(source.schema_arrow.names)
+        table = source.read(columns=sorted(top & present))
     for name, value in spec.partition_values:
         if name in top and name not in present:
             table = table.append_column(name, pa.array([value] * table.num_rows, pa.string()))
@@ -81,10 +82,10 @@ def write_skeleton(options: HandleOptions, spec: SkeletonSpec, task: TaskIdentit
         HudiKeyError: a source row has a null or empty record key.
     """
     started = time.time()
-    storage = Storage()
+    storage = options.storage
     layout = TableLayout.of(options.base_path)
     ensure_partition_metadata(storage, layout, spec.partition_path, options.instant_time)
-    keys = arrow_record_keys(_key_columns(spec, options.record_key_fields),
+    keys = arrow_record_keys(_key_columns(spec, options.record_key_fields, storage),
                              RecordKeySpec(options.record_key_fields, composite=options.complex_keys))
     nulls = keys.null_count
     if nulls:
