@@ -37,7 +37,7 @@ source; the schemas :meth:`SparkSessionCatalog.load_table` reports come without 
 
 from __future__ import annotations
 
-__all__ = ["SparkSessionCatalog"]
+__all__ = ["MANAGED_IN_WAREHOUSE", "SparkSessionCatalog"]
 
 import json
 import logging
@@ -62,6 +62,11 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 # Keys Spark's V2 catalog path stores among the table properties; they are not user properties.
+#: The table property of a managed Hudi table in an object-store warehouse: the metastore knows it
+#: as external (Spark places managed tables only in its own, local, warehouse), the property
+#: makes DROP TABLE delete its files all the same.
+MANAGED_IN_WAREHOUSE = "hudi_sql.managed"
+
 _RESERVED_PROPERTIES = frozenset(
     {"location", "provider", "owner", "comment", "external", "is_managed_location"}
 )
@@ -136,8 +141,21 @@ class SparkSessionCatalog:
             raise TableNotFoundError(
                 f"Database '{ident.database}' does not exist.", help=f"CREATE DATABASE {ident.database}"
             )
-        root = str(self._external.getDatabase(ident.database).locationUri().toString()).rstrip("/")
+        remote = self.remote_warehouse()
+        if remote:
+            root = remote if ident.database == "default" else f"{remote}/{ident.database}.db"
+        else:
+            root = str(self._external.getDatabase(ident.database).locationUri().toString()).rstrip("/")
         return f"{root}/{ident.name}"
+
+    def remote_warehouse(self) -> str | None:
+        """The object-store warehouse of managed Hudi tables, when the session has one
+        (:data:`~hudi_sql.spark.session.REMOTE_WAREHOUSE_CONF`): they are registered with their
+        location there and marked managed by :data:`MANAGED_IN_WAREHOUSE`."""
+        from hudi_sql.spark.session import REMOTE_WAREHOUSE_CONF
+
+        value = self.spark.conf.get(REMOTE_WAREHOUSE_CONF, None)
+        return value.rstrip("/") if value else None
 
     def create_table(
         self,
@@ -257,6 +275,7 @@ class SparkSessionCatalog:
         schema = unmarked(StructType.fromJson(json.loads(str(table.schema().json()))))
         comment = str(table.comment().get()) if table.comment().isDefined() else None
         table_type = str(table.tableType().name())
+        in_object_store_warehouse = properties.pop(MANAGED_IN_WAREHOUSE, None) == "true"
         return TableInfo(
             ident=TableIdent(str(table.identifier().database().get()), str(table.identifier().table())),
             location=location,
@@ -264,7 +283,7 @@ class SparkSessionCatalog:
             properties=properties,
             schema=schema,
             partition_columns=tuple(str(c) for c in self._java(table.partitionColumnNames())),
-            managed=table_type == "MANAGED",
+            managed=table_type == "MANAGED" or in_object_store_warehouse,
             comment=comment,
             table_type="VIEW" if table_type == "VIEW" else "TABLE",
             view_text=str(table.viewText().get()) if table.viewText().isDefined() else None,

@@ -8,7 +8,8 @@ Arrow paths need pyarrow and pandas in the worker (the system ``python3`` may la
 
 from __future__ import annotations
 
-__all__ = ["child_process_env", "default_state_dir", "prepare_environment", "register", "spark_session"]
+__all__ = ["REMOTE_WAREHOUSE_CONF", "child_process_env", "default_state_dir", "prepare_environment", "register",
+           "spark_session"]
 
 import os
 import sys
@@ -50,6 +51,11 @@ def child_process_env() -> dict[str, str]:
     return env
 
 
+#: Where managed Hudi tables go when the warehouse is on an object store (``<it>/<table>`` in the
+#: ``default`` database, ``<it>/<db>.db/<table>`` elsewhere, as Spark lays out its warehouse).
+REMOTE_WAREHOUSE_CONF = "spark.hudi_sql.warehouse.dir"
+
+
 def spark_session(
     *,
     master: str | None = None,
@@ -79,9 +85,12 @@ def spark_session(
 
     state = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir()
     state.mkdir(parents=True, exist_ok=True)
-    # A warehouse on an object store stays a URI (s3a://lake/wh); a local one is made absolute.
-    wh = (Path(warehouse).expanduser().resolve() if is_local(warehouse) else qualify(warehouse)) if warehouse \
-        else state / "warehouse"
+    # A local warehouse is made absolute. One on an object store (s3a://lake/wh) holds the managed
+    # Hudi tables only (REMOTE_WAREHOUSE_CONF, read by the catalog): the metastore keeps its own
+    # folders on the local disk, since it makes them through Hadoop's file system, which has no
+    # connector for the store unless the user added one (hadoop-aws).
+    remote = qualify(str(warehouse)) if warehouse and not is_local(warehouse) else None
+    wh = state / "warehouse" if remote or not warehouse else Path(warehouse).expanduser().resolve()
     settings: dict[str, Any] = {
         "spark.ui.enabled": "false",
         "spark.driver.host": "127.0.0.1",
@@ -100,6 +109,8 @@ def spark_session(
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
     }
+    if remote:
+        settings[REMOTE_WAREHOUSE_CONF] = remote
     if metastore_uris:
         settings["spark.hadoop.hive.metastore.uris"] = metastore_uris
     settings.update(conf or {})

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ from bench.stress import OCC_OPTIONS, ROW_SCHEMA, Writer, check, run_together, s
 from hudi_sql.config import HudiConfigs
 from hudi_sql.config.concurrency import STORAGE_LOCK_PROVIDER, ConcurrencyConfig, HudiConcurrencyConfig
 from hudi_sql.errors import LockTimeoutError, StorageError
+from hudi_sql.spark.session import child_process_env
 from hudi_sql.table.meta_client import TableMetaClient
 from tools.s3.seaweedfs import BUCKET, ObjectStoreServer
 
@@ -291,3 +294,28 @@ def test_a_stream_writes_its_micro_batches_into_the_bucket_and_a_stream_reads_th
     finally:
         reader.stop()
     assert sorted((r["id"], r["name"], r["p"], r["ts"]) for r in emitted) == expected
+
+
+def test_the_shell_with_its_warehouse_in_the_bucket_keeps_managed_tables_there_and_drops_them(
+        store: ObjectStoreServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``hudi-sql --warehouse s3a://lake/wh``: managed Hudi tables (no LOCATION) are created at
+    ``<warehouse>/<table>`` and ``<warehouse>/<db>.db/<table>``, as Spark lays out a warehouse,
+    while the embedded metastore keeps its own files locally; DROP TABLE deletes a managed table's
+    objects."""
+    work = tmp_path_factory.mktemp("s3-shell")
+    keys = [arg for key, value in store.hadoop_keys.items() for arg in ("--conf", f"{key}={value}")]
+    script = ("CREATE TABLE trips (id INT, name STRING, ts BIGINT) USING hudi "
+              "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts');"
+              "INSERT INTO trips VALUES (1, 'a', 1), (2, 'b', 1); UPDATE trips SET name = 'B', ts = 2 WHERE id = 2;"
+              "CREATE DATABASE sales; CREATE TABLE sales.orders (id INT, ts BIGINT) USING hudi "
+              "TBLPROPERTIES (primaryKey = 'id'); INSERT INTO sales.orders VALUES (5, 5);"
+              "SELECT id, name FROM trips ORDER BY id; DROP TABLE sales.orders")
+    done = subprocess.run(
+        [sys.executable, "-m", "hudi_sql.apps.cli", "--master", "local[2]", "--warehouse", f"s3a://{BUCKET}/wh",
+         "--state-dir", str(work / "state"), *keys, "-S", "--output", "json", "-e", script],
+        capture_output=True, check=False, text=True, cwd=work, timeout=600, env=child_process_env())
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r for r in rows if "name" in r] == [{"id": 1, "name": "a"}, {"id": 2, "name": "B"}]
+    assert "wh/trips/.hoodie/hoodie.properties" in store.keys_under("wh/trips/.hoodie")
+    assert store.keys_under("wh/sales.db") == [], "DROP TABLE of a managed table deletes its objects"

@@ -265,6 +265,24 @@ def test_pyhive_session_configuration_sets_options(server: Any, tables: Tables) 
         other.close()
 
 
+def test_pyhive_session_keeps_a_table_in_a_bucket_with_the_store_keys_it_sets(server: Any, object_store: Any) -> None:
+    """A PyHive session SETs Hadoop's S3A keys, as a Spark SQL user would, and then creates,
+    writes and reads a table at an ``s3a://`` location; the objects are in the bucket."""
+    connection = _connect(server)
+    try:
+        for key, value in object_store.hadoop_keys.items():
+            _run(connection, f"SET {key}={value}")
+        _run(connection, "CREATE TABLE hs2_s3 (id INT, name STRING, ts BIGINT) USING hudi LOCATION 's3a://lake/hs2_s3' "
+                         "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')")
+        _run(connection, "INSERT INTO hs2_s3 VALUES (1, 'a', 1), (2, 'b', 1)")
+        _run(connection, "UPDATE hs2_s3 SET name = 'B', ts = 2 WHERE id = 2")
+        assert _names(connection, "hs2_s3") == {1: "a", 2: "B"}
+        _run(connection, "DROP TABLE hs2_s3")
+    finally:
+        connection.close()
+    assert "hs2_s3/.hoodie/hoodie.properties" in object_store.keys_under("hs2_s3/.hoodie")
+
+
 def test_pyhive_sessions_write_one_table_side_by_side_and_lose_no_update(
         server: Any, tmp_path: Path) -> None:
     """Sessions of one server write one table at once (optimistic concurrency control is the
