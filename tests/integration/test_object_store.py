@@ -319,3 +319,46 @@ def test_the_shell_with_its_warehouse_in_the_bucket_keeps_managed_tables_there_a
     assert [r for r in rows if "name" in r] == [{"id": 1, "name": "a"}, {"id": 2, "name": "B"}]
     assert "wh/trips/.hoodie/hoodie.properties" in store.keys_under("wh/trips/.hoodie")
     assert store.keys_under("wh/sales.db") == [], "DROP TABLE of a managed table deletes its objects"
+
+
+def test_cdc_savepoint_restore_clustering_insert_overwrite_and_archival_of_a_table_in_the_bucket(
+        s3: Any, store: ObjectStoreServer) -> None:
+    db = hudi_sql.connect(s3)
+    db.sql("DROP TABLE IF EXISTS s3_svc")
+    db.sql(f"""CREATE TABLE s3_svc (id INT, name STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p)
+               LOCATION 's3a://{BUCKET}/svc' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts',
+               'hoodie.table.cdc.enabled' = 'true', 'hoodie.parquet.small.file.limit' = '0',
+               'hoodie.keep.min.commits' = '2', 'hoodie.keep.max.commits' = '3',
+               'hoodie.cleaner.commits.retained' = '1')""")
+    db.sql("INSERT INTO s3_svc VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y')")
+    assert db.sql("CALL create_savepoint(table => 's3_svc')").collect()[0][0] is True
+    (saved,) = [r[0] for r in db.sql("CALL show_savepoints(table => 's3_svc')").collect()]
+    saved_rows = _rows(db.sql("SELECT id, name, p, ts FROM s3_svc"))
+    db.sql("UPDATE s3_svc SET name = 'A', ts = 2 WHERE id = 1")
+    changes = db.sql("SELECT op, get_json_object(before, '$.name') AS was, get_json_object(after, '$.name') AS now "
+                     f"FROM hudi_table_changes('s3_svc', 'cdc', '{saved}')").collect()
+    assert [(r["op"], r["was"], r["now"]) for r in changes] == [("u", "a", "A")]
+    assert db.sql(f"CALL rollback_to_savepoint(table => 's3_svc', instant_time => '{saved}')").collect()[0][0]
+    assert _rows(db.sql("SELECT id, name, p, ts FROM s3_svc")) == saved_rows
+    assert db.sql(f"CALL delete_savepoint(table => 's3_svc', instant_time => '{saved}')").collect()[0][0]
+
+    for i in range(3, 6):  # small files of their own (small.file.limit 0), and commits to archive
+        db.sql(f"INSERT INTO s3_svc VALUES ({i}, 'n{i}', 1, 'x')")
+    (clustered,) = db.sql("CALL run_clustering(table => 's3_svc', order => 'id')").collect()
+    assert clustered.state == "COMPLETED"
+    db.sql("INSERT OVERWRITE TABLE s3_svc PARTITION (p = 'y') SELECT 6, 'f', 1")
+    expected = [(1, "a", "x", 1), (3, "n3", "x", 1), (4, "n4", "x", 1), (5, "n5", "x", 1), (6, "f", "y", 1)]
+    assert _rows(db.sql("SELECT id, name, p, ts FROM s3_svc")) == expected
+    assert _rust_rows(store, "svc") == expected
+
+    # archival (which never passes the metadata table's latest compaction: compacted every 2 commits here)
+    db.sql("DROP TABLE IF EXISTS s3_arch")
+    db.sql(f"""CREATE TABLE s3_arch (id INT, name STRING, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p)
+               LOCATION 's3a://{BUCKET}/arch' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts',
+               'hoodie.keep.min.commits' = '2', 'hoodie.keep.max.commits' = '3', 'hoodie.cleaner.commits.retained' = '1',
+               'hoodie.metadata.compact.max.delta.commits' = '2')""")
+    for i in range(6):
+        db.sql(f"INSERT INTO s3_arch VALUES ({i}, 'n', {i}, 'x')")
+    assert db.sql("CALL show_archived_commits(table => 's3_arch', limit => 100)").collect()
+    assert any(k.startswith("arch/.hoodie/archived/") for k in store.keys_under("arch/.hoodie"))
+    assert sorted(r[0] for r in db.sql("SELECT id FROM s3_arch").collect()) == list(range(6))
