@@ -73,7 +73,8 @@ def _table_name(configs: HudiConfigs) -> str | None:
 
 @dataclass(frozen=True)
 class TableConfig:
-    """A table's fixed properties (``hoodie.properties``), typed."""
+    """A table's fixed properties (``hoodie.properties``), typed: the one reading of them, with the
+    rules every version's file needs (:meth:`of`)."""
 
     name: str
     table_type: TableType
@@ -92,14 +93,19 @@ class TableConfig:
 
     @classmethod
     def of(cls, properties: Mapping[str, str] | HudiConfigs) -> TableConfig:
+        """Typed properties. Two rules of the newer versions' files: a partition field may carry
+        its key generator type (``city:SIMPLE``, ``ts:TIMESTAMP``, version 8), the column being
+        the part before ``:``; the ordering field is ``hoodie.table.precombine.field`` (versions 6
+        and 8) or else the first of ``hoodie.table.ordering.fields`` (where 1.1 moved it)."""
         configs = properties if isinstance(properties, HudiConfigs) else HudiConfigs.of(properties, validate=False)
+        ordering = configs.get(HudiTableConfig.ORDERING_FIELDS)
         return cls(
             name=configs.get(HudiTableConfig.NAME) or "",
             table_type=configs.get(HudiTableConfig.TYPE),
             database_name=configs.get(HudiTableConfig.DATABASE_NAME) or "default",
             record_key_fields=configs.get(HudiTableConfig.RECORD_KEY_FIELDS),
-            precombine_field=configs.get(HudiTableConfig.PRECOMBINE_FIELD) or None,
-            partition_fields=configs.get(HudiTableConfig.PARTITION_FIELDS),
+            precombine_field=configs.get(HudiTableConfig.PRECOMBINE_FIELD) or (ordering[0] if ordering else None),
+            partition_fields=tuple(f.split(":", 1)[0] for f in configs.get(HudiTableConfig.PARTITION_FIELDS)),
             key_generator_class=configs.get(HudiTableConfig.KEY_GENERATOR_CLASS),
             hive_style_partitioning=configs.get(HudiTableConfig.HIVE_STYLE_PARTITIONING),
             url_encode_partitioning=configs.get(HudiTableConfig.URL_ENCODE_PARTITIONING),

@@ -27,6 +27,7 @@ __all__ = [
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from hudi_sql.config import (
@@ -126,22 +127,26 @@ class HudiTableFacts:
     def configs(self) -> HudiConfigs:
         return HudiConfigs.of(self.table_properties, validate=False)
 
+    @cached_property
+    def table_config(self) -> TableConfig:
+        """The table's ``hoodie.properties`` read as the meta client reads them (one set of rules)."""
+        return TableConfig.of(self.table_properties)
+
     @property
     def record_key_fields(self) -> tuple[str, ...]:
-        return tuple(self.configs.get(HudiTableConfig.RECORD_KEY_FIELDS))
+        return self.table_config.record_key_fields
 
     @property
     def partition_fields(self) -> tuple[str, ...]:
-        return tuple(f.split(":", 1)[0] for f in self.configs.get(HudiTableConfig.PARTITION_FIELDS))
+        return self.table_config.partition_fields
 
     @property
     def precombine_field(self) -> str | None:
-        value = self.configs.get(HudiTableConfig.PRECOMBINE_FIELD)
-        return str(value) if value else None
+        return self.table_config.precombine_field
 
     @property
     def table_type(self) -> TableType:
-        return self.configs.get(HudiTableConfig.TYPE)  # type: ignore[no-any-return]
+        return self.table_config.table_type
 
     @property
     def table_version(self) -> int:
@@ -149,20 +154,19 @@ class HudiTableFacts:
 
     @property
     def hive_style(self) -> bool:
-        return bool(self.configs.get(HudiTableConfig.HIVE_STYLE_PARTITIONING))
+        return self.table_config.hive_style_partitioning
 
     @property
     def url_encode(self) -> bool:
-        return bool(self.configs.get(HudiTableConfig.URL_ENCODE_PARTITIONING))
+        return self.table_config.url_encode_partitioning
 
     @property
     def populate_meta_fields(self) -> bool:
-        return bool(self.configs.get(HudiTableConfig.POPULATE_META_FIELDS))
+        return self.table_config.populate_meta_fields
 
     @property
     def key_generator_class(self) -> str | None:
-        value = self.table_properties.get(HudiTableConfig.KEY_GENERATOR_CLASS.key)
-        return value or None
+        return self.table_config.key_generator_class or None
 
     def target_schema(self) -> StructType:
         """The columns an INSERT fills, in the order a positional INSERT uses.
@@ -303,18 +307,29 @@ def plan_create(
         if field_.name in META_FIELDS:
             raise HudiSqlError(f"{where}: '{field_.name}' is a Hudi meta column and cannot be declared.")
 
-    def known(column: str, what: str) -> str:
-        if column.lower() not in columns:
-            raise HudiSqlError(
-                f"{where}: {what} '{column}' is not a column of the table."
-                f"{did_you_mean(column, list(columns.values()))}",
-                help=f"columns are {', '.join(columns.values())}",
-            )
-        return columns[column.lower()]
+    def known(column: str, what: str, *, nested: bool = False) -> str:
+        """The column's name as declared; with *nested*, a path into struct columns (``nestedcol.a1``,
+        which Apache Hudi takes for a record key or ordering field) resolved part by part."""
+        parts = column.split(".") if nested else [column]
+        level, resolved = schema, []
+        for depth, part in enumerate(parts):
+            names = {f.name.lower(): f for f in level.fields} if isinstance(level, StructType) else {}
+            found = names.get(part.lower())
+            if found is None:
+                inside = f" in '{'.'.join(resolved)}'" if depth else ""
+                raise HudiSqlError(
+                    f"{where}: {what} '{column}' is not a column of the table{inside}."
+                    f"{did_you_mean(part, [f.name for f in names.values()])}",
+                    help=f"columns are {', '.join(columns.values())}",
+                )
+            resolved.append(found.name)
+            level = found.dataType
+        return ".".join(resolved)
 
     partitions = tuple(known(c, "partition column") for c in statement.partitioned_by)
-    record_keys = tuple(known(c, "primaryKey field") for c in statement.primary_key)
-    precombine = known(statement.precombine_field, "preCombineField") if statement.precombine_field else None
+    record_keys = tuple(known(c, "primaryKey field", nested=True) for c in statement.primary_key)
+    precombine = (known(statement.precombine_field, "preCombineField", nested=True)
+                  if statement.precombine_field else None)
     options = statement.hoodie_options()
     validate_options(options, where)
     configs = HudiConfigs.of(options)

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, TableType
+from hudi_sql.config.resolve import TableConfig
 from hudi_sql.errors import (
     HudiFileFormatError,
     HudiTimelineError,
@@ -160,21 +161,20 @@ class TableMetaClient:
     def record_key_fields(self) -> tuple[str, ...]:
         return self.table_config.get(HudiTableConfig.RECORD_KEY_FIELDS)
 
+    @cached_property
+    def config(self) -> TableConfig:
+        """``hoodie.properties`` typed: the one reading of it (:meth:`TableConfig.of` says its rules)."""
+        return TableConfig.of(self.table_config)
+
     @property
     def partition_fields(self) -> tuple[str, ...]:
-        """Partition columns. Version 8 may store a key generator type per field (``city:SIMPLE``,
-        ``ts:TIMESTAMP``, the CustomKeyGenerator's syntax): the column is the part before ``:``."""
-        return tuple(f.split(":", 1)[0] for f in self.table_config.get(HudiTableConfig.PARTITION_FIELDS))
+        """Partition columns (a version 8 field's ``:TYPE`` left out)."""
+        return self.config.partition_fields
 
     @property
     def precombine_field(self) -> str | None:
-        """The ordering field: ``hoodie.table.precombine.field`` (versions 6 and 8), or the first of
-        ``hoodie.table.ordering.fields`` (the name Apache Hudi 1.1 moved it to)."""
-        field_name = self.table_config.get(HudiTableConfig.PRECOMBINE_FIELD)
-        if field_name:
-            return field_name
-        ordering = self.table_config.get(HudiTableConfig.ORDERING_FIELDS)
-        return ordering[0] if ordering else None
+        """The ordering field (``hoodie.table.precombine.field``, else the first ordering field)."""
+        return self.config.precombine_field
 
     def record_payload(self) -> tuple[str | None, Payload]:
         """(ordering field, payload) merging records of one key across base and logs, in reads and
@@ -282,6 +282,7 @@ class TableMetaClient:
         self.storage.delete(backup)
         self.properties = new
         self.__dict__.pop("table_config", None)
+        self.__dict__.pop("config", None)
 
     # -- commit metadata -----------------------------------------------------------------
 

@@ -76,7 +76,13 @@ from hudi_sql.write.plan import (
     WritePlan,
 )
 from hudi_sql.write.post_commit import PostCommitAction, post_commit_actions
-from hudi_sql.write.result import WriteResult, group_stats, input_is_repeatable, to_write_stat
+from hudi_sql.write.result import (
+    PostCommitFailure,
+    WriteResult,
+    group_stats,
+    input_is_repeatable,
+    to_write_stat,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -300,15 +306,16 @@ class WriteClient:
             extra_metadata={**config.commit_extra_metadata, "schema": schema_json},
         )
         txn.complete(metadata)
-        self.post_commit(df.sparkSession, meta)
+        failures = self.post_commit(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(stats),
-                           writer_pids=getattr(self, "last_writer_pids", frozenset()))
+                           writer_pids=getattr(self, "last_writer_pids", frozenset()), post_commit_failures=failures)
 
-    def post_commit(self, spark: Any, meta: TableMetaClient) -> None:
+    def post_commit(self, spark: Any, meta: TableMetaClient) -> tuple[PostCommitFailure, ...]:
         """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, then
         the registered post-commit actions (:mod:`hudi_sql.write.post_commit`: Hive sync).
 
-        A commit has landed by now; a failing service is logged and never undoes it.
+        A commit has landed by now; a failing service never undoes it: it is logged, the next
+        service runs, and the failures are returned (the write reports them in its result).
         """
         from hudi_sql.services.archive import maybe_archive
         from hudi_sql.services.clean import maybe_clean
@@ -323,13 +330,16 @@ class WriteClient:
         ]
         services += [(action.name, partial(self._post_commit_action, action, spark, meta))
                      for action in post_commit_actions()]
+        failures: list[PostCommitFailure] = []
         for name, service in services:
             try:
                 service()
-            except Exception:  # noqa: BLE001 - the commit stands; report and go on
+            except Exception as exc:  # noqa: BLE001 - the commit stands; report and go on
                 _log.exception("Post-commit %s of '%s' failed; the commit itself is complete.", name,
                                meta.base_path)
+                failures.append(PostCommitFailure(name, f"{type(exc).__name__}: {exc}"))
             meta.reload_timeline()
+        return tuple(failures)
 
     def _post_commit_action(self, action: PostCommitAction, spark: Any, meta: TableMetaClient) -> None:
         """A registered post-commit action (Hive sync, ...), when one of its options is on."""

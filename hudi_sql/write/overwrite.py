@@ -125,5 +125,5 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
         partition_to_replace_file_ids=replaced,
     )
     txn.complete(metadata)
-    client.post_commit(df.sparkSession, meta)
-    return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced)
+    failures = client.post_commit(df.sparkSession, meta)
+    return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced, post_commit_failures=failures)

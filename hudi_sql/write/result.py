@@ -9,7 +9,7 @@ the other's internals.
 
 from __future__ import annotations
 
-__all__ = ["WriteResult", "group_stats", "input_is_repeatable", "to_write_stat"]
+__all__ = ["PostCommitFailure", "WriteResult", "group_stats", "input_is_repeatable", "to_write_stat"]
 
 import json
 from collections import defaultdict
@@ -23,14 +23,29 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class PostCommitFailure:
+    """A table service or post-commit action that failed after the write's commit completed (the
+    commit stands): which one, and its error."""
+
+    service: str
+    error: str
+
+
+@dataclass(frozen=True)
 class WriteResult:
-    """What a write did: its instant and per-file statistics (no instant when nothing was written)."""
+    """What a write did: its instant and per-file statistics (no instant when nothing was written).
+
+    ``post_commit_failures`` lists the inline services (compaction, clustering, clean, archival)
+    and post-commit actions (Hive sync) that failed after the commit: the data is committed, but
+    the table was not cleaned, synced, … as configured, and a caller that must know checks here.
+    """
 
     instant_time: str | None
     operation: str
     write_stats: tuple[WriteStat, ...] = ()
     replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
     writer_pids: frozenset[int] = frozenset()  # diagnostics: processes that wrote the data files
+    post_commit_failures: tuple[PostCommitFailure, ...] = ()
 
     @property
     def num_inserted(self) -> int:

@@ -305,3 +305,21 @@ def test_base_files_dictionary_encode_repeating_columns_unless_the_table_turns_i
     assert not {"_hoodie_record_key", "_hoodie_commit_seqno", "id"} & _dictionary_columns(with_dictionary)
     assert _dictionary_columns(without) == set()
     assert rows_of(our_table(spark, str(tmp_path / "off"))) == rows_of(rust_table(str(tmp_path / "off")))
+
+
+def test_a_post_commit_action_that_fails_leaves_the_commit_and_is_reported_in_the_result(
+        spark: Any, tmp_path: Path) -> None:
+    """Hive sync to a server that is not there fails after the commit completed: the data is
+    committed and readable, and the write's result names the sync that failed (not only a log line)."""
+    from process_helpers import free_port
+
+    path = tmp_path / "t"
+    unreachable = f"jdbc:hive2://127.0.0.1:{free_port()}"
+    result = hudi_sql.write(spark.createDataFrame(_rows(range(3)), SCHEMA), str(path),
+                            _options("synced", **{"hoodie.datasource.hive_sync.enable": "true",
+                                                  "hoodie.datasource.hive_sync.mode": "jdbc",
+                                                  "hoodie.datasource.hive_sync.jdbcurl": unreachable}))
+    assert result.instant_time in TableMetaClient.load(str(path)).timeline.completed_writes().times()
+    assert sorted(r["id"] for r in our_table(spark, str(path)).to_pylist()) == [0, 1, 2]
+    assert [f.service for f in result.post_commit_failures] == ["Hive sync"], result.post_commit_failures
+    assert unreachable.rsplit(":", 1)[1] in result.post_commit_failures[0].error

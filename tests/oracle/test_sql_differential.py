@@ -110,6 +110,31 @@ SCRIPTS: dict[str, list[str]] = {
          "WHEN MATCHED THEN DELETE"),
         SELECT_ALL,
     ],
+    # NOT MATCHED rows sharing a new key: without an ordering field Apache Hudi inserts them all;
+    # with one, the greatest ordering value is inserted
+    "cow_merge_insert_only_duplicate_source_keys_with_and_without_an_ordering_field": [
+        "CREATE TABLE {t} (id INT, name STRING, ts BIGINT) USING hudi TBLPROPERTIES (type = 'cow', primaryKey = 'id')",
+        "INSERT INTO {t} VALUES (1, 'a', 1)",
+        ("MERGE INTO {t} t USING (SELECT 5 AS id, 'x' AS name, 1L AS ts UNION ALL SELECT 5, 'y', 2L) s "
+         "ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"),
+        "SELECT id, name, ts FROM {t}",
+        "DROP TABLE {t}",
+        "CREATE TABLE {t} (id INT, name STRING, ts BIGINT) USING hudi "
+        "TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts')",
+        ("MERGE INTO {t} t USING (SELECT 5 AS id, 'x' AS name, 1L AS ts UNION ALL SELECT 5, 'y', 2L) s "
+         "ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"),
+        "SELECT id, name, ts FROM {t}",
+    ],
+    # a nested field as the record key and as the ordering field (Apache Hudi's `nestedcol.a1`)
+    "cow_nested_record_key_and_ordering_fields": [
+        ("CREATE TABLE {t} (id INT, name STRING, nestedcol STRUCT<a1: STRING, a2: BIGINT>) USING hudi "
+         "TBLPROPERTIES (type = 'cow', primaryKey = 'nestedcol.a1', preCombineField = 'nestedcol.a2')"),
+        "INSERT INTO {t} VALUES (1, 'a', named_struct('a1', 'k1', 'a2', 1L)), (2, 'b', named_struct('a1', 'k2', 'a2', 1L))",
+        "INSERT INTO {t} VALUES (3, 'c', named_struct('a1', 'k1', 'a2', 2L)), (4, 'd', named_struct('a1', 'k2', 'a2', 0L))",
+        "SELECT _hoodie_record_key AS k, id, name, nestedcol.a2 AS a2 FROM {t}",
+        "UPDATE {t} SET name = 'u' WHERE nestedcol.a1 = 'k2'",
+        "SELECT _hoodie_record_key AS k, id, name, nestedcol.a2 AS a2 FROM {t}",
+    ],
     "cow_insert_into_and_truncate": [
         CREATE.format(kind="cow"),
         INSERT_3,

@@ -184,12 +184,13 @@ def _validate_create(statement: st.CreateTable) -> None:
     if not statement.columns:
         return
     known = {c.name.lower() for c in statement.columns}
-    checks = [("partition column", c) for c in statement.partitioned_by]
-    checks += [("primaryKey field", c) for c in statement.primary_key]
+    checks = [("partition column", c, c) for c in statement.partitioned_by]
+    # a record key or ordering field may be a path into a struct column (the planner resolves the rest)
+    checks += [("primaryKey field", c, c.split(".", 1)[0]) for c in statement.primary_key]
     if statement.precombine_field:
-        checks.append(("preCombineField", statement.precombine_field))
-    for what, column in checks:
-        if column.lower() not in known:
+        checks.append(("preCombineField", statement.precombine_field, statement.precombine_field.split(".", 1)[0]))
+    for what, column, top in checks:
+        if top.lower() not in known:
             raise HudiSqlError(
                 f"CREATE TABLE {statement.name}: {what} '{column}' is not a column of the table",
                 help=f"columns are {', '.join(c.name for c in statement.columns)}",

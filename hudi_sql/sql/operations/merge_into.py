@@ -107,10 +107,13 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
                 if facts.table_type is TableType.COPY_ON_WRITE else None
             return write_changes(ctx, facts, upserts, None, upsert_options=ordered)
         frames = build_merge(ctx, statement, facts, views)
+        # Without an ordering field nothing ranks two source rows of one new key: Apache Hudi
+        # inserts them both (a matched target row is refused when matched twice, above).
+        unranked = {HudiWriteConfig.COMBINE_BEFORE_UPSERT.key: "false"} if facts.precombine_field is None else None
         try:
             counts = frames.check_and_count()
             return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts,
-                                 one_commit=True)
+                                 one_commit=True, upsert_options=unranked)
         finally:
             frames.release()
 
