@@ -440,3 +440,35 @@ def test_hiveql_sync_registers_datasource_tables_in_the_session_catalog(spark: A
         assert tuple(session.sql(sql).collect()[0]) == expected
         assert tuple(spark.sql(sql).collect()[0]) == expected
     spark.sql("DROP DATABASE hq_db CASCADE")
+
+
+def test_call_hive_sync_takes_apache_hudis_arguments_in_its_order(spark: Any, tmp_path: Path) -> None:
+    """``CALL hive_sync`` with Apache Hudi 0.15's arguments: ``strategy => 'RO'`` syncs only a
+    Merge-On-Read table's read-optimized table, under the table's own name (Apache Hudi's
+    ``HIVE_SYNC_TABLE_STRATEGY``); ``use_jdbc`` and ``sync_incremental`` are taken; a positional
+    call in Apache Hudi's order (table, metastore_uri, username, password, use_jdbc, mode,
+    partition_fields, partition_extractor_class, strategy, …) reaches the same arguments."""
+    import hudi_sql
+
+    mor = tmp_path / "cs_rides"
+    options = {"hoodie.table.name": "cs_rides", "hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    _write(spark, mor, [(1, "a", 1, 1.0)], "id long, p string, ts long, v double", **options)
+    _write(spark, mor, [(1, "a", 2, 5.0)], "id long, p string, ts long, v double", **options,
+           **{"hoodie.datasource.write.operation": "upsert"})
+    db = hudi_sql.connect(spark)
+    for database in ("cs_ro_db", "cs_rt_db"):
+        spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
+        spark.sql(f"CREATE DATABASE {database}")
+    db.sql(f"CREATE TABLE default.cs_rides USING hudi LOCATION '{mor}'")
+    try:
+        db.sql("CALL hive_sync(table => 'cs_rides', mode => 'hiveql', strategy => 'RO', use_jdbc => 'false', "
+               "sync_incremental => 'false', options => 'hoodie.datasource.hive_sync.database=cs_ro_db')")
+        db.sql("CALL hive_sync('cs_rides', '', '', '', 'false', 'hiveql', '', '', 'RT', 'false', '', "
+               "'hoodie.datasource.hive_sync.database=cs_rt_db')")
+        for database, value in (("cs_ro_db", 1.0), ("cs_rt_db", 5.0)):  # read-optimized: the base file's value
+            assert [r.tableName for r in spark.sql(f"SHOW TABLES IN {database}").collect()] == ["cs_rides"]
+            assert db.sql(f"SELECT v FROM {database}.cs_rides").collect()[0][0] == value
+    finally:
+        db.sql("DROP TABLE default.cs_rides")
+        for database in ("cs_ro_db", "cs_rt_db"):
+            spark.sql(f"DROP DATABASE {database} CASCADE")

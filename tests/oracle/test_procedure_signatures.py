@@ -35,10 +35,6 @@ result = spark.createDataFrame(rows, "name string, params string, output string"
 # Arguments Apache Hudi 0.15 declares that hudi-sql does not take yet, each with the reason; a CALL
 # naming one fails with "unknown argument" (never ignored). docs/compatibility.md lists them.
 NOT_TAKEN: dict[tuple[str, str], str] = {
-    ("hive_sync", "use_jdbc"): "the sync mode is hoodie.datasource.hive_sync.mode (hms, jdbc, hiveql)",
-    ("hive_sync", "strategy"): "a Merge-On-Read table is always synced as both _ro and _rt",
-    ("hive_sync", "sync_incremental"): "every sync compares the whole partition list",
-    ("run_clean", "skip_locking"): "clean takes the table's lock as every write does",
     ("run_clustering", "show_involved_partition"): "the involved partitions are always in the result",
     ("run_clustering", "order_strategy"): "clustering sorts linearly by the order columns (no z-order / hilbert)",
     ("run_clustering", "instants"): "execute runs every pending clustering, not a chosen one",

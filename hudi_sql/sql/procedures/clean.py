@@ -25,6 +25,9 @@ if AVAILABLE:
         "run_clean",
         args=[
             Arg("table", required=True),
+            # Apache Hudi's position 1; accepted, and the lock is taken all the same: a clean beside a
+            # writer must not race it, and the in-process lock is re-entrant for a caller holding it
+            Arg("skip_locking", "boolean", default=False),
             Arg("schedule_in_line", "boolean", default=True),
             Arg("clean_policy"),
             Arg("retain_commits", "int"),

@@ -188,10 +188,13 @@ def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> 
 
 @procedure(
     "hive_sync",
-    args=[Arg("table", required=True), Arg("metastore_uri"), Arg("jdbc_url"), Arg("mode"), Arg("username"),
-          Arg("password"), Arg("partition_fields"), Arg("partition_extractor_class"), Arg("options")],
+    # Apache Hudi 0.15's arguments in its order (positional calls carry over), then hudi-sql's own
+    args=[Arg("table", required=True), Arg("metastore_uri"), Arg("username"), Arg("password"), Arg("use_jdbc"),
+          Arg("mode"), Arg("partition_fields"), Arg("partition_extractor_class"), Arg("strategy"),
+          Arg("sync_incremental"), Arg("jdbc_url"), Arg("options")],
     output="result string",
-    description="Sync the table (and its partitions and schema) to a Hive metastore now.",
+    description="Sync the table (and its partitions and schema) to a Hive metastore now; strategy RO / RT / ALL "
+    "chooses which of a Merge-On-Read table's tables, sync_incremental => false compares every partition.",
 )
 def hive_sync(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from catalog.hive.config import HiveSyncConfig
@@ -199,10 +202,12 @@ def hive_sync(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ..
 
     names = {"metastore_uri": HiveSyncConfig.METASTORE_URIS, "jdbc_url": HiveSyncConfig.JDBC_URL,
              "mode": HiveSyncConfig.MODE, "username": HiveSyncConfig.USERNAME, "password": HiveSyncConfig.PASSWORD,
-             "partition_fields": HiveSyncConfig.PARTITION_FIELDS,
-             "partition_extractor_class": HiveSyncConfig.PARTITION_EXTRACTOR_CLASS}
+             "partition_fields": HiveSyncConfig.PARTITION_FIELDS, "use_jdbc": HiveSyncConfig.USE_JDBC,
+             "partition_extractor_class": HiveSyncConfig.PARTITION_EXTRACTOR_CLASS,
+             "strategy": HiveSyncConfig.TABLE_STRATEGY, "sync_incremental": HiveSyncConfig.INCREMENTAL}
     options = dict(ctx.write_configs(args, parse_options(args["options"], "CALL hive_sync")).raw())
-    options.update({key.key: str(args[name]) for name, key in names.items() if args[name] is not None})
+    # Apache Hudi leaves an argument given as '' unset, as if it were not given
+    options.update({key.key: str(args[name]) for name, key in names.items() if args[name] not in (None, "")})
     meta = ctx.meta(args)
     HiveSyncTool.for_table(meta.base_path, options, spark=ctx.spark).sync()
     return [("Hive sync succeeded",)]
