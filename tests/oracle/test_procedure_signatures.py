@@ -37,7 +37,6 @@ result = spark.createDataFrame(rows, "name string, params string, output string"
 NOT_TAKEN: dict[tuple[str, str], str] = {
     ("run_clustering", "show_involved_partition"): "the involved partitions are always in the result",
     ("run_clustering", "order_strategy"): "clustering sorts linearly by the order columns (no z-order / hilbert)",
-    ("run_clustering", "instants"): "execute runs every pending clustering, not a chosen one",
     ("show_fsview_latest", "include_inflight"): "the file-system view shows completed file slices only",
 }
 

@@ -124,3 +124,24 @@ def test_call_run_clustering_of_partitions_named_or_satisfying_a_predicate(spark
     with pytest.raises(HudiSqlError, match="predicate 'no_such_column = 1' cannot be evaluated"):
         db.sql("CALL run_clustering(table => 'cl_sel', predicate => 'no_such_column = 1')")
     assert sorted(r.id for r in db.sql("SELECT id FROM cl_sel").collect()) == [0, 1, 10, 11, 20, 21]
+
+
+def test_call_run_clustering_executes_the_pending_clusterings_instants_names(spark: Any, tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    db.sql(f"""CREATE TABLE cl_inst (id INT, ts BIGINT, p STRING) USING hudi PARTITIONED BY (p)
+               LOCATION '{tmp_path / "cl_inst"}'
+               TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.parquet.small.file.limit' = '0')""")
+    for i in range(2):
+        db.sql(f"INSERT INTO cl_inst VALUES ({i}, 1, 'x'), ({i + 10}, 1, 'y')")
+    (x,) = db.sql("CALL run_clustering(table => 'cl_inst', op => 'schedule', selected_partitions => 'p=x')").collect()
+    (y,) = db.sql("CALL run_clustering(table => 'cl_inst', op => 'schedule', selected_partitions => 'p=y')").collect()
+    ran = db.sql(f"CALL run_clustering(table => 'cl_inst', op => 'execute', instants => '{y.timestamp}')").collect()
+    assert [(r.timestamp, r.state, r.involved_partitions) for r in ran] == [(y.timestamp, "COMPLETED", "p=y")]
+    from hudi_sql.services.clustering import pending_clustering_instants
+    from hudi_sql.table.meta_client import TableMetaClient
+
+    pending = pending_clustering_instants(TableMetaClient.load(str(tmp_path / "cl_inst"))).times()
+    assert list(pending) == [x.timestamp], "the clustering not named stays pending"
+    with pytest.raises(HudiSqlError, match="needs op => 'execute'"):
+        db.sql(f"CALL run_clustering(table => 'cl_inst', instants => '{x.timestamp}')")
+    assert sorted(r.id for r in db.sql("SELECT id FROM cl_inst").collect()) == [0, 1, 10, 11]

@@ -122,10 +122,11 @@ def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
 @procedure(
     "run_clustering",
     args=[Arg("table"), Arg("path"), Arg("predicate"), Arg("order"), Arg("op", default="scheduleAndExecute"),
-          Arg("instant_time"), Arg("options"), Arg("selected_partitions")],
+          Arg("instant_time"), Arg("options"), Arg("selected_partitions"), Arg("instants")],
     output="timestamp string, input_group_size int, state string, involved_partitions string",
     description="Schedule and/or execute a clustering (op: schedule, execute, scheduleAndExecute), of the "
-    "partitions named (selected_partitions) or whose values satisfy predicate, else of every partition.",
+    "partitions named (selected_partitions) or whose values satisfy predicate, else of every partition; "
+    "op => 'execute' with instants => 't1,t2' runs those pending clusterings, one row each.",
 )
 def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.config import HudiServiceConfig
@@ -137,6 +138,15 @@ def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
         raise HudiSqlError(f"CALL run_clustering: op '{args['op']}' is not schedule, execute or scheduleAndExecute.")
     meta = ctx.meta(args)
     extra = parse_options(args["options"], "CALL run_clustering")
+    if args["instants"]:
+        if op != "execute":
+            raise HudiSqlError("CALL run_clustering: instants names pending clusterings to run; it needs "
+                               "op => 'execute'.")
+        chosen = [i.strip() for i in str(args["instants"]).split(",") if i.strip()]
+        configs = {**ctx.write_configs(args, extra).raw()}
+        return [_clustering_row(meta, cluster(ctx.spark, meta.base_path, configs, order=args["order"],
+                                              schedule=False, instant_time=instant), "COMPLETED")
+                for instant in chosen]
     # Apache Hudi's order: partitions named win over a predicate; a predicate no partition
     # satisfies schedules nothing.
     if args["selected_partitions"]:
@@ -150,9 +160,15 @@ def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
                       schedule=op != "execute", execute=op != "schedule", instant_time=args["instant_time"])
     if instant is None:
         return []
+    return [_clustering_row(meta, instant, "SCHEDULED" if op == "schedule" else "COMPLETED")]
+
+
+def _clustering_row(meta: Any, instant: str | None, state: str) -> tuple[Any, ...]:
+    """A result row of run_clustering: the instant, its plan's group count, *state*, its partitions."""
+    assert instant is not None  # a named pending clustering runs or raises
     plan = meta.clustering_plan(instant)
     partitions = sorted({s.partition_path for g in plan.groups for s in g.slices})
-    return [(instant, len(plan.groups), "SCHEDULED" if op == "schedule" else "COMPLETED", ",".join(partitions))]
+    return (instant, len(plan.groups), state, ",".join(partitions))
 
 
 def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> list[str]:
