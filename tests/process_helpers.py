@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -111,19 +112,25 @@ def stop_process_group(proc: subprocess.Popen[Any]) -> None:
         pass
 
 
-def start_hive_metastore(work: Path, env: dict[str, str], *,
-                         locks: bool = False) -> tuple[int, subprocess.Popen[Any], Path]:
+def start_hive_metastore(work: Path, env: dict[str, str], *, locks: bool = False,
+                         extra_jars: Sequence[str] = (), site: Mapping[str, str] | None = None,
+                         ) -> tuple[int, subprocess.Popen[Any], Path]:
     """A Hive metastore (``HiveMetaStore`` from the PySpark wheel's jars, Derby under *work*) on a
-    free loopback port: ``(port, process, log)``; with *locks*, one that serves table locks. The
-    caller stops it (:func:`stop_process_group`) and waits for it (:func:`wait_for_port`)."""
+    free loopback port: ``(port, process, log)``; with *locks*, one that serves table locks; with
+    *extra_jars* on its classpath and *site* in its ``hive-site.xml`` (Hadoop's S3A connector and
+    keys, for tables whose location is in a bucket). The caller stops it
+    (:func:`stop_process_group`) and waits for it (:func:`wait_for_port`)."""
+    from xml.sax.saxutils import escape
+
     import pyspark
 
     conf = work / "conf"
     conf.mkdir()
-    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(
-        db=work / "metastore_db", wh=work / "wh", extra=_LOCK_SERVICE if locks else ""))
+    extra = (_LOCK_SERVICE if locks else "") + "".join(
+        f"<property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in (site or {}).items())
+    (conf / "hive-site.xml").write_text(_HIVE_SITE.format(db=work / "metastore_db", wh=work / "wh", extra=extra))
     port = free_port()
-    jars = Path(pyspark.__file__).resolve().parent / "jars" / "*"
+    jars = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), *extra_jars])
     log = work / "metastore.log"
     proc = subprocess.Popen(
         ["java", "-Dlog4j2.contextSelector=org.apache.logging.log4j.core.selector.ClassLoaderContextSelector",

@@ -56,6 +56,8 @@ def _truthy(value: str | None, default: bool) -> bool:
 
 
 def _s3_store(bucket: str, settings: StorageSettings) -> Any:
+    import os
+
     from obstore.store import S3Store
 
     def key(name: str) -> str | None:
@@ -63,12 +65,12 @@ def _s3_store(bucket: str, settings: StorageSettings) -> Any:
 
     config: Any = {"conditional_put": "etag"}
     client: Any = {}
-    endpoint = key("endpoint")
+    endpoint = settings.s3_endpoint(bucket)
     if endpoint:
         ssl = _truthy(key("connection.ssl.enabled"), True)
         url = endpoint if "://" in endpoint else f"{'https' if ssl else 'http'}://{endpoint}"
         config["endpoint"] = url.rstrip("/")
-        config["region"] = key("endpoint.region") or "us-east-1"
+        config["region"] = key("endpoint.region") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         client["allow_http"] = url.startswith("http://")
     elif key("endpoint.region"):
         config["region"] = key("endpoint.region")

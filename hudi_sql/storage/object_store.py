@@ -64,7 +64,7 @@ def _s3(bucket: str, settings: StorageSettings) -> pafs.FileSystem:
         return settings.for_bucket("fs.s3a.", bucket, name)
 
     kwargs: dict[str, Any] = {"allow_bucket_creation": False, "allow_bucket_deletion": False}
-    endpoint = key("endpoint")
+    endpoint = settings.s3_endpoint(bucket)
     if endpoint:
         ssl = _truthy(key("connection.ssl.enabled"), True)
         if "://" in endpoint:
@@ -75,7 +75,7 @@ def _s3(bucket: str, settings: StorageSettings) -> pafs.FileSystem:
         kwargs["scheme"] = scheme
         # A custom endpoint (an S3-compatible store) answers in any region; without one named
         # the AWS SDK would ask the instance-metadata service and wait out its timeout.
-        kwargs["region"] = key("endpoint.region") or "us-east-1"
+        kwargs["region"] = key("endpoint.region") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     elif key("endpoint.region"):
         kwargs["region"] = key("endpoint.region")
     access, secret = key("access.key"), key("secret.key")

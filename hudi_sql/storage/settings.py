@@ -17,6 +17,7 @@ from __future__ import annotations
 
 __all__ = ["STORE_KEY_PREFIXES", "StorageSettings"]
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,13 @@ class StorageSettings:
     def for_bucket(self, family: str, bucket: str, key: str) -> str | None:
         """Hadoop's per-bucket override (``fs.s3a.bucket.<bucket>.<key>``) before the family's key."""
         return self.get(f"{family}bucket.{bucket}.{key}") or self.get(f"{family}{key}")
+
+    def s3_endpoint(self, bucket: str) -> str | None:
+        """The S3 endpoint of *bucket*: Hadoop's ``fs.s3a.endpoint`` (per bucket first), else the AWS
+        SDKs' own ``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL`` environment, which a plain Spark
+        session's executors may carry instead of Hadoop keys; ``None`` for AWS itself."""
+        return (self.for_bucket("fs.s3a.", bucket, "endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3")
+                or os.environ.get("AWS_ENDPOINT_URL"))
 
 
 def _hadoop_configuration(spark: SparkSession) -> dict[str, str]:

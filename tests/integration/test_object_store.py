@@ -362,3 +362,63 @@ def test_cdc_savepoint_restore_clustering_insert_overwrite_and_archival_of_a_tab
     assert db.sql("CALL show_archived_commits(table => 's3_arch', limit => 100)").collect()
     assert any(k.startswith("arch/.hoodie/archived/") for k in store.keys_under("arch/.hoodie"))
     assert sorted(r[0] for r in db.sql("SELECT id FROM s3_arch").collect()) == list(range(6))
+
+
+# A plain Spark session (nothing of hudi-sql set up) on the metastore, reading the synced table
+# through the `hudi` data source Spark finds installed; the store's keys come from the AWS_*
+# environment, as a user's executors would have them.
+_PLAIN_READER = r"""
+import json, sys
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").appName("plain-reader").config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.hadoop.hive.metastore.uris", sys.argv[1]).config("spark.sql.warehouse.dir", sys.argv[2])
+         .enableHiveSupport().getOrCreate())
+rows = spark.sql("SELECT id, name FROM s3_sync_db.synced").collect()
+print(json.dumps(sorted([r[0], r[1]] for r in rows)))
+spark.stop()
+"""
+
+
+def test_hive_sync_registers_a_table_in_the_bucket_that_a_plain_spark_session_reads(
+        s3: Any, store: ObjectStoreServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A Hive metastore given Hadoop's S3A connector (``tools/s3/hadoop_aws.sh``) and the store's
+    keys accepts the ``s3a://`` location hudi-sql's Hive sync registers after each commit; a plain
+    Spark session on that metastore then reads the table's rows."""
+    from process_helpers import start_hive_metastore, stop_process_group, wait_for_port
+
+    from catalog.hive import HmsMetastoreClient
+
+    ready = next(Path.home().glob(".cache/hudi-sql/hadoop-aws/*/READY"), None)
+    if ready is None:
+        pytest.skip("Hadoop's S3A connector not fetched: bash tools/s3/hadoop_aws.sh")
+    jars = ready.read_text().strip().removeprefix("jars=").split(",")
+    work = tmp_path_factory.mktemp("s3-hms")
+    site = {k.removeprefix("spark.hadoop."): v for k, v in store.hadoop_keys.items()}
+    port, process, log = start_hive_metastore(work, child_process_env(), extra_jars=jars, site=site)
+    try:
+        wait_for_port(port, process, log, 180)
+        uri, path = f"thrift://127.0.0.1:{port}", f"s3a://{BUCKET}/synced"
+        sync = {"hoodie.datasource.hive_sync.enable": "true", "hoodie.datasource.hive_sync.mode": "hms",
+                "hoodie.datasource.hive_sync.metastore.uris": uri, "hoodie.datasource.hive_sync.database": "s3_sync_db"}
+        options = {"hoodie.table.name": "synced", **KEYS, **sync}
+        first = hudi_sql.write(s3.createDataFrame([(i, f"a{i}", "p0", 1) for i in range(3)], SCHEMA), path, options)
+        second = hudi_sql.write(s3.createDataFrame([(1, "b1", "p0", 2), (7, "n7", "p1", 2)], SCHEMA), path,
+                                {**options, "hoodie.datasource.write.operation": "upsert"})
+        assert first.post_commit_failures == second.post_commit_failures == ()
+        hms = HmsMetastoreClient.from_spark(s3, uri)
+        try:
+            table = hms.get_table("s3_sync_db", "synced")
+            assert table is not None and table.location == path
+            assert sorted(p.values for p in hms.list_partitions("s3_sync_db", "synced")) == [("p0",), ("p1",)]
+        finally:
+            hms.close()
+        env = {**child_process_env(), "AWS_ACCESS_KEY_ID": site["fs.s3a.access.key"],
+               "AWS_SECRET_ACCESS_KEY": site["fs.s3a.secret.key"], "AWS_ENDPOINT_URL": store.endpoint,
+               "AWS_DEFAULT_REGION": "us-east-1"}
+        done = subprocess.run([sys.executable, "-c", _PLAIN_READER, uri, str(work / "plain-wh")], env=env,
+                              capture_output=True, text=True, timeout=300, cwd=work, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == [[0, "a0"], [1, "b1"], [2, "a2"], [7, "n7"]]
+    finally:
+        stop_process_group(process)

@@ -119,8 +119,8 @@ SCRIPTS: dict[str, list[str]] = {
          "ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"),
         "SELECT id, name, ts FROM {t}",
         "DROP TABLE {t}",
-        "CREATE TABLE {t} (id INT, name STRING, ts BIGINT) USING hudi "
-        "TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts')",
+        ("CREATE TABLE {t} (id INT, name STRING, ts BIGINT) USING hudi "
+         "TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts')"),
         ("MERGE INTO {t} t USING (SELECT 5 AS id, 'x' AS name, 1L AS ts UNION ALL SELECT 5, 'y', 2L) s "
          "ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"),
         "SELECT id, name, ts FROM {t}",
