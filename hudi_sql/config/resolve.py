@@ -168,7 +168,9 @@ class WriteConfig:
     bloom_max_entries: int
     bloom_filter_type: str
     # markers and logs
-    markers_type: str
+    #: ``hoodie.write.markers.type`` when the options set it; unset, the write chooses by its store
+    #: (:meth:`~hudi_sql.write.client.WriteClient.handle_options`)
+    markers_type: str | None
     log_data_block_format: str
     log_max_size: int
 
@@ -225,7 +227,8 @@ class WriteConfig:
             bloom_fpp=configs.get(HudiWriteConfig.BLOOM_FPP),
             bloom_max_entries=configs.get(HudiWriteConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
             bloom_filter_type=configs.get(HudiWriteConfig.BLOOM_FILTER_TYPE),
-            markers_type=configs.get(HudiWriteConfig.MARKERS_TYPE),
+            markers_type=configs.get(HudiWriteConfig.MARKERS_TYPE) if configs.is_set(HudiWriteConfig.MARKERS_TYPE)
+            else None,
             log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
             log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
         )

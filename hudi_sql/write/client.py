@@ -59,7 +59,7 @@ from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.parquet import FileWriteSettings
-from hudi_sql.storage.uri import qualify
+from hudi_sql.storage.uri import is_local, qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.table.version import DEFAULT_CREATE_VERSION
@@ -452,7 +452,10 @@ class WriteClient:
             ordering_field=ordering, event_time_ordering=payload.rules.ordered_merge,
             payload_class=payload.java_class,
             file=FileWriteSettings.from_config(config),
-            marker_type=config.markers_type, base_path=meta.base_path,
+            # Unset: Apache Hudi's Spark default (timeline-server markers: a few objects per write)
+            # on an object store, where one PUT per data file is costly; direct markers on a local disk.
+            marker_type=config.markers_type or ("DIRECT" if is_local(meta.base_path) else "TIMELINE_SERVER_BASED"),
+            base_path=meta.base_path,
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
             log_files_named_by_instant=meta.table_version >= 8,
             cdc_logging_mode=mode.value if (mode := TableConfig.of(meta.properties).cdc_logging_mode) else "",
