@@ -37,20 +37,14 @@ from typing import Any
 from bench.checksum import spark_checksum
 from bench.generate import generate
 from bench.oracle import expected_checksum
-from bench.workload import KEY, ORDERING, PARTITION, SCALES, WORKLOADS
+from bench.workload import KEY, ORDERING, SCALES, WORKLOADS, cow_bloom_options
 
 VARIANTS = {"footers": "false", "metadata": "true"}
 
 
 def _options(name: str, use_metadata: str, codec: str) -> dict[str, str]:
     return {
-        "hoodie.table.name": name,
-        "hoodie.datasource.write.recordkey.field": KEY,
-        "hoodie.datasource.write.partitionpath.field": PARTITION,
-        "hoodie.datasource.write.precombine.field": ORDERING,
-        "hoodie.datasource.write.table.type": "COPY_ON_WRITE",
-        "hoodie.index.type": "BLOOM",
-        "hoodie.bloom.index.prune.by.ranges": "true",
+        **cow_bloom_options(name),
         "hoodie.metadata.index.column.stats.enable": "true",
         "hoodie.metadata.index.bloom.filter.enable": "true",
         "hoodie.bloom.index.use.metadata": use_metadata,

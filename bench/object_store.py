@@ -32,17 +32,9 @@ from typing import Any
 
 from bench.checksum import spark_checksum
 from bench.generate import generate
-from bench.workload import KEY, ORDERING, PARTITION, SCALES
+from bench.workload import SCALES, cow_bloom_options
 
-OPTIONS = {
-    "hoodie.table.name": "drones",
-    "hoodie.datasource.write.recordkey.field": KEY,
-    "hoodie.datasource.write.partitionpath.field": PARTITION,
-    "hoodie.datasource.write.precombine.field": ORDERING,
-    "hoodie.datasource.write.table.type": "COPY_ON_WRITE",
-    "hoodie.index.type": "BLOOM",
-    "hoodie.bloom.index.prune.by.ranges": "true",
-}
+OPTIONS = cow_bloom_options("drones")
 
 
 def partition_listings(trace: list[str], table: str) -> list[str]:

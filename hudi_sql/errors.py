@@ -45,6 +45,7 @@ class HudiError(Exception):
     """Root of every error hudi-sql raises on purpose."""
 
     def __init__(self, message: str, *, help: str | None = None) -> None:
+        self.message = message  # without the help line: for an error that wraps this one
         self.help = help
         super().__init__(f"{message}\nHelp: {help}" if help else message)
 

@@ -109,6 +109,19 @@ def object_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         server.stop()
 
 
+@pytest.fixture
+def s3_spark(spark: Any, object_store: Any) -> Iterator[Any]:
+    """The shared session with the S3 store's Hadoop keys set, as a Spark user sets them
+    (``spark.hadoop.fs.s3a.*``), and unset afterwards."""
+    for key, value in object_store.hadoop_keys.items():
+        spark.conf.set(key, value)
+    try:
+        yield spark
+    finally:
+        for key in object_store.hadoop_keys:
+            spark.conf.unset(key)
+
+
 @pytest.fixture(scope="session")
 def small_bench_run(request: pytest.FixtureRequest,
                     tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

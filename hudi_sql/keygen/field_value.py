@@ -97,7 +97,12 @@ def field_column(path: str) -> Column:
 
 
 def field_type(schema: StructType, path: str, *, role: str) -> DataType:
-    """The Spark type of a field path in *schema*.
+    """The Spark type of a field path in *schema* (:func:`resolve_field`)."""
+    return resolve_field(schema, path, role=role)[1]
+
+
+def resolve_field(schema: StructType, path: str, *, role: str) -> tuple[str, DataType]:
+    """A field path of *schema* as declared (``NestedCol.A1`` for ``nestedcol.a1``) and its type.
 
     Names match exactly first, then case-insensitively when that is unambiguous (Spark's
     default resolution).
@@ -128,7 +133,7 @@ def field_type(schema: StructType, path: str, *, role: str) -> DataType:
             )
         walked.append(found.name)
         current = found.dataType
-    return current
+    return ".".join(walked), current
 
 
 def timestamp_micros(column: Column) -> Column:

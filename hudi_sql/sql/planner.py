@@ -48,7 +48,7 @@ from hudi_sql.config.sql_aliases import (
     resolve_sql_aliases,
     table_type_short_name,
 )
-from hudi_sql.errors import HudiConfigError, HudiSqlError, did_you_mean
+from hudi_sql.errors import HudiConfigError, HudiKeyError, HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
 
 if TYPE_CHECKING:
@@ -298,6 +298,7 @@ def plan_create(
     from pyspark.sql.types import StructField, StructType
 
     from hudi_sql.keygen import key_generator_for
+    from hudi_sql.keygen.field_value import resolve_field
     from hudi_sql.model.schema import META_FIELDS
     from hudi_sql.spark.schema import avro_schema_json
 
@@ -309,22 +310,19 @@ def plan_create(
 
     def known(column: str, what: str, *, nested: bool = False) -> str:
         """The column's name as declared; with *nested*, a path into struct columns (``nestedcol.a1``,
-        which Apache Hudi takes for a record key or ordering field) resolved part by part."""
-        parts = column.split(".") if nested else [column]
-        level, resolved = schema, []
-        for depth, part in enumerate(parts):
-            names = {f.name.lower(): f for f in level.fields} if isinstance(level, StructType) else {}
-            found = names.get(part.lower())
-            if found is None:
-                inside = f" in '{'.'.join(resolved)}'" if depth else ""
+        which Apache Hudi takes for a record key or ordering field)."""
+        if not nested or "." not in column:
+            if column.lower() not in columns:
                 raise HudiSqlError(
-                    f"{where}: {what} '{column}' is not a column of the table{inside}."
-                    f"{did_you_mean(part, [f.name for f in names.values()])}",
+                    f"{where}: {what} '{column}' is not a column of the table."
+                    f"{did_you_mean(column, list(columns.values()))}",
                     help=f"columns are {', '.join(columns.values())}",
                 )
-            resolved.append(found.name)
-            level = found.dataType
-        return ".".join(resolved)
+            return columns[column.lower()]
+        try:
+            return resolve_field(schema, column, role=what)[0]
+        except HudiKeyError as e:
+            raise HudiSqlError(f"{where}: {e.message}", help=e.help) from None
 
     partitions = tuple(known(c, "partition column") for c in statement.partitioned_by)
     record_keys = tuple(known(c, "primaryKey field", nested=True) for c in statement.primary_key)

@@ -51,35 +51,21 @@ class Versioned:
     version: str
 
 
-def _truthy(value: str | None, default: bool) -> bool:
-    return default if value is None else value.strip().lower() == "true"
-
-
 def _s3_store(bucket: str, settings: StorageSettings) -> Any:
-    import os
-
     from obstore.store import S3Store
 
-    def key(name: str) -> str | None:
-        return settings.for_bucket("fs.s3a.", bucket, name)
-
-    config: Any = {"conditional_put": "etag"}
+    access = settings.s3_access(bucket)
+    config: Any = {"conditional_put": "etag", "virtual_hosted_style_request": not access.path_style}
     client: Any = {}
-    endpoint = settings.s3_endpoint(bucket)
-    if endpoint:
-        ssl = _truthy(key("connection.ssl.enabled"), True)
-        url = endpoint if "://" in endpoint else f"{'https' if ssl else 'http'}://{endpoint}"
-        config["endpoint"] = url.rstrip("/")
-        config["region"] = key("endpoint.region") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-        client["allow_http"] = url.startswith("http://")
-    elif key("endpoint.region"):
-        config["region"] = key("endpoint.region")
-    access, secret = key("access.key"), key("secret.key")
-    if access and secret:
-        config["access_key_id"], config["secret_access_key"] = access, secret
-        if key("session.token"):
-            config["session_token"] = key("session.token")
-    config["virtual_hosted_style_request"] = not (_truthy(key("path.style.access"), False) or endpoint)
+    if access.endpoint:
+        config["endpoint"] = access.endpoint
+        client["allow_http"] = access.endpoint.startswith("http://")
+    if access.region:
+        config["region"] = access.region
+    if access.access_key and access.secret_key:
+        config["access_key_id"], config["secret_access_key"] = access.access_key, access.secret_key
+        if access.session_token:
+            config["session_token"] = access.session_token
     return S3Store(bucket, config=config, client_options=client or None)
 
 

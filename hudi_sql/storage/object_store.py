@@ -53,37 +53,21 @@ def backend_scheme(scheme: str) -> str | None:
     return _FAMILIES.get(scheme)
 
 
-def _truthy(value: str | None, default: bool) -> bool:
-    return default if value is None else value.strip().lower() == "true"
-
-
 def _s3(bucket: str, settings: StorageSettings) -> pafs.FileSystem:
     from pyarrow import fs as pafs
 
-    def key(name: str) -> str | None:
-        return settings.for_bucket("fs.s3a.", bucket, name)
-
+    access = settings.s3_access(bucket)
     kwargs: dict[str, Any] = {"allow_bucket_creation": False, "allow_bucket_deletion": False}
-    endpoint = settings.s3_endpoint(bucket)
-    if endpoint:
-        ssl = _truthy(key("connection.ssl.enabled"), True)
-        if "://" in endpoint:
-            scheme, _, host = endpoint.partition("://")
-        else:
-            scheme, host = ("https" if ssl else "http"), endpoint
-        kwargs["endpoint_override"] = host.rstrip("/")
-        kwargs["scheme"] = scheme
-        # A custom endpoint (an S3-compatible store) answers in any region; without one named
-        # the AWS SDK would ask the instance-metadata service and wait out its timeout.
-        kwargs["region"] = key("endpoint.region") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-    elif key("endpoint.region"):
-        kwargs["region"] = key("endpoint.region")
-    access, secret = key("access.key"), key("secret.key")
-    if access and secret:
-        kwargs["access_key"], kwargs["secret_key"] = access, secret
-        if key("session.token"):
-            kwargs["session_token"] = key("session.token")
-    if _truthy(key("path.style.access"), False) or endpoint:
+    if access.endpoint:
+        scheme, _, host = access.endpoint.partition("://")
+        kwargs["endpoint_override"], kwargs["scheme"] = host, scheme
+    if access.region:
+        kwargs["region"] = access.region
+    if access.access_key and access.secret_key:
+        kwargs["access_key"], kwargs["secret_key"] = access.access_key, access.secret_key
+        if access.session_token:
+            kwargs["session_token"] = access.session_token
+    if access.path_style:
         kwargs["force_virtual_addressing"] = False
     return pafs.S3FileSystem(**kwargs)
 

@@ -15,7 +15,7 @@ instance credentials, ``GOOGLE_APPLICATION_CREDENTIALS``.
 
 from __future__ import annotations
 
-__all__ = ["STORE_KEY_PREFIXES", "StorageSettings"]
+__all__ = ["STORE_KEY_PREFIXES", "S3Access", "StorageSettings"]
 
 import os
 from collections.abc import Iterable, Mapping
@@ -85,12 +85,42 @@ class StorageSettings:
         """Hadoop's per-bucket override (``fs.s3a.bucket.<bucket>.<key>``) before the family's key."""
         return self.get(f"{family}bucket.{bucket}.{key}") or self.get(f"{family}{key}")
 
-    def s3_endpoint(self, bucket: str) -> str | None:
-        """The S3 endpoint of *bucket*: Hadoop's ``fs.s3a.endpoint`` (per bucket first), else the AWS
-        SDKs' own ``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL`` environment, which a plain Spark
-        session's executors may carry instead of Hadoop keys; ``None`` for AWS itself."""
-        return (self.for_bucket("fs.s3a.", bucket, "endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3")
-                or os.environ.get("AWS_ENDPOINT_URL"))
+    def s3_access(self, bucket: str) -> S3Access:
+        """How to reach the S3 bucket *bucket* (:class:`S3Access`), read once for every client."""
+
+        def key(name: str) -> str | None:
+            return self.for_bucket("fs.s3a.", bucket, name)
+
+        endpoint = key("endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+        if endpoint and "://" not in endpoint:
+            ssl = (key("connection.ssl.enabled") or "true").strip().lower() == "true"
+            endpoint = f"{'https' if ssl else 'http'}://{endpoint}"
+        region = key("endpoint.region")
+        if endpoint and not region:
+            # a custom endpoint (an S3-compatible store) answers in any region; without one named
+            # the AWS SDK would ask the instance-metadata service and wait out its timeout
+            region = os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        access, secret = key("access.key"), key("secret.key")
+        credentials = (access, secret, key("session.token")) if access and secret else (None, None, None)
+        path_style = (key("path.style.access") or "false").strip().lower() == "true" or bool(endpoint)
+        return S3Access(endpoint.rstrip("/") if endpoint else None, region, *credentials, path_style=path_style)
+
+
+@dataclass(frozen=True)
+class S3Access:
+    """How to reach one S3 bucket: Hadoop's S3A keys (``fs.s3a.endpoint``, ``.access.key``,
+    ``.secret.key``, ``.session.token``, ``.endpoint.region``, ``.path.style.access``,
+    ``.connection.ssl.enabled``, per bucket first), else the AWS SDKs' own ``AWS_ENDPOINT_URL_S3`` /
+    ``AWS_ENDPOINT_URL`` / ``AWS_DEFAULT_REGION`` environment, which a plain Spark session's
+    executors may carry instead of Hadoop keys. What is ``None`` the store's client finds itself
+    (its credential chain, AWS's endpoint)."""
+
+    endpoint: str | None  # a URL with its scheme; None: AWS itself
+    region: str | None
+    access_key: str | None
+    secret_key: str | None
+    session_token: str | None
+    path_style: bool = False
 
 
 def _hadoop_configuration(spark: SparkSession) -> dict[str, str]:

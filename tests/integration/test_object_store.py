@@ -42,18 +42,12 @@ def store(object_store: ObjectStoreServer) -> ObjectStoreServer:
 
 
 @pytest.fixture
-def s3(spark: Any, store: ObjectStoreServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """The shared session with the store's S3A keys set, working in an empty local folder (which
-    must stay empty: a table path misread as local would land there)."""
+def s3(s3_spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The shared session with the store's S3A keys set (tests/conftest.py), working in an empty local
+    folder (which must stay empty: a table path misread as local would land there)."""
     monkeypatch.chdir(tmp_path)
-    for key, value in store.hadoop_keys.items():
-        spark.conf.set(key, value)
-    try:
-        yield spark
-    finally:
-        for key in store.hadoop_keys:
-            spark.conf.unset(key)
-        assert not any(tmp_path.iterdir()), f"files written locally: {sorted(os.listdir(tmp_path))}"
+    yield s3_spark
+    assert not any(tmp_path.iterdir()), f"files written locally: {sorted(os.listdir(tmp_path))}"
 
 
 def _rows(frame: Any) -> list[tuple[Any, ...]]:

@@ -9,7 +9,6 @@ all columns, meta fields included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -40,15 +39,9 @@ def s3_oracle(oracle: Oracle, object_store: ObjectStoreServer) -> Oracle:
 
 
 @pytest.fixture
-def s3(spark: Any, object_store: ObjectStoreServer) -> Iterator[Any]:
-    """Our shared session with the same keys."""
-    for key, value in object_store.hadoop_keys.items():
-        spark.conf.set(key, value)
-    try:
-        yield spark
-    finally:
-        for key in object_store.hadoop_keys:
-            spark.conf.unset(key)
+def s3(s3_spark: Any) -> Any:
+    """Our shared session with the same keys (tests/conftest.py)."""
+    return s3_spark
 
 
 def _frame(spark: Any, rows: list[tuple[Any, ...]]) -> Any:
