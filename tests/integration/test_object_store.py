@@ -269,9 +269,12 @@ def test_a_stream_writes_its_micro_batches_into_the_bucket_and_a_stream_reads_th
     work = tmp_path_factory.mktemp("s3-stream")
     source, table = work / "in", f"s3a://{BUCKET}/streamed"
     source.mkdir()
-    for batch in range(2):
-        (source / f"b{batch}.json").write_text("\n".join(
+    for batch in range(2):  # key 3 in both: the second batch updates it
+        file = source / f"b{batch}.json"
+        file.write_text("\n".join(
             json.dumps({"id": i, "name": f"n{batch}", "p": "x", "ts": batch}) for i in range(batch * 3, batch * 3 + 4)))
+        when = time.time() - 10 + batch  # Spark's file source takes the oldest file first
+        os.utime(file, (when, when))
     query = (s3.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
              .writeStream.format("hudi").options(**{"hoodie.table.name": "streamed", **KEYS})
              .option("checkpointLocation", str(work / "ck-write")).trigger(availableNow=True).start(table))
