@@ -90,6 +90,7 @@ from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.storage.fs import Storage, to_local_path
 from hudi_sql.storage.guard import check_partition_path
 from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import is_local
 
 #: The one "file id" of both index files (``HFileBootstrapIndex.BOOTSTRAP_INDEX_FILE_ID``).
@@ -226,21 +227,24 @@ class BootstrapFileMapping:
     source_file: SourceFile
 
 
-def stat_source_file(path: str, storage: Storage | None = None) -> SourceFile:
+def stat_source_file(path: str, listed: FileStatus | None = None) -> SourceFile:
     """*path*'s status as Hadoop's file system reports it, which is what Apache records.
 
     Local files: modification time truncated to milliseconds, replication 1, block size 32 MiB,
-    owner and group by name (the numeric id when the name is unknown). Objects (S3A and the other
-    connectors): the object's size and time, permission ``rw-rw-rw-`` and the current user as
-    owner and group, which is what those connectors make up for an object.
+    owner and group by name (the numeric id when the name is unknown), from one ``stat``. Objects
+    (S3A and the other connectors): the size and time *listed* (the source's listing has them; looked up
+    when not given), permission ``rw-rw-rw-`` and the current user as owner and group, which is what
+    those connectors make up.
     """
     if not is_local(path):
         import getpass
 
-        storage = storage or Storage.for_path(path)
+        if listed is None:
+            storage = Storage.for_path(path)
+            listed = FileStatus(path, path.rsplit("/", 1)[-1], storage.size(path), False,
+                                storage.modification_time(path) or 0.0)
         user = getpass.getuser()
-        return SourceFile(path=path, length=storage.size(path),
-                          modification_time=int((storage.modification_time(path) or 0.0) * 1000),
+        return SourceFile(path=path, length=listed.size, modification_time=int(listed.modification_time * 1000),
                           permission=FilePermission.from_mode(0o666), owner=user, group=user)
     local = to_local_path(path)
     status = os.stat(local)

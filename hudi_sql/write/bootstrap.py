@@ -51,6 +51,7 @@ from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_IN
 from hudi_sql.spark.hadoop_fs import spark_reads_path
 from hudi_sql.spark.local_frame import task_frame
 from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -93,25 +94,26 @@ class BootstrapResult:
     files_written: int
 
 
-def source_files(storage: Storage, source_path: str) -> dict[str, list[str]]:
+def source_files(storage: Storage, source_path: str) -> dict[str, list[FileStatus]]:
     """The source's partitions, folders (relative to it, ``""`` for the source folder itself)
-    that hold data files, each with its data files (absolute paths), from one walk of the
-    source. Hidden and ``_``-prefixed entries (``_SUCCESS``, ``.crc``) are not data."""
-    root = source_path.rstrip("/")
+    that hold data files, each with its data files' statuses (absolute paths, sizes, times), from
+    one walk of the source: an object store's sizes and times come with its listing, and the
+    bootstrap index records them without asking again. Hidden and ``_``-prefixed entries
+    (``_SUCCESS``, ``.crc``) are not data."""
+    root = qualify(source_path).rstrip("/")
     if not storage.exists(root):
         raise HudiConfigError(f"The bootstrap source '{source_path}' does not exist.",
                               help="bootstrap_path names the existing Parquet table's folder")
-    found: dict[str, list[str]] = {}
-    for folder, names in storage.walk_folders(root):
-        if any(part.startswith((".", "_")) for part in folder.split("/") if part):
-            continue
-        data = sorted(f for f in names if f.endswith(".parquet") and not f.startswith((".", "_")))
-        if data:
-            found[folder] = [storage.join(root, folder, f) for f in data]
+    found: dict[str, list[FileStatus]] = {}
+    for status in storage.walk_files(root):
+        folder = status.path[len(root) + 1:].rpartition("/")[0]
+        hidden = any(part.startswith((".", "_")) for part in folder.split("/") if part)
+        if not hidden and status.name.endswith(".parquet") and not status.name.startswith((".", "_")):
+            found.setdefault(folder, []).append(status)
     if not found:
         raise HudiConfigError(f"The bootstrap source '{source_path}' holds no Parquet files.",
                               help="bootstrap_path names the existing Parquet table's folder")
-    return dict(sorted(found.items()))
+    return {folder: sorted(found[folder], key=lambda s: s.path) for folder in sorted(found)}
 
 
 def source_partitions(storage: Storage, source_path: str) -> list[str]:
@@ -176,7 +178,8 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
                               help="base_path and bootstrap_path must differ")
     configs = HudiConfigs.of(dict(request.options), validate=False)
-    files_by_partition = source_files(storage, request.source_path)
+    statuses = source_files(storage, request.source_path)
+    files_by_partition = {p: [s.path for s in listed] for p, listed in statuses.items()}
     partitions = list(files_by_partition)
     modes = partition_modes(partitions, request.selector_class, configs)
     existed = TableMetaClient.exists(request.base_path, storage=storage)
@@ -202,7 +205,7 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
             schema = _source_schema(spark, storage, files_by_partition[metadata_only[0]],
                                     parse_list(request.partition_path_field))
             files += _bootstrap_metadata_only(spark, request, options, properties,
-                                              {p: files_by_partition[p] for p in metadata_only}, schema)
+                                              {p: statuses[p] for p in metadata_only}, schema)
         if full_record:
             files += _bootstrap_full_record(spark, storage, request, options, properties, files_by_partition,
                                             full_record, schema)
@@ -294,7 +297,8 @@ def _source_frame(spark: SparkSession, storage: Storage, files_by_partition: dic
 
 
 def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, options: dict[str, str],
-                             properties: dict[str, str], partitions: dict[str, list[str]], schema: StructType) -> int:
+                             properties: dict[str, str], partitions: dict[str, list[FileStatus]],
+                             schema: StructType) -> int:
     """The skeletons and the bootstrap index of *partitions* (each with its source files), committed at ``00000000000001``;
     returns the files written. The driver lists the source files and commits; the skeletons are
     written by Spark tasks, one per source file up to the bootstrap parallelism option's number."""
@@ -316,8 +320,9 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
     from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
 
     fields = parse_list(request.partition_path_field)
-    specs = [SkeletonSpec(path, partition, str(uuid.uuid4()), source_partition_values(partition, fields))
-             for partition, paths in partitions.items() for path in paths]
+    listed = {status.path: status for statuses in partitions.values() for status in statuses}
+    specs = [SkeletonSpec(status.path, partition, str(uuid.uuid4()), source_partition_values(partition, fields))
+             for partition, statuses in partitions.items() for status in statuses]
     client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
                          table_properties=properties)
     with write_scope(ConcurrencyConfig.of(client.configs), MetadataConfig.of(client.configs)), \
@@ -335,7 +340,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
                      for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
             write_bootstrap_index(meta.base_path, request.source_path, [
                 BootstrapFileMapping(s.partition_path, s.file_id, s.partition_path,
-                                     stat_source_file(s.source_file, meta.storage))
+                                     stat_source_file(s.source_file, listed[s.source_file]))
                 for s in specs], int(time.time() * 1000), storage=meta.storage)
             txn.complete(CommitMetadata(group_stats(stats), BOOTSTRAP_OPERATION, {"schema": schema_json}))
         except BaseException as exc:
