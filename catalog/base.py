@@ -93,11 +93,6 @@ class Catalog(Protocol):
         """Where a managed table of that name lives (``<warehouse>/<t>``, ``<db location>/<t>``)."""
         ...
 
-    def remote_warehouse(self) -> str | None:
-        """The object-store warehouse of managed Hudi tables, ``None`` when they live in the
-        metastore's own warehouse (which it creates and removes their folders in)."""
-        ...
-
     def create_table(
         self,
         ident: TableIdent,

@@ -141,17 +141,17 @@ class SparkSessionCatalog:
             raise TableNotFoundError(
                 f"Database '{ident.database}' does not exist.", help=f"CREATE DATABASE {ident.database}"
             )
-        remote = self.remote_warehouse()
+        remote = self._remote_warehouse()
         if remote:
             root = remote if ident.database == "default" else f"{remote}/{ident.database}.db"
         else:
             root = str(self._external.getDatabase(ident.database).locationUri().toString()).rstrip("/")
         return f"{root}/{ident.name}"
 
-    def remote_warehouse(self) -> str | None:
+    def _remote_warehouse(self) -> str | None:
         """The object-store warehouse of managed Hudi tables, when the session has one
-        (:data:`~hudi_sql.spark.session.REMOTE_WAREHOUSE_CONF`): they are registered with their
-        location there and marked managed by :data:`MANAGED_IN_WAREHOUSE`."""
+        (:data:`~hudi_sql.spark.session.REMOTE_WAREHOUSE_CONF`): :meth:`create_table` registers them
+        with their location there, marked managed by :data:`MANAGED_IN_WAREHOUSE`."""
         from hudi_sql.spark.session import REMOTE_WAREHOUSE_CONF
 
         value = self.spark.conf.get(REMOTE_WAREHOUSE_CONF, None)
@@ -172,6 +172,11 @@ class SparkSessionCatalog:
             raise TableAlreadyExistsError(
                 f"Table {ident} already exists.", help="use CREATE TABLE IF NOT EXISTS, or DROP TABLE first"
             )
+        if location is None and self._remote_warehouse():
+            # Spark places managed tables only in the metastore's own (local) warehouse: one in the
+            # bucket is registered at its place there and marked managed
+            location = self.default_location(ident)
+            properties = {**(properties or {}), MANAGED_IN_WAREHOUSE: "true"}
         columns = str(self._struct(schema).toDDL())
         parts = [f"CREATE TABLE {ident.quoted()} ({columns}) USING {provider}"]
         if partition_columns:

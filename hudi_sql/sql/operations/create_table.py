@@ -14,7 +14,6 @@ from __future__ import annotations
 __all__ = ["create_table", "declared_schema"]
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from catalog.base import TableIdent
@@ -167,12 +166,6 @@ def _create_new(
 
     storage = Storage()
     catalog = ctx.catalog
-    if location is None and catalog.remote_warehouse():
-        # a managed table in an object-store warehouse: registered at its place there, marked managed
-        from catalog.spark_catalog import MANAGED_IN_WAREHOUSE
-
-        location = catalog.default_location(ident)
-        plan = replace(plan, catalog_properties={**plan.catalog_properties, MANAGED_IN_WAREHOUSE: "true"})
     if location is None:
         path = catalog.default_location(ident)
         if storage.exists(path) and any(True for _ in storage.list(path)):
