@@ -15,8 +15,9 @@ Protocol (one JSON document per line, both ways):
   ``{"python": "code", "vars": {...}}`` runs *code* with ``spark`` and *vars* in scope (a
   user's PySpark snippet, unchanged) -> the rows of the DataFrame it leaves in ``result``, if any.
 * response: ``{"results": [...]}`` with one result per step; a step that raises ends the
-  request with ``{"error": "...", "step": i, "results": [...the steps before...]}`` and the
-  process carries on with the next request.
+  request with ``{"error": "...", "step": i, "results": [...the steps before...], "causes": [...]}``
+  (``causes``: the Java exception's "Caused by" lines, innermost last) and the process carries on
+  with the next request.
 * the first line the driver writes is ``{"ready": true, "spark": ..., "pid": ...}``.
 
 Values are rendered so the two engines compare equal when they hold the same data: timestamps as
@@ -183,7 +184,9 @@ def handle(spark: Any, request: Any) -> dict[str, Any]:
             traceback.print_exc()
             message = str(exc).strip().splitlines()
             return {"error": f"{type(exc).__name__}: {message[0] if message else ''}"[:2000],
-                    "detail": str(exc)[:8000], "step": index, "results": results}
+                    "detail": str(exc)[:8000], "step": index, "results": results,
+                    "causes": [line.strip()[:500] for line in str(exc).splitlines()
+                               if line.strip().startswith("Caused by:")]}
     return {"results": results}
 
 
