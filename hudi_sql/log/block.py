@@ -39,6 +39,7 @@ from enum import Enum, IntEnum
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_sql.errors import HudiFileFormatError
 
@@ -178,6 +179,44 @@ class OrderingValue:
 
 
 NATURAL_ORDER = OrderingValue(OrderingKind.INT, 0)
+
+#: The wrapper of an ordering field's values by the field's Arrow type, as Java sees the value an
+#: Avro record of that type holds (an ``int`` an ``Integer``, a timestamp its ``Long`` count).
+_KINDS: list[tuple[Any, OrderingKind]] = [
+    (pa.types.is_boolean, OrderingKind.BOOLEAN),
+    (lambda t: pa.types.is_integer(t) and t.bit_width <= 32, OrderingKind.INT),
+    (pa.types.is_integer, OrderingKind.LONG),
+    (pa.types.is_timestamp, OrderingKind.LONG),
+    (pa.types.is_float32, OrderingKind.FLOAT),
+    (pa.types.is_floating, OrderingKind.DOUBLE),
+    (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t), OrderingKind.BYTES),
+    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), OrderingKind.STRING),
+    (pa.types.is_date32, OrderingKind.DATE),
+    (pa.types.is_decimal, OrderingKind.DECIMAL),
+    (pa.types.is_time, OrderingKind.TIME_MICROS),
+]
+
+
+def ordering_kind(arrow_type: pa.DataType) -> OrderingKind | None:
+    """The wrapper of values of *arrow_type* (None: such a field cannot order records)."""
+    return next((kind for test, kind in _KINDS if test(arrow_type)), None)
+
+
+def ordering_values(column: pa.Array | pa.ChunkedArray) -> list[OrderingValue | None]:
+    """Every value of an ordering column, wrapped by the column's type rather than by the Python
+    value (a Python ``int`` of an ``INT`` column is an ``IntWrapper``: Java's merge casts the
+    stored value and the delete's to one class, and an ``Integer`` is no ``Long``)."""
+    kind = ordering_kind(column.type)
+    if kind is None:
+        raise HudiFileFormatError(f"no ordering value wrapper for type {column.type}",
+                                  help="order records by a number, string, date or timestamp field")
+    if pa.types.is_timestamp(column.type):
+        column = pc.cast(pc.cast(column, pa.timestamp("us", tz=column.type.tz)), pa.int64())
+    elif pa.types.is_time(column.type):
+        column = pc.cast(pc.cast(column, pa.time64("us")), pa.int64())
+    elif pa.types.is_date32(column.type):
+        column = pc.cast(column, pa.int32())
+    return [None if v is None else OrderingValue(kind, v) for v in column.to_pylist()]
 """``IntWrapper(0)``: what Spark SQL ``DELETE`` writes; the delete applies regardless of ordering."""
 
 

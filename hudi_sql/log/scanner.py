@@ -28,7 +28,7 @@ import logging
 import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,9 +42,10 @@ from hudi_sql.log.block import (
     DeleteBlock,
     DeleteRecord,
     HeaderKey,
-    OrderingKind,
     OrderingValue,
     RawBlock,
+    ordering_kind,
+    ordering_values,
 )
 from hudi_sql.log.reader import LogSource, decode_block, read_raw_blocks
 from hudi_sql.model.payload import merge_columns
@@ -337,19 +338,6 @@ def _column(block: DataBlock, name: str) -> pa.ChunkedArray:
     return block.records.column(name)
 
 
-_KINDS: list[tuple[Any, OrderingKind]] = [
-    (pa.types.is_boolean, OrderingKind.BOOLEAN),
-    (lambda t: pa.types.is_integer(t) and t.bit_width <= 32, OrderingKind.INT),
-    (pa.types.is_integer, OrderingKind.LONG),
-    (pa.types.is_timestamp, OrderingKind.LONG),
-    (pa.types.is_float32, OrderingKind.FLOAT),
-    (pa.types.is_floating, OrderingKind.DOUBLE),
-    (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t), OrderingKind.BYTES),
-    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), OrderingKind.STRING),
-    (pa.types.is_date32, OrderingKind.DATE),
-    (pa.types.is_decimal, OrderingKind.DECIMAL),
-    (pa.types.is_time, OrderingKind.TIME_MICROS),
-]
 
 
 def _orderings(block: DataBlock, ordering_field: str | None, rows: int) -> list[OrderingValue | None]:
@@ -357,18 +345,11 @@ def _orderings(block: DataBlock, ordering_field: str | None, rows: int) -> list[
     if ordering_field is None:
         return [None] * rows
     column = _column(block, ordering_field)
-    kind = next((k for test, k in _KINDS if test(column.type)), None)
-    if kind is None:
+    if ordering_kind(column.type) is None:
         raise HudiSchemaError(
             f"ordering field '{ordering_field}' has type {column.type}, which cannot order records"
         )
-    if pa.types.is_timestamp(column.type):
-        column = pc.cast(pc.cast(column, pa.timestamp("us", tz=column.type.tz)), pa.int64())
-    elif pa.types.is_time(column.type):
-        column = pc.cast(pc.cast(column, pa.time64("us")), pa.int64())
-    elif pa.types.is_date32(column.type):
-        column = pc.cast(column, pa.int32())
-    return [None if v is None else OrderingValue(kind, v) for v in column.to_pylist()]
+    return ordering_values(column)
 
 
 def _record_wins(new: OrderingValue | None, old: OrderingValue | None) -> bool:

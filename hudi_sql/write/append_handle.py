@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from pyspark.sql.types import StructType
 
 from hudi_sql.commit.markers import IOType, Marker
-from hudi_sql.log.block import DeleteRecord, OrderingValue
+from hudi_sql.log.block import DeleteRecord, ordering_values
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
@@ -94,11 +94,12 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
             blocks.append(encode_avro_data_block(options.instant_time, schema_json, rows))
     if deletes.num_rows:
         ordering = options.ordering_field if not natural_deletes else None
-        values = deletes.column(ordering).to_pylist() if ordering and ordering in deletes.column_names else None
+        values = (ordering_values(deletes.column(ordering)) if ordering and ordering in deletes.column_names
+                  else [None] * deletes.num_rows)
         delete_records = [
-            DeleteRecord(key, partition, OrderingValue.infer(values[i]) if values and values[i] is not None else None)
-            for i, (key, partition) in enumerate(zip(deletes.column(RECORD_KEY_FIELD).to_pylist(),
-                                                     deletes.column(PARTITION_PATH_FIELD).to_pylist()))
+            DeleteRecord(key, partition, value)
+            for key, partition, value in zip(deletes.column(RECORD_KEY_FIELD).to_pylist(),
+                                             deletes.column(PARTITION_PATH_FIELD).to_pylist(), values, strict=True)
         ]
         blocks.append(encode_delete_block(options.instant_time, schema_json, delete_records))
     data = b"".join(blocks)

@@ -224,16 +224,22 @@ def only_columns(result: dict[str, Any], columns: list[str]) -> dict[str, Any]:
 
 def snapshot_disagreements(spark: Any, oracle: Oracle, mine: Path, theirs: Path, columns: list[str], *,
                            what: str, read_options: dict[str, str] | None = None,
-                           apache_reads_ours: bool = True) -> list[str]:
+                           apache_reads_ours: bool = True, we_read_theirs: bool = False) -> list[str]:
     """Our snapshot of our table against Apache Hudi's snapshots of its own table and (with
-    *apache_reads_ours*) of ours, on *columns*: how each differs (empty when they agree)."""
+    *apache_reads_ours*) of ours, and (with *we_read_theirs*) our snapshot of Apache Hudi's table,
+    on *columns*: how each differs (empty when they agree)."""
     options = dict(read_options or {})
     paths = [theirs, mine] if apache_reads_ours else [theirs]
     pending = oracle.begin([{"read": {"path": str(path), "options": options}} for path in paths])
     our_own = only_columns(ours(spark.read.format("hudi").load(str(mine))), columns)
+    readings = [("our table read by us", our_own)]
+    if we_read_theirs:
+        readings.append(("Apache Hudi's table read by us",
+                         only_columns(ours(spark.read.format("hudi").load(str(theirs))), columns)))
     answers = pending.results()
+    readings += zip(("Apache Hudi's table", "our table read by Apache Hudi"), answers, strict=False)
     failures = []
-    for whose, other in zip(("Apache Hudi's table", "our table read by Apache Hudi"), answers, strict=False):
+    for whose, other in readings[1:]:
         try:
             assert_same_rows(our_own, only_columns(other, columns), what=f"{what}: {whose}")
         except AssertionError as exc:
