@@ -6,6 +6,7 @@ import datetime
 import decimal
 import struct
 
+import pyarrow as pa
 import pytest
 
 from hudi_sql.errors import HudiFileFormatError, HudiSchemaError
@@ -16,6 +17,7 @@ from hudi_sql.log.block import (
     HeaderKey,
     OrderingKind,
     OrderingValue,
+    ordering_values,
 )
 from hudi_sql.log.format import (
     MAGIC,
@@ -207,6 +209,25 @@ def test_ordering_value_infer_python_type_picks_wrapper(
 def test_ordering_value_infer_unsupported_type_raises() -> None:
     with pytest.raises(HudiFileFormatError, match="no ordering value wrapper"):
         OrderingValue.infer(object())
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        (pa.array([3, None], pa.int32()), [OrderingValue(OrderingKind.INT, 3), None]),
+        (pa.array([3], pa.int64()), [OrderingValue(OrderingKind.LONG, 3)]),
+        (pa.array([1.5], pa.float64()), [OrderingValue(OrderingKind.DOUBLE, 1.5)]),
+        (pa.array([datetime.date(1970, 1, 3)], pa.date32()), [OrderingValue(OrderingKind.DATE, 2)]),
+        (pa.array([datetime.datetime(1970, 1, 1, 0, 0, 1)], pa.timestamp("ms")),
+         [OrderingValue(OrderingKind.LONG, 1_000_000)]),
+    ],
+)
+def test_ordering_values_are_wrapped_by_the_column_type_not_the_python_value(
+    column: pa.Array, expected: list[OrderingValue | None]
+) -> None:
+    # An INT ordering field's deletes must be IntWrappers: Apache Hudi 1.x's merge casts the stored
+    # Integer and the delete's value to one class, and failed on a LongWrapper.
+    assert ordering_values(column) == expected
 
 
 def test_ordering_value_is_natural_only_for_int_zero() -> None:
