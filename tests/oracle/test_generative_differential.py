@@ -246,9 +246,11 @@ def _rows(draw: Any, scenario: Scenario, *, allow_duplicates: bool) -> list[list
 def _operations(scenario: Scenario) -> list[str]:
     """What may follow the first insert: writes (upserts weighted double), then services."""
     operations = ["upsert", "upsert", "delete", "insert", "insert_overwrite_table"]
-    if scenario.api == "sql":
-        operations.append("update")  # a dynamic-partition overwrite needs a session setting: DataFrame only
-    else:
+    if scenario.api == "sql" and not (scenario.keygen == "timestamp" and scenario.version == 6):
+        # Apache Hudi 0.15's UPDATE writes a timestamp key generator's partition path into the
+        # partition column, as a string (docs/compatibility.md §22): no UPDATE on such tables.
+        operations.append("update")
+    if scenario.api == "dataframe":  # a dynamic-partition overwrite needs a session setting: DataFrame only
         operations.append("insert_overwrite")
     if scenario.partitioned and not (scenario.api == "sql" and scenario.keygen == "timestamp"):
         operations.append("delete_partition")  # the partitions of the drawn rows (DROP PARTITION: the first's)
@@ -560,14 +562,15 @@ def _changes(run: Run) -> list[str]:
 def _data_changes(result: dict[str, Any]) -> list[tuple[int, str, str, str]]:
     """CDC rows as (place of the commit in the range, op, before, after): the images as sorted JSON of
     the data columns. Rendering differences docs/compatibility.md records are evened out: Apache
-    Hudi writes an absent image as the string ``"null"``, and a date as Avro's day number."""
+    Hudi writes an absent image as the string ``"null"``, a date as Avro's day number, and leaves
+    null fields out of some images."""
     index = {c: i for i, c in enumerate(result["columns"])}
     epoch = datetime.date(1970, 1, 1)
 
     def image(value: str | None) -> str:
         data = None if value in (None, "null") else json.loads(value)
         if data is not None:
-            data = {k: v for k, v in data.items() if not k.startswith("_hoodie_")}
+            data = {k: v for k, v in data.items() if not k.startswith("_hoodie_") and v is not None}
             if isinstance(data.get("part"), int) and PARTITION_DATE_DAYS.get(data["part"]):
                 data["part"] = (epoch + datetime.timedelta(days=data["part"])).isoformat()
         return json.dumps(data, sort_keys=True)
