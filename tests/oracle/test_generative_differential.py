@@ -537,7 +537,10 @@ def _read_optimized(run: Run) -> list[str]:
 def _changes(run: Run) -> list[str]:
     """The change feed over the drawn range (from its first commit on): each engine's of its own
     table and Apache Hudi's of ours, commit by commit in order, on the data columns."""
-    if not run.scenario.cdc:
+    scenario = run.scenario
+    last = scenario.read_to if scenario.read_to is not None else len(scenario.steps) - 1
+    in_range = {operation for operation, _ in scenario.steps[scenario.read_from + 1:last + 1]}
+    if not scenario.cdc or in_range & REPLACING:
         return []
     mine_range, their_range = _range(run, run.mine), _range(run, run.theirs)
     if not (mine_range and their_range):
@@ -557,6 +560,11 @@ def _changes(run: Run) -> list[str]:
         else:
             TALLY.table_reads.append(f"generated changes: {whose}")
     return failures
+
+
+#: Writes that replace file groups: Apache Hudi 0.15's change feed repeats one row of a replaced
+#: group for all of them (docs/compatibility.md §13), so ranges with these are not compared.
+REPLACING = {"insert_overwrite", "insert_overwrite_table", "delete_partition"}
 
 
 def _data_changes(result: dict[str, Any]) -> list[tuple[int, str, str, str]]:
