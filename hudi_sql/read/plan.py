@@ -92,6 +92,7 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     as_of_raw = options.get(HudiReadConfig.AS_OF_INSTANT)
     as_of = normalize_instant_time(as_of_raw) if as_of_raw else latest
     if as_of_raw and as_of is not None:
+        _check_not_cleaned(meta, as_of_raw, as_of)
         visible = completed.up_to(as_of)
         if visible.last is None and completed.last is not None:
             # Before the first commit the table did not exist: an error, not an empty answer
@@ -124,6 +125,30 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     return ReadPlan(query_type, as_of, schema, tuple(native), tuple(merge),
                     completed_instants=tuple(completed.up_to(as_of).times()), bootstrap_slices=tuple(stitched),
                     skipping=skipping)
+
+
+def _check_not_cleaned(meta: TableMetaClient, as_of_raw: str, as_of: str) -> None:
+    """Time travel may not reach what the cleaner removed (Apache Hudi's rule): before the latest
+    clean's earliest commit to retain, or, for a clean by file versions (which records none),
+    before the first write still on the active timeline. Without this, a cleaned instant reads as
+    a table with fewer rows, or none."""
+    completed = meta.timeline.completed()
+    clean = completed.with_actions(Action.CLEAN).last
+    if clean is None:
+        return
+    retained = meta.clean_metadata(clean.instant_time).get("earliestCommitToRetain") or ""
+    if retained and as_of < retained:
+        raise HudiTimelineError(
+            f"Time travel to '{as_of_raw}' of '{meta.table_name}' reaches files the cleaner removed: the clean at "
+            f"{clean.instant_time} kept the commits from {retained} on.",
+            help=f"use an instant at or after {retained}, or retain more commits "
+                 "(hoodie.clean.commits.retained) for time travel to reach further back")
+    first = completed.write_timeline().first
+    if not retained and first is not None and as_of < first.instant_time:
+        raise HudiTimelineError(
+            f"Time travel to '{as_of_raw}' of '{meta.table_name}' reaches before {first.instant_time}, the first "
+            "commit neither cleaned nor archived.",
+            help=f"use an instant at or after {first.instant_time}")
 
 
 def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], predicates: Sequence[ColumnPredicate],

@@ -181,6 +181,24 @@ def test_read_time_travel_before_first_commit_raises_naming_it(spark: Any, table
         hudi_sql.read(spark, str(table), {"as.of.instant": "20000101000000000"}).collect()
 
 
+def test_read_time_travel_to_a_cleaned_commit_raises_naming_the_first_kept(spark: Any, table: Path) -> None:
+    # Found by the generative test: a cleaned instant read as an empty table, where Apache Hudi
+    # refuses ("Cleaner cleaned up the timestamp of interest").
+    for ts in (2, 3):
+        hudi_sql.write(spark.createDataFrame([(1, "a", ts, "x")], SCHEMA), str(table), OPTIONS)
+    commits = sorted(p.name.split(".")[0] for p in (table / ".hoodie").glob("*.commit"))
+    from sql_session import fresh_database
+
+    with fresh_database(spark, "hostile_clean") as db:
+        db.sql(f"CREATE TABLE t USING hudi LOCATION '{table}'")
+        db.sql("CALL run_clean(table => 't', retain_commits => 1)")
+    kept = commits[-1]
+    with pytest.raises(HudiError, match=f"cleaner removed.*kept the commits from {kept} on"):
+        hudi_sql.read(spark, str(table), {"as.of.instant": commits[0]}).collect()
+    rows = hudi_sql.read(spark, str(table), {"as.of.instant": kept}).select("id", "ts").collect()
+    assert sorted(tuple(r) for r in rows) == [(1, 3), (2, 1)]
+
+
 def test_read_incremental_end_before_begin_raises_naming_both(spark: Any, table: Path) -> None:
     options = {"hoodie.datasource.query.type": "incremental",
                "hoodie.datasource.read.begin.instanttime": "20250101000000000",
