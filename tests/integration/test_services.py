@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 import hudi_sql
+from hudi_sql.errors import HudiError
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.metadata.sync import storage_listing
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
@@ -146,8 +147,12 @@ def test_clean_keep_latest_commits_deletes_exactly_the_slices_outside_the_window
         [table.name(table.group_a, c[0]), table.name(table.group_a, c[1])])
     # ECTR = c4: A keeps c5, c4 and c3 (the slice a query as of c3 reads); B keeps c4 and c1.
     assert data_files(table.path) == expect_files(table, [3, 4, 5], [1, 4])
-    for commit in c[2:]:
+    for commit in c[3:]:
         assert our_rows(spark, table.path, **{"as.of.instant": commit}) == table.rows_as_of[commit]
+    # Time travel stops at the earliest commit retained, as in Apache Hudi (c3's files are kept
+    # for the slice as of c4, not for queries as of c3).
+    with pytest.raises(HudiError, match=f"cleaner removed.*from {c[3]} on"):
+        our_rows(spark, table.path, **{"as.of.instant": c[2]})
     assert our_rows(spark, table.path) == rust_rows(table.path) == table.rows_as_of[c[-1]]
     # The instant files: requested and inflight hold the plan, the completed file the metadata.
     t = result.instant_time
@@ -188,7 +193,7 @@ def test_clean_keep_latest_by_hours(spark: Any, table: BaseTable):
     assert result.plan is not None and result.plan.earliest_instant_to_retain is not None
     assert result.plan.earliest_instant_to_retain.instant_time == c[3]
     assert data_files(table.path) == expect_files(table, [3, 4, 5], [1, 4])
-    assert our_rows(spark, table.path, **{"as.of.instant": c[2]}) == table.rows_as_of[c[2]]
+    assert our_rows(spark, table.path, **{"as.of.instant": c[3]}) == table.rows_as_of[c[3]]
 
 
 def test_clean_never_deletes_savepointed_files(spark: Any, table: BaseTable):
