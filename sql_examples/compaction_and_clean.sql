@@ -16,8 +16,10 @@ UPDATE events SET value = value + 100 WHERE id = 2;
 -- Log files are waiting to be merged into new base files.
 CALL show_fsview_latest(table => 'events');
 
--- Schedule a compaction and run it.
-CALL run_compaction(op => 'scheduleAndExecute', table => 'events');
+-- Schedule a compaction and run it. As in Apache Hudi, a compaction is scheduled once the trigger
+-- is met (hoodie.compact.inline.max.delta.commits, 5 deltacommits by default): this table has 3.
+CALL run_compaction(op => 'scheduleAndExecute', table => 'events',
+                    options => 'hoodie.compact.inline.max.delta.commits=3');
 CALL show_compaction(table => 'events');
 
 -- The compaction wrote new base files; older file slices stay for time travel until cleaned.

@@ -33,7 +33,7 @@ CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("mor", "op_key_o
 #: the shared statements, with a table service that changes no data before the last update
 STATEMENTS = [*CDC_STATEMENTS[:4], "INSERT INTO {t} VALUES (4, 'd', 40.0, 1000, 'p1')", "{service}", CDC_STATEMENTS[4]]
 SERVICES = {
-    "mor": "CALL run_compaction(op => 'run', table => '{t}')",
+    "mor": "CALL run_compaction(op => 'run', table => '{t}', options => 'hoodie.compact.inline.max.delta.commits=1')",
     "cow": "CALL run_clustering(table => '{t}', order => 'id')",
 }
 

@@ -113,7 +113,7 @@ def test_a_merge_on_read_table_in_sql_merges_logs_compacts_and_cleans_in_the_buc
                                    {"hoodie.datasource.query.type": "read_optimized"})
     assert (2, "b", "x", 1) in _rows(read_optimized), "read-optimized: the base file, the update still in its log"
 
-    db.sql("CALL run_compaction(op => 'run', table => 's3_mor')")
+    db.sql("CALL run_compaction(op => 'run', table => 's3_mor', options => 'hoodie.compact.inline.max.delta.commits=1')")
     assert _rows(db.sql("SELECT id, name, p, ts FROM s3_mor")) == expected
     assert _rows(hudi_sql.read(s3, f"s3a://{BUCKET}/sql_mor",
                                {"hoodie.datasource.query.type": "read_optimized"})) == expected

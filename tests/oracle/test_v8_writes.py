@@ -38,6 +38,8 @@ pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 COLUMNS = "id INT, name STRING, price DOUBLE, ts BIGINT, city STRING"
 #: Apache Hudi lists files from storage: the metadata table we remove on our first write stays away.
 LISTING = {"hoodie.metadata.enable": "false"}
+#: Compaction after any number of deltacommits (the trigger's default is 5).
+COMPACT_NOW = "hoodie.compact.inline.max.delta.commits=1"
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,7 @@ def _completed(path: Path) -> list[tuple[str, str, str]]:
 
 
 def _our_steps(table: str, table_type: str) -> list[str]:
-    service = (f"CALL run_compaction(op => 'run', table => '{table}')" if table_type == "mor"
+    service = (f"CALL run_compaction(op => 'run', table => '{table}', options => '{COMPACT_NOW}')" if table_type == "mor"
                else f"CALL run_clustering(table => '{table}')")
     return [
         (f"INSERT INTO {table} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf'), "
@@ -187,7 +189,8 @@ def alternating(spark: Any, db: Any, apache: Oracle, tmp_path_factory: pytest.Te
                    "UNION ALL SELECT 4, 'd', 40.0, 3L, 'sf') s ON t.id = s.id "
                    "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")),
         ("ours", f"DELETE FROM {name} WHERE id = 1"),
-        ("ours", (f"CALL run_compaction(op => 'run', table => '{name}')" if table_type == "mor"
+        ("ours", (f"CALL run_compaction(op => 'run', table => '{name}', options => '{COMPACT_NOW}')"
+                  if table_type == "mor"
                   else f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'la')")),
         ("apache", f"UPDATE {name} SET name = 'apache', ts = 5 WHERE id IN (2, 4)"),
         ("ours", f"INSERT INTO {name} VALUES (6, 'f', 60.0, 6, 'nyc')"),

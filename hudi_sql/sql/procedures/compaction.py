@@ -63,7 +63,7 @@ def _compactions(meta: TableMetaClient) -> list[tuple[str, str]]:
 )
 def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     from hudi_sql.services.compaction import run_compaction as execute
-    from hudi_sql.services.compaction import schedule_compaction
+    from hudi_sql.services.compaction import schedule_compaction, should_trigger
 
     op = _OPS.get(str(args["op"]).strip().lower())
     if op is None:
@@ -82,7 +82,9 @@ def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
     meta.reload_timeline()
     pending = [i.instant_time for i in meta.timeline.pending_compactions()]
     if op in ("schedule", "scheduleandexecute"):
-        plan = schedule_compaction(meta, configs)
+        # Apache Hudi schedules only when the trigger is met (hoodie.compact.inline.trigger.strategy,
+        # by default 5 deltacommits since the last compaction), from a procedure as inline.
+        plan = schedule_compaction(meta, configs) if should_trigger(meta, configs) else None
         if plan is not None:
             instants = [plan.instant_time]
         elif op == "schedule":
