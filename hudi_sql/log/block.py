@@ -179,6 +179,7 @@ class OrderingValue:
 
 
 NATURAL_ORDER = OrderingValue(OrderingKind.INT, 0)
+"""``IntWrapper(0)``: what Spark SQL ``DELETE`` writes; the delete applies regardless of ordering."""
 
 #: The wrapper of an ordering field's values by the field's Arrow type, as Java sees the value an
 #: Avro record of that type holds (an ``int`` an ``Integer``, a timestamp its ``Long`` count).
@@ -217,7 +218,6 @@ def ordering_values(column: pa.Array | pa.ChunkedArray) -> list[OrderingValue | 
     elif pa.types.is_date32(column.type):
         column = pc.cast(column, pa.int32())
     return [None if v is None else OrderingValue(kind, v) for v in column.to_pylist()]
-"""``IntWrapper(0)``: what Spark SQL ``DELETE`` writes; the delete applies regardless of ordering."""
 
 
 @dataclass(frozen=True)

@@ -338,8 +338,6 @@ def _column(block: DataBlock, name: str) -> pa.ChunkedArray:
     return block.records.column(name)
 
 
-
-
 def _orderings(block: DataBlock, ordering_field: str | None, rows: int) -> list[OrderingValue | None]:
     """The ordering value of every row, typed the way Java sees the field."""
     if ordering_field is None:
