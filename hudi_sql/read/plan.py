@@ -24,7 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
-from hudi_sql.config import HudiConfigs, HudiMetadataConfig, HudiReadConfig, QueryType, TableType
+from hudi_sql.config import (
+    HudiConfigs,
+    HudiMetadataConfig,
+    HudiReadConfig,
+    HudiServiceConfig,
+    QueryType,
+    TableType,
+)
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.metadata.index_keys import column_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
@@ -142,7 +149,7 @@ def _check_not_cleaned(meta: TableMetaClient, as_of_raw: str, as_of: str) -> Non
             f"Time travel to '{as_of_raw}' of '{meta.table_name}' reaches files the cleaner removed: the clean at "
             f"{clean.instant_time} kept the commits from {retained} on.",
             help=f"use an instant at or after {retained}, or retain more commits "
-                 "(hoodie.clean.commits.retained) for time travel to reach further back")
+                 f"({HudiServiceConfig.CLEANER_COMMITS_RETAINED.key}) for time travel to reach further back")
     first = completed.write_timeline().first
     if not retained and first is not None and as_of < first.instant_time:
         raise HudiTimelineError(
