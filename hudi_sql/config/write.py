@@ -54,6 +54,10 @@ class HudiWriteConfig(ConfigScope):
         "(Apache Hudi 1.x). On an existing version 6 table, 8 upgrades it first (with "
         "hoodie.write.auto.upgrade); any other difference from the table's version fails.",
         choices=("6", "8"))
+    ALLOW_EMPTY_COMMIT = ConfigOption(
+        "hoodie.allow.empty.commit", parse_bool, True,
+        "Commit a write that has no records (an UPDATE or DELETE matching nothing, an empty DataFrame) as "
+        "Apache Hudi does, so the timeline records that it ran; false skips the commit.")
     AUTO_UPGRADE = ConfigOption(
         "hoodie.write.auto.upgrade", parse_bool, True,
         "Upgrade a table whose version is below hoodie.write.table.version before writing it (Apache Hudi 1.x).")

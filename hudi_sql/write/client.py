@@ -284,9 +284,10 @@ class WriteClient:
 
             check_updates_against_pending_clustering(meta, self.configs, {
                 (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
-            if profile.total_inserts == 0 and profile.total_updates == 0 and not any(
-                    w.deletes_by_file_id for w in profile.partitions.values()):
-                _log.info("Nothing to write to '%s'.", self.base_path)
+            if (profile.total_inserts == 0 and profile.total_updates == 0
+                    and not any(w.deletes_by_file_id for w in profile.partitions.values())
+                    and not self.configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT)):
+                _log.info("Nothing to write to '%s' (%s=false).", self.base_path, HudiWriteConfig.ALLOW_EMPTY_COMMIT.key)
                 return WriteResult(None, operation.value)
             action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
             txn = Transaction.begin(meta, action, instant_time=self.instant_time, snapshot=snapshot,

@@ -218,6 +218,27 @@ def test_update_and_delete_with_any_predicate(db: Any) -> None:
     assert rows(db, "SELECT count(*) FROM emp") == [(0,)]
 
 
+def test_dml_matching_nothing_commits_an_empty_commit_as_apache_hudi_does(db: Any) -> None:
+    # Found by the generative test: Apache Hudi commits (hoodie.allow.empty.commit), so the next
+    # savepoint or rollback of "the latest commit" meant different commits in the two engines.
+    db.sql("CREATE TABLE quiet (id INT, v STRING, ts BIGINT) USING hudi "
+           "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', type = 'mor')")
+    db.sql("INSERT INTO quiet VALUES (1, 'a', 1)")
+    statements = ["UPDATE quiet SET v = 'x' WHERE id = 9", "DELETE FROM quiet WHERE id = 9",
+                  "MERGE INTO quiet t USING (SELECT 9 AS id, 'z' AS v, 5L AS ts) s ON t.id = s.id "
+                  "WHEN MATCHED THEN UPDATE SET *"]
+    instants = [metrics(db, statement)["instant_time"] for statement in statements]
+    assert all(instants) and len(set(instants)) == 3
+    assert len(operations(db, "quiet")) == 4
+    db.sql("SET hoodie.allow.empty.commit = false")
+    try:
+        assert metrics(db, statements[0])["instant_time"] is None
+    finally:
+        db.sql("RESET hoodie.allow.empty.commit")
+    assert len(operations(db, "quiet")) == 4
+    assert rows(db, "SELECT id, v FROM quiet") == [(1, "a")]
+
+
 def test_failed_dml_leaves_the_table_unchanged(db: Any) -> None:
     from hudi_sql.table.meta_client import TableMetaClient
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiWriteConfig
+from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import CommitStateUnknownError, HudiError
 from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
 from hudi_sql.sql.operations.pipeline import checkpoint_options
@@ -112,6 +112,7 @@ def write_changes(
     upsert_options = write_options(facts, ctx.options, {**(upsert_options or {}),
                                                         HudiWriteConfig.OPERATION.key: "upsert"})
     delete_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "delete"})
+    given = (upserts, upsert_options) if upserts is not None else (deletes, delete_options)
     if known_counts is not None:
         if known_counts[0] == 0:
             upserts = None
@@ -120,7 +121,11 @@ def write_changes(
     elif upserts is not None and deletes is not None and deletes.limit(1).count() == 0:
         deletes = None
     if deletes is None and upserts is None:
-        return ctx.metrics(None)
+        # Nothing matched: Apache Hudi still commits (hoodie.allow.empty.commit), an empty write.
+        frame, options = given
+        if frame is None or not HudiConfigs.of(options).get(HudiWriteConfig.ALLOW_EMPTY_COMMIT):
+            return ctx.metrics(None)
+        return ctx.metrics(write_frame(ctx, facts, frame.limit(0), options))
     if one_commit and deletes is not None and not global_index(facts, ctx.options):
         from pyspark.sql import functions as F
 
