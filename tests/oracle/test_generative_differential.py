@@ -553,10 +553,12 @@ def _changes(run: Run) -> list[str]:
     cdc = {"hoodie.datasource.query.incremental.format": "cdc"}
     pending = run.oracle.begin([{"read": {"path": str(run.theirs.path), "options": {**their_range, **cdc}}},
                                 {"read": {"path": str(run.mine.path), "options": {**mine_range, **cdc}}}])
-    mine = _data_changes(ours(run.spark.read.format("hudi").options(**mine_range, **cdc).load(str(run.mine.path))))
+    dates = frozenset(column for column, sql_type in scenario.types.items() if sql_type == "DATE")
+    mine = _data_changes(ours(run.spark.read.format("hudi").options(**mine_range, **cdc).load(str(run.mine.path))),
+                         dates)
     failures = []
     for whose, answer in zip(("Apache Hudi's table", "our table read by Apache Hudi"), pending.results(), strict=True):
-        theirs = _data_changes(answer)
+        theirs = _data_changes(answer, dates)
         if mine != theirs:
             only_ours = [c for c in mine if c not in theirs][:3]
             only_theirs = [c for c in theirs if c not in mine][:3]
@@ -572,7 +574,7 @@ def _changes(run: Run) -> list[str]:
 REPLACING = {"insert_overwrite", "insert_overwrite_table", "delete_partition"}
 
 
-def _data_changes(result: dict[str, Any]) -> list[tuple[int, str, str, str]]:
+def _data_changes(result: dict[str, Any], dates: frozenset[str]) -> list[tuple[int, str, str, str]]:
     """CDC rows as (place of the commit in the range, op, before, after): the images as sorted JSON of
     the data columns. Rendering differences docs/compatibility.md records are evened out: Apache
     Hudi writes an absent image as the string ``"null"``, a date as Avro's day number, and leaves
@@ -584,18 +586,14 @@ def _data_changes(result: dict[str, Any]) -> list[tuple[int, str, str, str]]:
         data = None if value in (None, "null") else json.loads(value)
         if data is not None:
             data = {k: v for k, v in data.items() if not k.startswith("_hoodie_") and v is not None}
-            if isinstance(data.get("part"), int) and PARTITION_DATE_DAYS.get(data["part"]):
-                data["part"] = (epoch + datetime.timedelta(days=data["part"])).isoformat()
+            for column in dates & data.keys():
+                if isinstance(data[column], int):
+                    data[column] = (epoch + datetime.timedelta(days=data[column])).isoformat()
         return json.dumps(data, sort_keys=True)
 
     order = {ts: i for i, ts in enumerate(sorted({row[index["ts_ms"]] for row in result["rows"]}))}
     return sorted((order[row[index["ts_ms"]]], row[index["op"]], image(row[index["before"]]),
                    image(row[index["after"]])) for row in result["rows"])
-
-
-#: The DATE partition values as Avro's day numbers (how Apache Hudi renders them in CDC images).
-PARTITION_DATE_DAYS = {(datetime.date.fromisoformat(d) - datetime.date(1970, 1, 1)).days: d
-                       for d in PARTITION_TYPES["DATE"]}
 
 
 #: How Apache Hudi 0.15 fails an incremental or time-travel read of a table whose files a
