@@ -95,6 +95,23 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
+#: The key generators Apache Hudi allows on a table without meta fields (virtual keys).
+_VIRTUAL_KEY_GENERATORS = ("SimpleKeyGenerator", "NonpartitionedKeyGenerator", "ComplexKeyGenerator")
+
+
+def _check_virtual_keys(keygen: KeyGenerator, populate_meta_fields: bool) -> None:
+    """Apache Hudi's rule for tables without meta fields: only the key generators whose key can be
+    recomputed from the data columns alone; any other write is refused before it starts (Apache
+    Hudi 0.15 fails the same write, so a table one engine wrote the other could not write)."""
+    if populate_meta_fields or keygen.class_name.rsplit(".", 1)[-1] in _VIRTUAL_KEY_GENERATORS:
+        return
+    raise HudiConfigError(
+        f"Only simple, non-partitioned or complex key generator are supported when meta-fields are disabled. "
+        f"Used: {keygen.class_name}",
+        help=f"keep {HudiTableConfig.POPULATE_META_FIELDS.key}=true with this key generator, or key the table "
+             "with SimpleKeyGenerator, ComplexKeyGenerator or NonpartitionedKeyGenerator")
+
+
 def _operation_given(configs: HudiConfigs) -> bool:
     return configs.is_set(HudiWriteConfig.OPERATION)
 
@@ -234,6 +251,7 @@ class WriteClient:
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
             rollback_failed_writes(meta)
         keygen = self._key_generator(meta, df)
+        _check_virtual_keys(keygen, meta.populate_meta_fields if meta is not None else self.config.populate_meta_fields)
         if keygen.auto_record_keys and not _operation_given(self.configs) and RECORD_KEY_FIELD not in df.columns:
             operation = WriteOperationType.BULK_INSERT  # Hudi 0.15 (deduceOperation): generated keys, no operation
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None

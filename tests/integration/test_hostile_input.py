@@ -199,6 +199,20 @@ def test_read_time_travel_to_a_cleaned_commit_raises_naming_the_first_kept(spark
     assert sorted(tuple(r) for r in rows) == [(1, 3), (2, 1)]
 
 
+def test_write_without_meta_fields_refuses_a_key_generator_apache_hudi_refuses(spark: Any, tmp_path: Path) -> None:
+    # Found by the generative test: Apache Hudi 0.15 fails this write; we wrote a table it could
+    # not write to.
+    path = tmp_path / "virtual"
+    options = {**OPTIONS, "hoodie.populate.meta.fields": "false", "hoodie.datasource.write.partitionpath.field": "ts",
+               "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+               "hoodie.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS",
+               "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd"}
+    with pytest.raises(HudiConfigError, match="Only simple, non-partitioned or complex key generator.*"
+                                              "TimestampBasedKeyGenerator"):
+        hudi_sql.write(spark.createDataFrame([(1, "a", 1, "x")], SCHEMA), str(path), options)
+    assert not (path / ".hoodie").exists()
+
+
 def test_read_incremental_end_before_begin_raises_naming_both(spark: Any, table: Path) -> None:
     options = {"hoodie.datasource.query.type": "incremental",
                "hoodie.datasource.read.begin.instanttime": "20250101000000000",

@@ -225,8 +225,8 @@ def test_dml_matching_nothing_commits_an_empty_commit_as_apache_hudi_does(db: An
            "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', type = 'mor')")
     db.sql("INSERT INTO quiet VALUES (1, 'a', 1)")
     statements = ["UPDATE quiet SET v = 'x' WHERE id = 9", "DELETE FROM quiet WHERE id = 9",
-                  "MERGE INTO quiet t USING (SELECT 9 AS id, 'z' AS v, 5L AS ts) s ON t.id = s.id "
-                  "WHEN MATCHED THEN UPDATE SET *"]
+                  ("MERGE INTO quiet t USING (SELECT 9 AS id, 'z' AS v, 5L AS ts) s ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET *")]
     instants = [metrics(db, statement)["instant_time"] for statement in statements]
     assert all(instants) and len(set(instants)) == 3
     assert len(operations(db, "quiet")) == 4
