@@ -112,6 +112,14 @@ def _check_virtual_keys(keygen: KeyGenerator, populate_meta_fields: bool) -> Non
              "with SimpleKeyGenerator, ComplexKeyGenerator or NonpartitionedKeyGenerator")
 
 
+def _checkpoints_unchanged(meta: TableMetaClient, extra: dict[str, str]) -> bool:
+    """Whether an empty write only repeats the checkpoints the table already records (a resumed
+    pipeline or stream with nothing new): Hudi Streamer's "no new data, checkpoint unchanged,
+    nothing to commit". Any other empty write commits (hoodie.allow.empty.commit)."""
+    return bool(extra) and all(next((v for _, v in meta.extra_metadata_values(key)), None) == value
+                               for key, value in extra.items())
+
+
 def _operation_given(configs: HudiConfigs) -> bool:
     return configs.is_set(HudiWriteConfig.OPERATION)
 
@@ -304,8 +312,9 @@ class WriteClient:
                 (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
             if (profile.total_inserts == 0 and profile.total_updates == 0
                     and not any(w.deletes_by_file_id for w in profile.partitions.values())
-                    and not self.configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT)):
-                _log.info("Nothing to write to '%s' (%s=false).", self.base_path, HudiWriteConfig.ALLOW_EMPTY_COMMIT.key)
+                    and (not self.configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT)
+                         or _checkpoints_unchanged(meta, config.commit_extra_metadata))):
+                _log.info("Nothing to write to '%s'.", self.base_path)
                 return WriteResult(None, operation.value)
             action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
             txn = Transaction.begin(meta, action, instant_time=self.instant_time, snapshot=snapshot,

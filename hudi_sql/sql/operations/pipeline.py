@@ -81,15 +81,6 @@ def checkpoint_options() -> dict[str, str]:
     return dict(write.checkpoints) if write is not None else {}
 
 
-def checkpoints_unchanged() -> bool:
-    """Whether the statement being written resumes a pipeline whose sources have nothing new: it
-    read up to where the target's last commit had recorded, as Hudi Streamer's "no new data,
-    checkpoint unchanged, nothing to commit"."""
-    write = _current.get()
-    return write is not None and bool(write.checkpoints) and all(
-        _recorded(write.target, key) == position for key, position in write.checkpoints.items())
-
-
 def _recorded(target: str, key: str) -> str | None:
     """The value of *key* in the newest completed commit of the target that has it."""
     if not TableMetaClient.exists(target):

@@ -13,10 +13,10 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiWriteConfig
+from hudi_sql.config import HudiWriteConfig
 from hudi_sql.errors import CommitStateUnknownError, HudiError
 from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
-from hudi_sql.sql.operations.pipeline import checkpoint_options, checkpoints_unchanged
+from hudi_sql.sql.operations.pipeline import checkpoint_options
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
@@ -121,11 +121,10 @@ def write_changes(
     elif upserts is not None and deletes is not None and deletes.limit(1).count() == 0:
         deletes = None
     if deletes is None and upserts is None:
-        # Nothing matched: Apache Hudi still commits (hoodie.allow.empty.commit), an empty write;
-        # a resumed pipeline whose sources had nothing new commits nothing, as Hudi Streamer.
+        # Nothing matched: the empty write goes to the write client, which commits it or not
+        # (hoodie.allow.empty.commit, a pipeline's unchanged checkpoints) as Apache Hudi does.
         frame, options = given
-        if (frame is None or not HudiConfigs.of(options).get(HudiWriteConfig.ALLOW_EMPTY_COMMIT)
-                or checkpoints_unchanged()):
+        if frame is None:
             return ctx.metrics(None)
         return ctx.metrics(write_frame(ctx, facts, frame.limit(0), options))
     if one_commit and deletes is not None and not global_index(facts, ctx.options):
