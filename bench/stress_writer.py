@@ -26,7 +26,7 @@ def main() -> None:
     import hudi_sql
     from hudi_sql.commit import transaction as txn_module
     from hudi_sql.errors import CommitConflictError, ConcurrentWriterError
-    from hudi_sql.services.clustering import ClusteringUpdateConflictError
+    from hudi_sql.services.pending_clustering import ClusteringUpdateConflictError
 
     hold = spec.get("hold_ms", 0) / 1000.0
     if hold:

@@ -17,6 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from sqlglot import exp
+
+from catalog.dialects import identifier, render_spark, table
+
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
@@ -33,13 +37,17 @@ class TableIdent:
     def __str__(self) -> str:
         return f"{self.database}.{self.name}"
 
+    def tree(self) -> exp.Table:
+        """The name as a sqlglot table reference, each part a quoted identifier."""
+        return table(self.database, self.name)
+
     def quoted(self) -> str:
         """Spark SQL for the name: ``` `db`.`t` ```."""
-        return f"{quote_identifier(self.database)}.{quote_identifier(self.name)}"
+        return render_spark(self.tree())
 
 
 def quote_identifier(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return render_spark(identifier(name))
 
 
 @dataclass(frozen=True)

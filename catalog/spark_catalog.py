@@ -37,23 +37,29 @@ source; the schemas :meth:`SparkSessionCatalog.load_table` reports come without 
 
 from __future__ import annotations
 
-__all__ = ["MANAGED_IN_WAREHOUSE", "SparkSessionCatalog"]
+__all__ = ["MANAGED_IN_WAREHOUSE", "SparkSessionCatalog", "column_definitions"]
 
 import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
 from py4j.protocol import Py4JError
+from sqlglot import exp
 
-from catalog.base import TableIdent, TableInfo, quote_identifier
+from catalog.base import TableIdent, TableInfo
+from catalog.dialects import CatalogSpark, identifier, render_spark, string
 from catalog.hive.config import MANIFEST_BASE_PATH_PROPERTY
 from catalog.hive.ddl import HUDI_INPUT_FORMATS
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
 from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE, synced_query_type
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
-from hudi_sql.spark.table_marker import unmarked
+from hudi_sql.spark.session import REMOTE_WAREHOUSE_CONF
+from hudi_sql.spark.table_marker import marked, unmarked
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.layout import TableLayout
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -74,9 +80,6 @@ _RESERVED_PROPERTIES = frozenset(
 def _hudi_base_path(input_format: str | None, location: str | None,
                     properties: Mapping[str, str]) -> tuple[str, bool] | None:
     """The base path and read-optimized flag of a Hive serde table that is a synced Hudi table."""
-    from hudi_sql.storage.fs import Storage
-    from hudi_sql.storage.layout import TableLayout
-
     if input_format == SYMLINK_INPUT_FORMAT and properties.get(MANIFEST_BASE_PATH_PROPERTY):
         base, read_optimized = properties[MANIFEST_BASE_PATH_PROPERTY], True
     elif input_format in HUDI_INPUT_FORMATS and location:
@@ -92,9 +95,11 @@ def _data_fields(schema: StructType, partition_columns: Sequence[str]) -> Struct
     return StructType([f for f in schema.fields if f.name not in partition_columns])
 
 
-def quote_string(value: str) -> str:
-    """A Spark SQL string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def column_definitions(spark: SparkSession, schema: StructType) -> list[exp.ColumnDef]:
+    """*schema*'s columns as trees, read from Spark's own DDL of each field (its types, nullability
+    and comments exactly as Spark writes them, names quoted)."""
+    fields = spark._jsparkSession.parseDataType(schema.json()).fields()
+    return [sqlglot.parse_one(str(f.toDDL()), read=CatalogSpark, into=exp.ColumnDef) for f in fields]
 
 
 class SparkSessionCatalog:
@@ -152,8 +157,6 @@ class SparkSessionCatalog:
         """The object-store warehouse of managed Hudi tables, when the session has one
         (:data:`~hudi_sql.spark.session.REMOTE_WAREHOUSE_CONF`): :meth:`create_table` registers them
         with their location there, marked managed by :data:`MANAGED_IN_WAREHOUSE`."""
-        from hudi_sql.spark.session import REMOTE_WAREHOUSE_CONF
-
         value = self.spark.conf.get(REMOTE_WAREHOUSE_CONF, None)
         return value.rstrip("/") if value else None
 
@@ -177,22 +180,19 @@ class SparkSessionCatalog:
             # bucket is registered at its place there and marked managed
             location = self.default_location(ident)
             properties = {**(properties or {}), MANAGED_IN_WAREHOUSE: "true"}
-        columns = str(self._struct(schema).toDDL())
-        parts = [f"CREATE TABLE {ident.quoted()} ({columns}) USING {provider}"]
+        columns = column_definitions(self.spark, schema)
+        clauses: list[exp.Expr] = [exp.FileFormatProperty(this=exp.var(provider))]
         if partition_columns:
-            parts.append("PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in partition_columns) + ")")
+            clauses.append(exp.PartitionedByProperty(
+                this=exp.Schema(expressions=[identifier(c) for c in partition_columns])))
         if location:
-            parts.append(f"LOCATION {quote_string(location)}")
+            clauses.append(exp.LocationProperty(this=string(location)))
         if comment:
-            parts.append(f"COMMENT {quote_string(comment)}")
-        props = {k: v for k, v in (properties or {}).items() if k.lower() not in _RESERVED_PROPERTIES}
-        if props:
-            parts.append(
-                "TBLPROPERTIES ("
-                + ", ".join(f"{quote_string(k)} = {quote_string(v)}" for k, v in props.items())
-                + ")"
-            )
-        self.spark.sql(" ".join(parts))
+            clauses.append(exp.SchemaCommentProperty(this=string(comment)))
+        clauses += [exp.Property(this=string(k), value=string(v)) for k, v in (properties or {}).items()
+                       if k.lower() not in _RESERVED_PROPERTIES]
+        self.spark.sql(render_spark(exp.Create(this=exp.Schema(this=ident.tree(), expressions=columns), kind="TABLE",
+                                               properties=exp.Properties(expressions=clauses))))
         info = self.load_table(ident)
         if info is None:  # pragma: no cover - Spark just created it
             raise HudiError(f"Table {ident} was created but cannot be found in the catalog.")
@@ -307,13 +307,14 @@ class SparkSessionCatalog:
         return [TableIdent(db, str(name)) for name in self._java(self._external.listTables(db))]
 
     def drop_table(self, ident: TableIdent) -> None:
-        self.spark.sql(f"DROP TABLE {ident.quoted()}")
+        self.spark.sql(render_spark(exp.Drop(tables=[ident.tree()], kind="TABLE")))
 
     def set_properties(self, ident: TableIdent, properties: Mapping[str, str]) -> None:
         if not properties:
             return
-        pairs = ", ".join(f"{quote_string(k)} = {quote_string(v)}" for k, v in properties.items())
-        self.spark.sql(f"ALTER TABLE {ident.quoted()} SET TBLPROPERTIES ({pairs})")
+        pairs = [exp.Property(this=string(k), value=string(v)) for k, v in properties.items()]
+        self.spark.sql(render_spark(exp.Alter(this=ident.tree(), kind="TABLE", actions=[
+            exp.AlterSet(expressions=[exp.Properties(expressions=pairs)])])))
 
     def set_data_schema(self, ident: TableIdent, data_schema: StructType) -> None:
         info = self.load_table(ident)
@@ -323,8 +324,6 @@ class SparkSessionCatalog:
 
     def _alter_data_schema(self, info: TableInfo, data_schema: StructType) -> None:
         """Store *data_schema*, with a Hudi table's location marker (:mod:`hudi_sql.spark.table_marker`)."""
-        from hudi_sql.spark.table_marker import marked
-
         if info.is_hudi and info.location:
             data_schema = marked(data_schema, info.location,
                                  read_optimized=synced_query_type(info.properties)
@@ -341,7 +340,8 @@ class SparkSessionCatalog:
         self._session_catalog.alterTableDataSchema(self._table_identifier(info.ident), self._struct(data_schema))
 
     def rename(self, ident: TableIdent, new_ident: TableIdent) -> None:
-        self.spark.sql(f"ALTER TABLE {ident.quoted()} RENAME TO {new_ident.quoted()}")
+        self.spark.sql(render_spark(exp.Alter(this=ident.tree(), kind="TABLE",
+                                              actions=[exp.AlterRename(this=new_ident.tree())])))
         info = self.load_table(new_ident)  # a managed table moved: its marker follows
         if info is not None and info.is_hudi and info.schema is not None:
             self._alter_data_schema(info, _data_fields(info.schema, info.partition_columns))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.commit.rollback import rollback_latest_commit
 from hudi_sql.config import (
     HudiConfigs,
     HudiReadConfig,
@@ -38,7 +39,10 @@ from hudi_sql.errors import (
     UnsupportedFeatureError,
 )
 from hudi_sql.read.api import read_table  # before `read` below: the subpackage would shadow it
+from hudi_sql.services.clustering import cluster as run_clustering
+from hudi_sql.services.compaction import compact as run_compaction
 from hudi_sql.spark.session import spark_session
+from hudi_sql.table.meta_client import TableMetaClient
 from hudi_sql.write.api import write
 from hudi_sql.write.client import WriteResult
 
@@ -88,30 +92,25 @@ def read(spark: SparkSession, path: str, options: dict[str, Any] | None = None) 
 def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, schedule: bool = True,
             execute: bool = True, instant_time: str | None = None) -> str | None:
     """Schedule and/or run a compaction of the Merge-On-Read table at *path*; returns its instant."""
-    from hudi_sql.services.compaction import compact as run
-
-    return run(spark, path, options, schedule=schedule, execute=execute, instant_time=instant_time)
+    return run_compaction(spark, path, options, schedule=schedule, execute=execute, instant_time=instant_time)
 
 
 def cluster(spark: SparkSession, path: str, options: dict[str, Any] | None = None, *, order: str | None = None,
             schedule: bool = True, execute: bool = True) -> str | None:
     """Schedule and/or run a clustering (sort and resize small files) of the table at *path*."""
-    from hudi_sql.services.clustering import cluster as run
-
-    return run(spark, path, options, order=order, schedule=schedule, execute=execute)
+    return run_clustering(spark, path, options, order=order, schedule=schedule, execute=execute)
 
 
 def rollback(path: str, instant_time: str | None = None) -> RollbackResult:
     """Roll back the latest completed commit of the table at *path* (recorded as a rollback instant)."""
-    from hudi_sql.commit.rollback import rollback_latest_commit
-    from hudi_sql.table.meta_client import TableMetaClient
-
     return rollback_latest_commit(TableMetaClient.load(path), instant_time)
 
 
 def connect(spark: SparkSession | None = None, **kwargs: Any) -> HudiSession:
     """A SQL session (``.sql(text)`` runs statements) on *spark* or the embedded default session;
     see :func:`hudi_sql.sql.session.connect`."""
-    from hudi_sql.sql.session import connect as _connect
+    # Imported here, not above: the SQL layer imports the catalog, and a catalog module that
+    # imports any hudi_sql module first would find this package half initialised.
+    from hudi_sql.sql.session import connect as connect_session
 
-    return _connect(spark, **kwargs)
+    return connect_session(spark, **kwargs)

@@ -12,6 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
+import hudi_sql
+from hudi_sql.config import HudiReadConfig, HudiTableConfig, HudiWriteConfig
+from hudi_sql.spark.session import default_state_dir
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.uri import join, qualify
+
 TRIPS = [
     (1695159649087, "334e26e9-8355-45cc-97c6-c31daf0df330", "rider-A", "driver-K", 19.10, "san_francisco"),
     (1695091554788, "e96c4396-3fad-413a-a942-4cb36106d721", "rider-C", "driver-M", 27.70, "san_francisco"),
@@ -33,12 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting, e.g. spark.hadoop.fs.s3a.endpoint=http://127.0.0.1:8333 (repeatable)")
     args = parser.parse_args(argv)
-
-    import hudi_sql
-    from hudi_sql.config import HudiReadConfig, HudiTableConfig, HudiWriteConfig
-    from hudi_sql.spark.session import default_state_dir
-    from hudi_sql.storage.fs import Storage
-    from hudi_sql.storage.uri import join, qualify
 
     state = Path(args.state_dir).resolve() if args.state_dir else default_state_dir()
     conf = dict(item.split("=", 1) for item in args.conf if "=" in item)

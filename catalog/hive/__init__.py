@@ -14,7 +14,8 @@ from catalog.hive.client import (
     client_for,
 )
 from catalog.hive.config import HiveSyncConfig, HiveSyncMode, HiveSyncSettings, resolve_sync_settings
-from catalog.hive.sync import HiveSyncTool, SyncPlan, SyncResult, plan_sync
+from catalog.hive.sync import HiveSyncTool
+from catalog.hive.sync_plan import SyncPlan, SyncResult, plan_sync
 
 __all__ = [
     "HiveSyncConfig",

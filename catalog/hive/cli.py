@@ -9,6 +9,8 @@ Options map one to one onto ``hoodie.datasource.hive_sync.*``; ``--conf`` passes
 
 from __future__ import annotations
 
+import hudi_sql
+
 __all__ = ["main"]
 
 import argparse
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from catalog.hive.config import HiveSyncConfig
+from catalog.hive.sync import HiveSyncTool
+from hudi_sql.errors import HudiError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,9 +52,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None,
          stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    from catalog.hive.sync import HiveSyncTool
-    from hudi_sql.errors import HudiError
-
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     args = _parser().parse_args(list(argv) if argv is not None else None)
     options: dict[str, Any] = {}
@@ -67,8 +68,6 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     if args.skip_ro_suffix:
         options[HiveSyncConfig.SKIP_RO_SUFFIX.key] = "true"
     if spark is None and args.mode in ("hms", "hiveql"):
-        import hudi_sql
-
         spark = hudi_sql.spark_session(metastore_uris=args.metastore_uris)
     try:
         result = HiveSyncTool.for_table(args.base_path, options, spark=spark).sync()

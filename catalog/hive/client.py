@@ -223,16 +223,15 @@ class _SqlMetastoreClient:
         return database.lower() in {_cell(r, 0).lower() for r in self._query("SHOW DATABASES")}
 
     def _table_exists(self, database: str, table: str) -> bool:
-        rows = self._query(f"SHOW TABLES IN {ddl.quote_identifier(database)}")
+        rows = self._query(ddl.show_tables(database))
         names = {(_cell(r, 1) if len(r) >= 2 else _cell(r, 0)).lower() for r in rows}
         return table.lower() in names
 
     def get_table(self, database: str, table: str) -> HiveTable | None:
         if not self.database_exists(database) or not self._table_exists(database, table):
             return None
-        name = ddl.table_name(database, table)
-        described = parse_describe(self._query(f"DESCRIBE FORMATTED {name}"))
-        props = {_cell(r, 0): _cell(r, 1) for r in self._query(f"SHOW TBLPROPERTIES {name}")}
+        described = parse_describe(self._query(ddl.describe_formatted(database, table)))
+        props = {_cell(r, 0): _cell(r, 1) for r in self._query(ddl.show_table_properties(database, table))}
         serde: dict[str, str] | None
         if self.dialect is SqlDialect.SPARK:
             # Spark lists serde properties as option.<key> among the table properties.
@@ -244,15 +243,14 @@ class _SqlMetastoreClient:
                          described.info.get("location"), described.info.get("inputformat"))
 
     def list_partitions(self, database: str, table: str) -> list[HivePartition]:
-        rows = self._query(f"SHOW PARTITIONS {ddl.table_name(database, table)}")
+        rows = self._query(ddl.show_partitions(database, table))
         return [HivePartition(tuple(parse_partition_name(_cell(r, 0)))) for r in rows if _cell(r, 0)]
 
     def partition_locations(self, database: str, table: str, keys: Sequence[str],
                             values: Sequence[Sequence[str]]) -> dict[tuple[str, ...], str | None]:
         out: dict[tuple[str, ...], str | None] = {}
         for vals in values:
-            rows = self._query(f"DESCRIBE FORMATTED {ddl.table_name(database, table)} "
-                               f"PARTITION {ddl.partition_spec(keys, vals)}")
+            rows = self._query(ddl.describe_formatted(database, table, keys, vals))
             out[tuple(vals)] = parse_describe(rows).info.get("location")
         return out
 
@@ -552,7 +550,7 @@ class HmsMetastoreClient:
         for start in range(0, len(partitions), batch):
             objs = []
             for values, location in partitions[start:start + batch]:
-                ddl.partition_spec(keys, values)  # same count check as the SQL clients
+                ddl.partition(keys, values)  # same count check as the SQL clients
                 psd = api.StorageDescriptor(sd)
                 psd.setLocation(location)
                 objs.append(api.Partition(self._list([str(v) for v in values]), database, table, 0, 0, psd,
@@ -574,7 +572,7 @@ class HmsMetastoreClient:
     def drop_partitions(self, database: str, table: str, keys: Sequence[str],
                         values: Sequence[Sequence[str]]) -> None:
         for vals in values:
-            ddl.partition_spec(keys, vals)
+            ddl.partition(keys, vals)  # same count check as the SQL clients
             try:
                 self._client.dropPartition(database, table, self._list([str(v) for v in vals]), False)
             except Exception as exc:

@@ -1,20 +1,13 @@
-"""Hive DDL text for hive sync (pure string builders).
+"""Hive sync's statements (pure builders of sqlglot trees, rendered by :mod:`catalog.dialects`).
 
 The statements are those of Hudi's ``QueryBasedDDLExecutor`` and ``HiveSchemaUtil.generateCreateDDL``
 (``CREATE EXTERNAL TABLE IF NOT EXISTS ... ROW FORMAT SERDE ... STORED AS INPUTFORMAT ...``,
 ``ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) LOCATION '...'``, ``... SET LOCATION``,
 ``... DROP IF EXISTS PARTITION``, ``REPLACE COLUMNS (...) CASCADE``), with one deliberate
 difference: Hudi pastes partition values, locations and property values into the SQL as they
-are, so a value holding a quote ends the literal. Here every identifier goes through
-:func:`quote_identifier` and every value through :func:`quote_string`, so a partition value such
-as ``x'); DROP TABLE t; --`` stays data.
-
-Quoting rules (the same for Hive's and Spark's parsers):
-
-* identifiers are backquoted, a backquote inside doubled (```a``b```);
-* strings are single-quoted; ``\\`` and ``'`` get a backslash, control characters become
-  ``\\uXXXX`` (both parsers unescape it); other characters, non-ASCII included, pass through.
-  (``\\%`` and ``\\_`` are never produced: Hive keeps their backslash.)
+are, so a value holding a quote ends the literal. Here every identifier is an ``exp.Identifier``
+and every value an ``exp.Literal`` of one tree, quoted by the renderer, so a partition value
+such as ``x'); DROP TABLE t; --`` stays data.
 """
 
 from __future__ import annotations
@@ -31,8 +24,11 @@ __all__ = [
     "change_column",
     "create_database",
     "create_table",
+    "describe_formatted",
     "drop_partition",
+    "drop_table",
     "input_format_class",
+    "partition",
     "partition_spec",
     "quote_identifier",
     "quote_string",
@@ -40,6 +36,9 @@ __all__ = [
     "set_partition_location",
     "set_serde_properties",
     "set_table_properties",
+    "show_partitions",
+    "show_table_properties",
+    "show_tables",
     "table_name",
     "use_database",
 ]
@@ -47,6 +46,19 @@ __all__ = [
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sqlglot import exp
+
+from catalog.dialects import (
+    AddPartitions,
+    ShowPartitionsOf,
+    ShowTables,
+    ShowTblPropertiesOf,
+    identifier,
+    quote_string,
+    render_hive,
+    string,
+)
+from catalog.dialects import table as table_tree
 from catalog.hive.config import HiveSyncConfig
 from catalog.hive.schema import HiveColumn
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
@@ -78,49 +90,35 @@ def input_format_class(base_file_format: str, *, realtime: bool, pre_apache: boo
 
 
 def quote_identifier(name: str) -> str:
-    """``name`` backquoted, with backquotes doubled."""
-    if not name or "\x00" in name:
-        raise HudiConfigError(f"{name!r} is not a valid Hive identifier.", help="use a non-empty name without NUL")
-    return "`" + name.replace("`", "``") + "`"
-
-
-_SIMPLE_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def quote_string(value: str) -> str:
-    """*value* as a single-quoted SQL string literal that Hive and Spark read back unchanged."""
-    out = []
-    for ch in value:
-        escaped = _SIMPLE_ESCAPES.get(ch)
-        if escaped is not None:
-            out.append(escaped)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "'" + "".join(out) + "'"
+    """``name`` backquoted, with backquotes doubled (for messages and tools; statements use trees)."""
+    return render_hive(identifier(name))
 
 
 def table_name(database: str, table: str) -> str:
-    return f"{quote_identifier(database)}.{quote_identifier(table)}"
+    return render_hive(table_tree(database, table))
 
 
-def partition_spec(keys: Sequence[str], values: Sequence[str]) -> str:
-    """``(`k1`='v1',`k2`='v2')``; raises when the counts differ (Hudi's partition clause check)."""
+def partition(keys: Sequence[str], values: Sequence[str]) -> exp.Partition:
+    """``PARTITION (`k1`='v1', `k2`='v2')``; raises when the counts differ (Hudi's partition clause check)."""
     if len(keys) != len(values):
         raise HudiConfigError(
             f"Partition key parts {list(keys)} do not match partition values {list(values)}.",
             help=f"check {HiveSyncConfig.PARTITION_FIELDS.key} and {HiveSyncConfig.PARTITION_EXTRACTOR_CLASS.key}",
         )
-    return "(" + ",".join(f"{quote_identifier(k)}={quote_string(v)}" for k, v in zip(keys, values)) + ")"
+    return exp.Partition(expressions=[exp.EQ(this=exp.column(identifier(k)), expression=string(v))
+                                      for k, v in zip(keys, values)])
 
 
-def _properties(props: Mapping[str, str]) -> str:
-    return ",".join(f"{quote_string(k)}={quote_string(v)}" for k, v in props.items())
+def partition_spec(keys: Sequence[str], values: Sequence[str]) -> str:
+    return render_hive(partition(keys, values))
 
 
-def _column_list(columns: Sequence[HiveColumn]) -> str:
-    return ", ".join(f"{quote_identifier(c.name)} {c.type_for_ddl}" for c in columns)
+def _properties(props: Mapping[str, str]) -> list[exp.Property]:
+    return [exp.Property(this=string(k), value=string(v)) for k, v in props.items()]
+
+
+def _column(column: HiveColumn) -> exp.ColumnDef:
+    return exp.ColumnDef(this=identifier(column.name), kind=exp.DataType.build(column.type_for_ddl, dialect="hive"))
 
 
 @dataclass(frozen=True)
@@ -145,25 +143,30 @@ class TableDefinition:
 
 
 def create_database(database: str) -> str:
-    return f"CREATE DATABASE IF NOT EXISTS {quote_identifier(database)}"
+    return render_hive(exp.Create(this=exp.Table(this=identifier(database)), kind="DATABASE", exists=True))
 
 
 def create_table(definition: TableDefinition) -> str:
     """``HiveSchemaUtil.generateCreateDDL``."""
     d = definition
-    sql = ["CREATE EXTERNAL TABLE IF NOT EXISTS " if d.external else "CREATE TABLE IF NOT EXISTS ",
-           table_name(d.database, d.table), "( ", _column_list(d.columns), ")"]
+    properties: list[exp.Expr] = []
+    if d.external:
+        properties.append(exp.ExternalProperty())
     if d.partition_columns:
-        sql.append(" PARTITIONED BY (" + _column_list(d.partition_columns) + ")")
-    sql.append(" ROW FORMAT SERDE " + quote_string(d.serde))
-    if d.serde_properties:
-        sql.append(" WITH SERDEPROPERTIES (" + _properties(d.serde_properties) + ")")
-    sql.append(" STORED AS INPUTFORMAT " + quote_string(d.input_format))
-    sql.append(" OUTPUTFORMAT " + quote_string(d.output_format))
-    sql.append(" LOCATION " + quote_string(d.location))
-    if d.table_properties:
-        sql.append(" TBLPROPERTIES (" + _properties(d.table_properties) + ")")
-    return "".join(sql)
+        properties.append(exp.PartitionedByProperty(
+            this=exp.Schema(expressions=[_column(c) for c in d.partition_columns])))
+    properties.append(exp.RowFormatSerdeProperty(
+        this=string(d.serde),
+        serde_properties=exp.SerdeProperties(expressions=_properties(d.serde_properties), with_=True)
+        if d.serde_properties else None))
+    properties.append(exp.FileFormatProperty(
+        this=exp.InputOutputFormat(input_format=string(d.input_format), output_format=string(d.output_format)),
+        hive_format=True))
+    properties.append(exp.LocationProperty(this=string(d.location)))
+    properties += _properties(d.table_properties)
+    return render_hive(exp.Create(
+        this=exp.Schema(this=table_tree(d.database, d.table), expressions=[_column(c) for c in d.columns]),
+        kind="TABLE", exists=True, properties=exp.Properties(expressions=properties)))
 
 
 def add_partitions(
@@ -175,17 +178,25 @@ def add_partitions(
     batch_num: int = 1000,
 ) -> list[str]:
     """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) LOCATION '...' ...``, *batch_num* per statement."""
-    statements = []
     batch = max(1, batch_num)
-    for start in range(0, len(partitions), batch):
-        clauses = [f" PARTITION {partition_spec(keys, values)} LOCATION {quote_string(location)}"
-                   for values, location in partitions[start:start + batch]]
-        statements.append(f"ALTER TABLE {table_name(database, table)} ADD IF NOT EXISTS" + "".join(clauses))
-    return statements
+    return [
+        render_hive(AddPartitions(this=table_tree(database, table), expressions=[
+            exp.AddPartition(this=partition(keys, values), location=exp.LocationProperty(this=string(location)))
+            for values, location in partitions[start:start + batch]]))
+        for start in range(0, len(partitions), batch)
+    ]
 
 
 def use_database(database: str) -> str:
-    return f"USE {quote_identifier(database)}"
+    return render_hive(exp.Use(this=exp.Table(this=identifier(database))))
+
+
+def _alter(database: str | None, table: str, action: exp.Expr, *, cascade: bool = False,
+           partition_: exp.Partition | None = None) -> str:
+    target = table_tree(database, table)
+    if partition_ is not None:
+        target.set("partition", partition_)
+    return render_hive(exp.Alter(this=target, kind="TABLE", actions=[action], cascade=cascade))
 
 
 def set_partition_location(database: str | None, table: str, keys: Sequence[str], values: Sequence[str],
@@ -195,34 +206,54 @@ def set_partition_location(database: str | None, table: str, keys: Sequence[str]
     With ``database=None`` the table name is unqualified: Hive 2.x applies this statement to
     the session's current database whatever the qualifier says, so Hudi runs ``USE db`` first.
     """
-    name = table_name(database, table) if database is not None else quote_identifier(table)
-    return f"ALTER TABLE {name} PARTITION {partition_spec(keys, values)} SET LOCATION {quote_string(location)}"
+    return _alter(database, table, exp.AlterSet(location=string(location)), partition_=partition(keys, values))
 
 
 def drop_partition(database: str, table: str, keys: Sequence[str], values: Sequence[str]) -> str:
-    return f"ALTER TABLE {table_name(database, table)} DROP IF EXISTS PARTITION {partition_spec(keys, values)}"
+    return _alter(database, table, exp.DropPartition(expressions=[partition(keys, values)], exists=True))
 
 
 def replace_columns(database: str, table: str, columns: Sequence[HiveColumn], *, cascade: bool) -> str:
     """Hudi's schema update: the full data column list; ``CASCADE`` only for partitioned tables."""
-    return (f"ALTER TABLE {table_name(database, table)} REPLACE COLUMNS({_column_list(columns)})"
-            + (" CASCADE" if cascade else ""))
+    return _alter(database, table, exp.ReplaceColumns(expressions=[_column(c) for c in columns]), cascade=cascade)
 
 
 def add_columns(database: str, table: str, columns: Sequence[HiveColumn], *, cascade: bool = False) -> str:
-    return (f"ALTER TABLE {table_name(database, table)} ADD COLUMNS ({_column_list(columns)})"
-            + (" CASCADE" if cascade else ""))
+    return _alter(database, table, exp.Schema(expressions=[_column(c) for c in columns]), cascade=cascade)
 
 
 def change_column(database: str, table: str, column: HiveColumn, *, cascade: bool = False) -> str:
-    name = quote_identifier(column.name)
-    return (f"ALTER TABLE {table_name(database, table)} CHANGE COLUMN {name} {name} {column.type_for_ddl}"
-            + (" CASCADE" if cascade else ""))
+    definition = _column(column)
+    return _alter(database, table, exp.AlterColumn(this=identifier(column.name), rename_to=identifier(column.name),
+                                                   dtype=definition.args["kind"]), cascade=cascade)
 
 
 def set_table_properties(database: str, table: str, props: Mapping[str, str]) -> str:
-    return f"ALTER TABLE {table_name(database, table)} SET TBLPROPERTIES ({_properties(props)})"
+    return _alter(database, table, exp.AlterSet(expressions=[exp.Properties(expressions=_properties(props))]))
 
 
 def set_serde_properties(database: str, table: str, props: Mapping[str, str]) -> str:
-    return f"ALTER TABLE {table_name(database, table)} SET SERDEPROPERTIES ({_properties(props)})"
+    return _alter(database, table, exp.AlterSet(expressions=[exp.Properties(
+        expressions=[exp.SerdeProperties(expressions=_properties(props))])]))
+
+
+def show_tables(database: str) -> str:
+    return render_hive(ShowTables(this=exp.Table(this=identifier(database))))
+
+
+def show_partitions(database: str, table: str) -> str:
+    return render_hive(ShowPartitionsOf(this=table_tree(database, table)))
+
+
+def show_table_properties(database: str, table: str) -> str:
+    return render_hive(ShowTblPropertiesOf(this=table_tree(database, table)))
+
+
+def describe_formatted(database: str, table: str, keys: Sequence[str] = (), values: Sequence[str] | None = None) -> str:
+    """``DESCRIBE FORMATTED db.t [PARTITION (...)]``."""
+    return render_hive(exp.Describe(this=table_tree(database, table), style="FORMATTED",
+                                    partition=partition(keys, values) if values is not None else None))
+
+
+def drop_table(database: str, table: str) -> str:
+    return render_hive(exp.Drop(this=None, tables=[table_tree(database, table)], kind="TABLE"))

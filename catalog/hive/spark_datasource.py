@@ -25,6 +25,10 @@ __all__ = ["LAST_COMMIT_TIME_SYNC", "sync_with_spark_ddl", "uses_spark_ddl"]
 
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
+from catalog.dialects import render_spark, string
+from catalog.dialects import table as table_tree
 from catalog.hive import ddl
 from catalog.hive.client import SqlDialect
 from catalog.hive.config import HiveSyncConfig, HiveSyncSettings
@@ -32,6 +36,7 @@ from catalog.hive.schema import table_schema
 from hudi_sql.config import HudiReadConfig
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE
 from hudi_sql.errors import HudiConfigError
+from hudi_sql.spark.schema import add_meta_fields
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,9 +56,13 @@ def uses_spark_ddl(settings: HiveSyncSettings, client: Any) -> bool:
 def create_sql(database: str, table: str, base_path: str, *, read_optimized: bool) -> str:
     """Spark's DDL for the datasource form. Table properties are set after (``ALTER TABLE``):
     Spark hands those of a ``CREATE`` to the data source as read options, which must be Hudi's."""
-    options = (f" OPTIONS ({ddl.quote_string(HudiReadConfig.QUERY_TYPE.key)} = 'read_optimized')"
-               if read_optimized else "")
-    return f"CREATE TABLE {ddl.table_name(database, table)} USING hudi{options} LOCATION {ddl.quote_string(base_path)}"
+    properties: list[exp.Expr] = [exp.FileFormatProperty(this=exp.var("hudi"))]
+    if read_optimized:
+        properties.append(exp.OptionsProperty(expressions=[
+            exp.Property(this=string(HudiReadConfig.QUERY_TYPE.key), value=string("read_optimized"))]))
+    properties.append(exp.LocationProperty(this=string(base_path)))
+    return render_spark(exp.Create(this=table_tree(database, table), kind="TABLE",
+                                   properties=exp.Properties(expressions=properties)))
 
 
 def sync_with_spark_ddl(settings: HiveSyncSettings, meta_client: TableMetaClient, client: Any,
@@ -61,8 +70,6 @@ def sync_with_spark_ddl(settings: HiveSyncSettings, meta_client: TableMetaClient
     """Register (or re-register) each target table, given as (name, read-optimized): whether
     the database was created, and for each table its name, whether it was (re-)created, and the
     instant recorded as synced."""
-    from hudi_sql.spark.schema import add_meta_fields
-
     columns = {name.lower() for name in add_meta_fields(table_schema(meta_client)).fieldNames()}
     latest = meta_client.timeline.completed_writes().last
     database = settings.database
@@ -82,7 +89,7 @@ def sync_with_spark_ddl(settings: HiveSyncSettings, meta_client: TableMetaClient
         stale = existing is not None and {
             c.name.lower() for c in (*existing.columns, *existing.partition_columns)} != columns
         if stale:
-            client.execute(f"DROP TABLE {ddl.table_name(database, name)}")
+            client.execute(ddl.drop_table(database, name))
         if existing is None or stale:
             client.execute(create_sql(database, name, meta_client.base_path, read_optimized=read_optimized))
         sync_time = latest.instant_time if latest is not None else None

@@ -20,6 +20,12 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from catalog.hive.cli import main as sync
+from hudi_sql.apps.dbt_session import main as dbt
+from hudi_sql.apps.hiveserver2.cli import main as serve
+from hudi_sql.apps.shell import main as shell
+from hudi_sql.report.cli import main as report
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -35,24 +41,19 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     """
     arguments = list(argv) if argv is not None else sys.argv[1:]
     if arguments and arguments[0] == "thriftserver":  # hudi-sql thriftserver [--port ...]
-        from hudi_sql.apps.hiveserver2.cli import main as serve
 
         return serve(arguments[1:])
     if arguments and arguments[0] == "sync":  # hudi-sql sync --base-path ... (Hive metastore sync)
-        from catalog.hive.cli import main as sync
 
         return sync(
             arguments[1:], spark=spark, stdout=streams.get("stdout"), stderr=streams.get("stderr")
         )
     if arguments and arguments[0] == "report":  # hudi-sql report <path or table> [--out FILE]
-        from hudi_sql.report.cli import main as report
 
         return report(arguments[1:], spark=spark, stdout=streams.get("stdout"), stderr=streams.get("stderr"))
     if arguments and arguments[0] == "dbt":  # hudi-sql dbt run --project-dir ... (dbt-spark, method: session)
-        from hudi_sql.apps.dbt_session import main as dbt
 
         return dbt(arguments[1:])
-    from hudi_sql.apps.shell import main as shell
 
     return shell(arguments, spark=spark, **streams)
 

@@ -14,6 +14,8 @@ below 4, so install dbt-spark without it).
 
 from __future__ import annotations
 
+import hudi_sql
+
 __all__ = ["main"]
 
 import sys
@@ -31,8 +33,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:
         raise NotInstalledError("hudi-sql dbt needs dbt in this Python.",
                                 help="pip install dbt-core dbt-spark (without the session extra)") from exc
-    import hudi_sql
-
     spark = hudi_sql.spark_session()
     route_sql_through_hudi_sql(spark)
     result = dbtRunner().invoke(list(argv if argv is not None else sys.argv[1:]))
@@ -47,8 +47,6 @@ def route_sql_through_hudi_sql(spark: Any) -> None:
     sending the other's inner ``spark.sql`` calls back into hudi-sql.
     """
     from pyspark.sql import SparkSession
-
-    import hudi_sql
 
     if getattr(spark, "_hudi_sql_routed", False):
         return

@@ -41,10 +41,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from catalog.base import TableIdent
 from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
 from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c_to_main_thread, quiet_loggers
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
+from hudi_sql.spark.session import default_state_dir, spark_session
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.sql.session import HudiSession
 from hudi_sql.storage.uri import is_local
@@ -195,8 +197,6 @@ class _Shell:
         return [t.name for t in catalog.list_tables(catalog.current_database())]
 
     def _column_names(self, table: str) -> list[str]:
-        from catalog.base import TableIdent
-
         catalog = self.session.catalog
         info = catalog.load_table(TableIdent(catalog.current_database(), table.lower()))
         if info is None or info.schema is None:
@@ -271,8 +271,6 @@ def _isatty(stream: IO[str]) -> bool:
 def _session(
     args: argparse.Namespace, spark_conf: dict[str, str], spark: SparkSession | None, progress: bool
 ) -> SparkSession:
-    from hudi_sql.spark.session import default_state_dir, spark_session
-
     if spark is not None:
         for key, value in spark_conf.items():
             spark.conf.set(key, value)

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hudi_sql.errors import HudiError
+
 OUTPUT_FORMATS = ("table", "tsv", "csv", "json")
 
 # "...SQLSTATE: 42703; line 1 pos 7;\n'Project [...]": the position (in the SQL Spark ran, which
@@ -122,8 +124,6 @@ def spark_message(text: str) -> str:
 
 def error_text(error: BaseException) -> str:
     """The one message the shell prints for *error*."""
-    from hudi_sql.errors import HudiError
-
     if isinstance(error, HudiError):
         return without_internal_names(str(error))
     try:

@@ -53,6 +53,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from hudi_sql.commit.hive_metastore_lock import HiveMetastoreLockProvider
+from hudi_sql.commit.storage_lock import StorageLockProvider
 from hudi_sql.config.concurrency import (
     FILE_SYSTEM_LOCK_PROVIDER,
     HIVE_METASTORE_LOCK_PROVIDER,
@@ -232,11 +234,9 @@ class TableLock:
             return FileSystemLockProvider(folder, self.config.filesystem_lock_expire_minutes,
                                           self.config.lock_retry_wait_ms)
         if provider == STORAGE_LOCK_PROVIDER:
-            from hudi_sql.commit.storage_lock import StorageLockProvider
 
             return StorageLockProvider(self.base_path, self.config)
         if provider == HIVE_METASTORE_LOCK_PROVIDER:
-            from hudi_sql.commit.hive_metastore_lock import HiveMetastoreLockProvider
 
             return HiveMetastoreLockProvider(self.config)
         raise HudiConfigError(f"Unknown '{HudiConcurrencyConfig.LOCK_PROVIDER.key}': {provider}.")

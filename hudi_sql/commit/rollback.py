@@ -50,6 +50,7 @@ from hudi_sql.commit.markers import IOType, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
 from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
+from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_rollback_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName, parse_cdc_log_name
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.model.instant_payloads import RollbackPlan, RollbackRequest
@@ -325,8 +326,6 @@ def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time
 def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest, target: str,
                           rollback_time: str) -> tuple[str, int]:
     """A new log version of the slice holding one ROLLBACK command block targeting *target*."""
-    from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_rollback_block
-
     assert request.file_id and request.latest_base_instant
     versions = [LogFileName.parse(p.rsplit("/", 1)[1]).version for p, _ in
                 _slice_log_files(meta_client, request.partition_path, request.file_id, request.latest_base_instant)]

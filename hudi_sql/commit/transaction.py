@@ -38,11 +38,14 @@ from dataclasses import dataclass, field
 from hudi_sql.commit.heartbeat import Heartbeat, delete_heartbeat, refuse_live_writers
 from hudi_sql.commit.locks import concurrency_scope, current_concurrency
 from hudi_sql.commit.markers import IOType, Marker, read_markers, validate_marker_name
+from hudi_sql.commit.rollback import rollback_own_failed_write
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
 from hudi_sql.config.metadata import MetadataConfig, metadata_scope
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError
+from hudi_sql.log.reader import read_raw_blocks
 from hudi_sql.model.commit_metadata import CommitMetadata
+from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.uri import relative_to
@@ -221,8 +224,6 @@ class Transaction:
         """
         try:
             if isinstance(error, CommitConflictError) and not isinstance(error, CommitStateUnknownError):
-                from hudi_sql.commit.rollback import rollback_own_failed_write
-
                 pending = Instant(self.instant_time, self.pending_action or self.action, State.INFLIGHT)
                 rollback_own_failed_write(self.meta_client, pending)
         except Exception:  # noqa: BLE001 - the original error is what the caller must see
@@ -261,9 +262,6 @@ class Transaction:
 
     def _delete_losing_log_files(self, partition: str, marker_file: str, kept: set[str]) -> list[str]:
         """Log files of a retried append: in the marked slice, written by us, not in the stats."""
-        from hudi_sql.log.reader import read_raw_blocks
-        from hudi_sql.model.file_names import BaseFileName, LogFileName
-
         base = BaseFileName.try_parse(marker_file)
         if base is None:
             return []

@@ -66,7 +66,8 @@ from pyspark.accumulators import AccumulatorParam
 from hudi_sql.config import HudiMetadataConfig, HudiWriteConfig, IndexType
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
-from hudi_sql.index.bloom_filter import BloomFilter
+from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY, BloomFilter
+from hudi_sql.index.bloom_footer import read_footer_index
 from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
 from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_stats_key
 from hudi_sql.metadata.layout import MetadataPartition
@@ -75,6 +76,7 @@ from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.local_frame import local_frame, task_frame
 from hudi_sql.storage.fs import Storage
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark import Accumulator
@@ -292,9 +294,6 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
 def _key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
     """The ``[min, max]`` record keys in a base file's footer; (None, None) when it has none (every
     key is then a candidate). No bloom filter is parsed."""
-
-    from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
-
     metadata: dict[bytes, bytes] = storage.parquet_metadata(path).metadata or {}
     min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
     max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
@@ -343,8 +342,6 @@ def _file_key_lookups(lookups: Accumulator[dict[str, FileLookup]], files: list[t
 
 def _metadata_blooms(base_path: str, files: list[tuple[str, str, str]], storage: Storage) -> dict[str, BloomFilter]:
     """Base file path -> its bloom filter, as the metadata table's ``bloom_filters`` partition holds it."""
-    from hudi_sql.table.meta_client import TableMetaClient
-
     reader = MetadataTableReader.open(TableMetaClient.load(base_path, storage=storage))
     if reader is None:
         return {}
@@ -363,8 +360,6 @@ def _lookup_file(pairs: pa.Table, lookups: Accumulator[dict[str, FileLookup]],
     """The candidate keys of one file: bloom test (the metadata table's filter when *blooms* has
     it, else the footer's), then confirmation against the file's own keys."""
     import pyarrow.compute as pc
-
-    from hudi_sql.index.bloom_footer import read_footer_index
 
     if pairs.num_rows == 0:
         return _MATCH_SCHEMA.empty_table()

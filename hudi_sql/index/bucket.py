@@ -55,6 +55,8 @@ import pyarrow as pa
 from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, register_index
+from hudi_sql.index.java_hash import bucket_ids
+from hudi_sql.index.simple import batch_partitions
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.write.plan import BucketInfo, BucketType, InsertRange, WorkloadProfile
@@ -204,8 +206,6 @@ def _bucket_ids_of(hash_fields: tuple[str, ...], num_buckets: int) -> Callable[[
     """The Arrow UDF body (typed, so Spark passes Arrow arrays)."""
 
     def run(keys: pa.Array) -> pa.Array:
-        from hudi_sql.index.java_hash import bucket_ids
-
         return pa.array(bucket_ids(keys, hash_fields, num_buckets), pa.int32())
 
     return run
@@ -217,8 +217,6 @@ class BucketIndex(Index):
 
     def tag_location(self, records: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
-
-        from hudi_sql.index.simple import batch_partitions
 
         context = self.context
         num_buckets = bucket_num(context.configs)

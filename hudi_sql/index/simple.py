@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from hudi_sql.config import HudiWriteConfig, IndexType
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.model.schema import FILE_NAME_FIELD, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.spark.hadoop_fs import read_parquet_files
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
@@ -84,8 +85,6 @@ def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], st
     table's key generator expressions (*record_key*, *partition_path*).
     """
     from pyspark.sql import functions as F
-
-    from hudi_sql.spark.hadoop_fs import read_parquet_files
 
     paths = [path for _, path in base_files]
     frame = read_parquet_files(spark, paths, storage)

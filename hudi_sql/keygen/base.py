@@ -41,6 +41,7 @@ from pyspark.sql.types import DataType, StructType, TimestampType
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError, did_you_mean
+from hudi_sql.keygen.auto_key import auto_key_suffix
 from hudi_sql.keygen.field_value import (
     check_key_type,
     field_column,
@@ -221,7 +222,6 @@ class KeyGenerator(ABC):
         completes with the instant time (:mod:`hudi_sql.keygen.auto_key`).
         """
         if self.auto_record_keys:
-            from hudi_sql.keygen.auto_key import auto_key_suffix
 
             return auto_key_suffix()
         spec = self.record_key_spec()

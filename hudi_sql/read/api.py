@@ -16,11 +16,15 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.schema import COMMIT_TIME_FIELD
+from hudi_sql.read.bootstrap_read import read_bootstrap_slices
+from hudi_sql.read.cdc_exec import read_cdc
+from hudi_sql.read.cdc_plan import plan_cdc
 from hudi_sql.read.glob import has_glob, resolve_glob
+from hudi_sql.read.merge_exec import read_merged_slices
 from hudi_sql.read.plan import ReadPlan, plan_read
 from hudi_sql.read.skipping import ColumnPredicate
 from hudi_sql.spark.hadoop_fs import spark_reads_path
-from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
+from hudi_sql.spark.schema import add_meta_fields, from_avro_schema, to_arrow_schema
 from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -64,9 +68,6 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
     meta = TableMetaClient.load(path, storage=storage)
     if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
             and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
-        from hudi_sql.read.cdc_exec import read_cdc
-        from hudi_sql.read.cdc_plan import plan_cdc
-        from hudi_sql.spark.schema import to_arrow_schema
 
         plan = plan_cdc(meta, configs)
         return read_cdc(spark, meta, plan, to_arrow_schema(table_struct(plan.schema_json)))
@@ -83,12 +84,10 @@ def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
     if native:
         frames.append(spark.read.schema(struct).parquet(*native))
     if plan.merge_slices or len(native) < len(plan.native_files):
-        from hudi_sql.read.merge_exec import read_merged_slices
 
         frames.append(read_merged_slices(spark, meta, plan, struct,
                                          base_files=plan.native_files if not native else ()))
     if plan.bootstrap_slices:
-        from hudi_sql.read.bootstrap_read import read_bootstrap_slices
 
         frames.append(read_bootstrap_slices(spark, plan.bootstrap_slices, struct, meta.storage))
     if not frames:

@@ -32,6 +32,7 @@ from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT
 from hudi_sql.model.schema import META_FIELDS, conform
 from hudi_sql.spark.local_frame import task_frame
+from hudi_sql.spark.schema import to_arrow_schema
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.bootstrap_index import read_bootstrap_index
@@ -132,8 +133,6 @@ def _stitcher(target: pa.Schema, storage: Storage) -> Callable[[Iterator[pa.Reco
 def read_bootstrap_slices(spark: SparkSession, slices: Sequence[BootstrapSlice], struct: StructType,
                           storage: Storage) -> DataFrame:
     """The stitched rows of *slices*, one Spark task per few slices (the driver reads no rows)."""
-    from hudi_sql.spark.schema import to_arrow_schema
-
     rows = [(s.skeleton_path, s.source_path, json.dumps(s.partition_values)) for s in slices]
     frame = task_frame(spark, rows, "skeleton string, source string, values string")
     return frame.mapInArrow(_stitcher(to_arrow_schema(struct), storage), struct)

@@ -18,6 +18,7 @@ import pyarrow as pa
 from hudi_sql.model.payload import Payload
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
 from hudi_sql.spark.local_frame import task_frame
+from hudi_sql.spark.schema import to_arrow_schema
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -61,8 +62,6 @@ def _merger(target: pa.Schema, completed: tuple[str, ...], max_instant: str | No
 def read_merged_slices(spark: SparkSession, meta: TableMetaClient, plan: ReadPlan, struct: StructType, *,
                        base_files: Sequence[str] = ()) -> DataFrame:
     """The plan's merged slices, and *base_files* read whole (files Spark's own reader cannot reach)."""
-    from hudi_sql.spark.schema import to_arrow_schema
-
     specs = slice_specs(plan) + [FileSliceSpec("", "", path, ()) for path in base_files]
     rows = [(s.partition_path, s.file_id, s.base_file_path, json.dumps(list(s.log_file_paths))) for s in specs]
     frame = task_frame(

@@ -23,6 +23,10 @@ from typing import IO, TYPE_CHECKING
 
 from hudi_sql.config import HudiServiceConfig, HudiWriteConfig
 from hudi_sql.errors import HudiError
+from hudi_sql.report import table_report
+from hudi_sql.sql import statements as st
+from hudi_sql.sql.session import connect
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -70,16 +74,11 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
 
 
 def _report(target: str, options: dict[str, str], kind: str, spark: SparkSession | None) -> str:
-    from hudi_sql.table.meta_client import TableMetaClient
-
     if TableMetaClient.exists(target):
-        from hudi_sql.report import table_report
 
         return table_report(target, options, format=kind)
     if "/" in target or "\\" in target:  # a path, not a table name: say so before starting Spark
         TableMetaClient.load(target)  # raises TableNotFoundError naming the path
-    from hudi_sql.sql import statements as st
-    from hudi_sql.sql.session import connect
 
     session = connect(spark)
     rows = session.execute(st.Call("table_report", (

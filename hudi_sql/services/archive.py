@@ -59,8 +59,9 @@ from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import CleanConfig
 from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError, TableNotFoundError
-from hudi_sql.log.block import BlockType, HeaderKey
+from hudi_sql.log.block import BlockType, CorruptBlock, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
+from hudi_sql.log.reader import read_raw_blocks
 from hudi_sql.metadata.layout import MetadataPartition, metadata_base_path
 from hudi_sql.metadata.reader import declared_partitions
 from hudi_sql.metadata.services import COMMITS_RETAINED as METADATA_COMMITS_RETAINED
@@ -502,9 +503,6 @@ def read_archived_entries(meta_client: TableMetaClient) -> list[dict[str, Any]]:
     """
     import io
     import struct
-
-    from hudi_sql.log.block import CorruptBlock
-    from hudi_sql.log.reader import read_raw_blocks
 
     entries: list[dict[str, Any]] = []
     for _, path in _archive_files(meta_client):

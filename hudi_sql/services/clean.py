@@ -84,7 +84,7 @@ from hudi_sql.model.instant_payloads import (
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.savepoint import savepointed_files
 from hudi_sql.storage.fs import FileStatus, Storage
-from hudi_sql.table.fs_view import build_file_groups
+from hudi_sql.table.fs_view import FileSystemView, build_file_groups
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
@@ -285,8 +285,6 @@ def _configs(options: HudiConfigs | Mapping[str, object] | None) -> HudiConfigs:
 
 def load_clean_inputs(meta_client: TableMetaClient) -> CleanInputs:
     """Read the listings and instant files the cleaner decides from (the I/O half of planning)."""
-    from hudi_sql.table.fs_view import FileSystemView
-
     meta_client.reload_timeline()
     timeline = meta_client.timeline
     storage, layout = meta_client.storage, meta_client.layout

@@ -39,24 +39,15 @@ complete (and rolls itself back) because committing it would hide that write.
 from __future__ import annotations
 
 __all__ = [
-    "ALLOW_UPDATE_STRATEGY",
-    "REJECT_UPDATE_STRATEGY",
     "SORT_AND_SIZE_STRATEGY",
     "ClusteringGroup",
     "ClusteringInputs",
     "ClusteringPlan",
     "ClusteringSettings",
     "ClusteringSlice",
-    "ClusteringUpdateConflictError",
-    "check_updates_against_pending_clustering",
     "cluster",
-    "commits_since_last_clustering",
-    "is_clustering_instant",
     "load_clustering_inputs",
-    "load_clustering_plan",
     "maybe_cluster",
-    "pending_clustering_file_groups",
-    "pending_clustering_instants",
     "plan_clustering",
     "plan_clustering_from",
     "run_clustering",
@@ -74,17 +65,18 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
-    HudiError,
     HudiTimelineError,
     UnsupportedFeatureError,
     did_you_mean,
 )
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.file_group import FileSlice
+from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, Instant, State
 from hudi_sql.model.instant_payloads import (
     CLUSTER_OPERATION,
@@ -96,7 +88,14 @@ from hudi_sql.model.instant_payloads import (
 )
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.services.attempt import attempt, pending_to_run
+from hudi_sql.services.clustering_exec import STATUS_DDL, clusterer_task, handle_options
+from hudi_sql.services.pending_clustering import (
+    commits_since_last_clustering,
+    pending_clustering_file_groups,
+    pending_clustering_instants,
+)
 from hudi_sql.spark.local_frame import task_frame
+from hudi_sql.spark.schema import from_avro_schema
 from hudi_sql.storage.fs import FileStatus
 from hudi_sql.table.fs_view import FileSystemView, build_file_groups, refuse_bootstrap_skeletons
 from hudi_sql.table.meta_client import TableMetaClient
@@ -109,35 +108,6 @@ _log = logging.getLogger(__name__)
 _MB = 1024 * 1024
 _STRATEGY_PACKAGE = "org.apache.hudi.client.clustering"
 SIZE_BASED_PLAN_STRATEGY = f"{_STRATEGY_PACKAGE}.plan.strategy.SparkSizeBasedClusteringPlanStrategy"
-REJECT_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkRejectUpdateStrategy"
-ALLOW_UPDATE_STRATEGY = f"{_STRATEGY_PACKAGE}.update.strategy.SparkAllowUpdateStrategy"
-
-
-class ClusteringUpdateConflictError(HudiError):
-    """A write would update or delete records of file groups under pending clustering (reject strategy).
-
-    Hudi's ``HoodieClusteringUpdateException``. Nothing was written: the check runs before the
-    write's instant starts.
-
-    Attributes:
-        file_groups: (partition, file id) -> pending clustering instant, for every group hit.
-    """
-
-    def __init__(self, file_groups: Mapping[tuple[str, str], str]) -> None:
-        self.file_groups = dict(sorted(file_groups.items()))
-        (partition, file_id), instant = next(iter(self.file_groups.items()))
-        more = len(self.file_groups) - 1
-        where = f"partition '{partition}'" if partition else "the table"
-        super().__init__(
-            f"Not allowed to update file group {file_id} in {where}: it is under pending clustering {instant}"
-            + (f" ({more} more file group{'s' if more > 1 else ''} too)" if more else "")
-            + ". The write was rejected and nothing was written.",
-            help=f"run the pending clustering first (hudi_sql.services.clustering.cluster(spark, path, "
-                 f"schedule=False), or CALL run_clustering), or set "
-                 f"{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY.key}={ALLOW_UPDATE_STRATEGY}",
-        )
-
-
 # -- planning (pure) ----------------------------------------------------------------------
 
 
@@ -318,95 +288,12 @@ def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *,
     return plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
 
 
-# -- the timeline: pending clusterings ----------------------------------------------------
-
-
-def is_clustering_instant(meta: TableMetaClient, instant: Instant) -> bool:
-    """Whether a replacecommit is a clustering (see :meth:`TableMetaClient.is_clustering_instant`)."""
-    return meta.is_clustering_instant(instant)
-
-
-def pending_clustering_instants(meta: TableMetaClient) -> Timeline:
-    """Pending replacecommits that are clusterings, oldest first (read by the meta client)."""
-    return meta.pending_clustering_instants()
-
-
-def load_clustering_plan(meta: TableMetaClient, instant_time: str) -> ClusteringPlan:
-    """The plan of a clustering (read by the meta client)."""
-    return meta.clustering_plan(instant_time)
-
-
-def pending_clustering_file_groups(meta: TableMetaClient) -> dict[tuple[str, str], str]:
-    """(partition, file id) -> instant of every file group under a pending clustering."""
-    out: dict[tuple[str, str], str] = {}
-    for instant in meta.pending_clustering_instants():
-        for key in meta.clustering_plan(instant.instant_time).input_file_groups():
-            out[key] = instant.instant_time
-    return out
-
-
-def _update_strategy_allows(configs: HudiConfigs) -> bool:
-    strategy = str(configs.get(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY)).strip()
-    name = strategy.rsplit(".", 1)[-1]
-    if name == "SparkAllowUpdateStrategy":
-        return True
-    if name == "SparkRejectUpdateStrategy":
-        return False
-    raise HudiConfigError(
-        f"Option '{HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY}' is '{strategy}', "
-        "which hudi-sql does not know."
-        f"{did_you_mean(name, ('SparkRejectUpdateStrategy', 'SparkAllowUpdateStrategy'))}",
-        help=f"use {REJECT_UPDATE_STRATEGY} (the default) or {ALLOW_UPDATE_STRATEGY}")
-
-
-def check_updates_against_pending_clustering(meta: TableMetaClient, configs: HudiConfigs,
-                                             touched: Iterable[tuple[str, str]]) -> None:
-    """Reject a write that updates or deletes records of file groups under pending clustering.
-
-    Hudi's ``SparkRejectUpdateStrategy.handleUpdate`` (the default
-    ``hoodie.clustering.updates.strategy``); with ``SparkAllowUpdateStrategy`` nothing happens here.
-
-    Args:
-        touched: (partition, file id) of every existing file group the write's updates and
-            deletes were tagged to (inserts routed to small files do not count: the write path
-            keeps groups under pending clustering out of small-file routing).
-
-    Raises:
-        ClusteringUpdateConflictError: a touched group is under pending clustering (reject strategy).
-        HudiConfigError: the strategy option names an unknown class.
-    """
-    allow = _update_strategy_allows(configs)
-    touched = set(touched)
-    if allow or not touched:
-        return
-    pending = pending_clustering_file_groups(meta)
-    hits = {key: pending[key] for key in touched if key in pending}
-    if hits:
-        raise ClusteringUpdateConflictError(hits)
-
-
-def commits_since_last_clustering(meta: TableMetaClient) -> int:
-    """Completed commits, deltacommits and replacecommits after the latest clustering instant (any state).
-
-    Java's ``ClusteringPlanActionExecutor`` counts from the latest replacecommit of any kind;
-    this counts from the latest *clustering* one, so an insert_overwrite does not reset it.
-    """
-    last = None
-    for instant in reversed(meta.timeline.latest_states().with_actions(Action.REPLACE_COMMIT,
-                                                                        Action.CLUSTERING).instants):
-        if meta.is_clustering_instant(instant):
-            last = instant.instant_time
-            break
-    return sum(1 for i in meta.timeline.completed_writes() if last is None or i.instant_time > last)
-
-
 # -- scheduling -----------------------------------------------------------------------------
 
 
 def _check_sort_columns(columns: Iterable[str], schema_json: str | None, table: str) -> None:
     if not columns or not schema_json:
         return
-    from hudi_sql.spark.schema import from_avro_schema
 
     struct = from_avro_schema(schema_json)
     names = {f.name: f for f in struct.fields}
@@ -495,8 +382,6 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
             clustering was rolled back.
         ConcurrentWriterError: another run is executing that clustering (its heartbeat is alive).
     """
-    from hudi_sql.commit.transaction import Transaction
-
     configs = configs or HudiConfigs()
     with service_scope(configs):
         meta.reload_timeline()
@@ -532,11 +417,7 @@ def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: Cluste
     """Rewrite every group of *plan* in Spark tasks; the commit metadata of the new files."""
     from pyspark.sql.types import StructType
 
-    from hudi_sql.services.clustering_exec import STATUS_DDL, clusterer_task, handle_options
-    from hudi_sql.spark.schema import from_avro_schema
-
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
-    from hudi_sql.model.file_names import new_file_id
 
     # New file ids are drawn here, once: a retried task writes the same groups under another token.
     rows = [(index, group.partition_path,

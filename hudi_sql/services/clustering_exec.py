@@ -16,10 +16,19 @@ from typing import Any
 
 import pyarrow as pa
 
+from hudi_sql.commit.markers import IOType
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
+from hudi_sql.config.resolve import WriteConfig
 from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.model.payload import Payload
+from hudi_sql.model.schema import COMMIT_SEQNO_FIELD, COMMIT_TIME_FIELD
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+from hudi_sql.spark.schema import to_arrow_schema
+from hudi_sql.storage.layout import TableLayout
+from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
+from hudi_sql.write.plan import HandleOptions
 
 STATUS_DDL = ("partition_path string, file_id string, path string, num_writes long, file_size long, "
                "millis long")
@@ -35,13 +44,6 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
         from pyspark.sql.types import StructType
-
-        from hudi_sql.commit.markers import IOType
-        from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
-        from hudi_sql.spark.schema import to_arrow_schema
-        from hudi_sql.storage.layout import TableLayout
-        from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
-        from hudi_sql.write.plan import HandleOptions
 
         ctx = TaskContext.get()
         task = TaskIdentity(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx \
@@ -84,8 +86,6 @@ def clusterer_task(base_path: str, options_json: str, schema_json: str, sort_col
 
 def _restamp(rows: pa.Table, instant_time: str, partition_id: int) -> pa.Table:
     """Rows as written by this instant (``preserveHoodieMetadata`` false): new commit time and seqno."""
-    from hudi_sql.model.schema import COMMIT_SEQNO_FIELD, COMMIT_TIME_FIELD
-
     n = rows.num_rows
     rows = rows.set_column(rows.schema.get_field_index(COMMIT_TIME_FIELD), COMMIT_TIME_FIELD,
                            pa.array([instant_time] * n, pa.string()))
@@ -97,15 +97,7 @@ def handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: st
                     spark_schema_json: str) -> dict[str, Any]:
     from dataclasses import asdict
 
-    from hudi_sql.config.resolve import WriteConfig
-    from hudi_sql.storage.parquet import FileWriteSettings
-    from hudi_sql.write.plan import HandleOptions
-
     target = configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
-    return asdict(HandleOptions(
-        instant_time=instant_time, table_name=meta.table_name, avro_schema=schema_json,
-        spark_schema_json=spark_schema_json, populate_meta_fields=meta.populate_meta_fields,
-        record_key_fields=tuple(meta.record_key_fields),
-        file=FileWriteSettings.from_config(WriteConfig.of(configs), max_file_size=target), base_path=meta.base_path,
-        storage_settings=meta.storage.settings,
-    ))
+    return asdict(HandleOptions.for_table(
+        meta, instant_time=instant_time, avro_schema=schema_json, spark_schema_json=spark_schema_json,
+        file=FileWriteSettings.from_config(WriteConfig.of(configs), max_file_size=target)))

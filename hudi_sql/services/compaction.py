@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
+from hudi_sql.config.resolve import WriteConfig
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
@@ -45,9 +47,12 @@ from hudi_sql.model.instant_payloads import CompactionOperation, CompactionPlan
 from hudi_sql.services.attempt import attempt, pending_to_run
 from hudi_sql.services.compaction_exec import STATUS_DDL, compactor_task
 from hudi_sql.spark.local_frame import task_frame
+from hudi_sql.spark.schema import from_avro_schema
+from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.plan import HandleOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -153,8 +158,6 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
     Raises:
         ConcurrentWriterError: another run is executing that compaction (its heartbeat is alive).
     """
-    from hudi_sql.commit.transaction import Transaction
-
     configs = configs or HudiConfigs()
     with service_scope(configs):
         meta.reload_timeline()
@@ -177,9 +180,6 @@ def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: Compac
     """Merge every slice of *plan* in Spark tasks; the commit metadata of the new base files."""
     from pyspark.sql.types import StructType
 
-    from hudi_sql.config.resolve import WriteConfig
-    from hudi_sql.spark.schema import from_avro_schema
-
     schema_json = meta.latest_schema()
     struct: StructType = from_avro_schema(schema_json) if schema_json else StructType([])
     rows = []
@@ -192,11 +192,10 @@ def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: Compac
     completed = tuple(meta.timeline.completed_writes().times())
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
-    compactor = compactor_task(meta.base_path, instant_time, struct.json(), meta.table_name, completed,
-                               first.instant_time if first else None, ordering_field, payload,
-                               FileWriteSettings.from_config(WriteConfig.of(configs)), meta.storage,
+    options = HandleOptions.for_table(meta, instant_time=instant_time, avro_schema="", spark_schema_json=struct.json(),
+                                      file=FileWriteSettings.from_config(WriteConfig.of(configs)))
+    compactor = compactor_task(options, completed, first.instant_time if first else None, ordering_field, payload,
                                meta.recomputed_key_spec())
-    from hudi_sql.spark.task_errors import translated_task_errors
 
     with translated_task_errors():  # a damaged log or base file: named, the compaction stays inflight to resume
         statuses = frame.mapInArrow(compactor, STATUS_DDL).collect()

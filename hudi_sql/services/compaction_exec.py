@@ -25,9 +25,7 @@ from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import FILE_NAME_FIELD, RECORD_KEY_FIELD
 from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice, stored_logs
 from hudi_sql.spark.schema import to_arrow_schema
-from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
-from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.write.handles import write_base_file
 from hudi_sql.write.plan import HandleOptions
 
@@ -36,9 +34,8 @@ STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit s
               "corrupt_blocks long, rollback_blocks long, millis long")
 
 
-def compactor_task(base_path: str, instant_time: str, schema_json: str, table_name: str,
-                   completed: tuple[str, ...], timeline_start: str | None, ordering_field: str | None, payload: Payload,
-                   file_settings: FileWriteSettings, storage: Storage, key_spec: RecordKeySpec | None = None,
+def compactor_task(options: HandleOptions, completed: tuple[str, ...], timeline_start: str | None,
+                   ordering_field: str | None, payload: Payload, key_spec: RecordKeySpec | None = None,
                    ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The task function: one input row per file slice (its base file and log paths), one output
     row (:data:`STATUS_DDL`) per base file written.
@@ -55,12 +52,10 @@ def compactor_task(base_path: str, instant_time: str, schema_json: str, table_na
 
         ctx = TaskContext.get()
         token = make_write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()) if ctx else "0-0-0"
-        layout = TableLayout.of(base_path)
-        struct = StructType.fromJson(json.loads(schema_json))
+        layout = TableLayout.of(options.base_path)
+        struct = StructType.fromJson(json.loads(options.spark_schema_json))
         target = to_arrow_schema(struct, with_meta_fields=True)
-        options = HandleOptions(instant_time=instant_time, table_name=table_name, avro_schema="",
-                                spark_schema_json=schema_json, file=file_settings, base_path=base_path,
-                                storage_settings=storage.settings, populate_meta_fields=key_spec is None)
+        storage, instant_time = options.storage, options.instant_time
         for batch in batches:
             for row in batch.to_pylist():
                 started = time.time()

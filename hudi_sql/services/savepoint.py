@@ -52,6 +52,7 @@ from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import RestorePlan, SavepointMetadata
 from hudi_sql.model.timeline import Timeline
+from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
@@ -95,8 +96,6 @@ def plan_savepoint(meta_client: TableMetaClient, instant_time: str | None = None
         HudiTimelineError: the instant is not a completed commit on the active timeline, is
             already savepointed, or is older than what the cleaner retains.
     """
-    from hudi_sql.table.fs_view import FileSystemView
-
     meta_client.reload_timeline()
     timeline = meta_client.timeline
     commits = timeline.completed_writes()

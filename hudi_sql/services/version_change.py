@@ -25,6 +25,7 @@ from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.config.compaction import HudiCompactionConfig
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.instant import Instant
+from hudi_sql.services.compaction import run_compaction, schedule_compaction
 from hudi_sql.table.meta_client import TableMetaClient
 from hudi_sql.table.version import READ_SUPPORT
 
@@ -87,8 +88,6 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, configs: Hu
 def compact_all_log_files(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
     """Run the pending compactions, then one more over every slice that still has log files (the
     step before a change of log naming, in either direction); returns that last compaction."""
-    from hudi_sql.services.compaction import run_compaction, schedule_compaction
-
     meta.reload_timeline()
     for pending in meta.timeline.pending_compactions().instants:
         run_compaction(spark, meta, pending.instant_time, configs)

@@ -55,8 +55,18 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 
-from hudi_sql.errors import HudiConfigError, HudiError
+from hudi_sql.config import HudiConfigs, HudiMetadataConfig, HudiReadConfig, IncrementalFormat, QueryType
+from hudi_sql.config.registry import canonical_key
+from hudi_sql.errors import HudiConfigError, HudiError, UnsupportedFeatureError
+from hudi_sql.read.api import table_struct
+from hudi_sql.read.glob import has_glob, resolve_glob
+from hudi_sql.read.plan import plan_read
+from hudi_sql.read.skipping import ColumnPredicate
 from hudi_sql.spark.slice_read import SliceInputPartition, read_slice, slice_read
+from hudi_sql.spark.table_marker import marked, marker_of, unmarked
+from hudi_sql.storage.fs import Storage
+from hudi_sql.streaming.source import HudiStreamReader
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -65,8 +75,6 @@ if TYPE_CHECKING:
 
     from hudi_sql.read.file_group_reader import FileSliceSpec
     from hudi_sql.read.plan import ReadPlan
-    from hudi_sql.read.skipping import ColumnPredicate
-    from hudi_sql.table.meta_client import TableMetaClient
 
 USE_INSTEAD = (
     "read it by path: spark.read.format('hudi').load('/table/path') (the table's LOCATION); or query it "
@@ -109,9 +117,6 @@ def _table_path(options: Mapping[str, str]) -> str:
 def _with_marker(options: Mapping[str, str], schema: StructType) -> Mapping[str, str]:
     """The options of a read, with the path (and query type) of a catalog table found in its
     schema's marker when Spark passed none (see :mod:`.table_marker`)."""
-    from hudi_sql.config import HudiReadConfig
-    from hudi_sql.spark.table_marker import marker_of
-
     marker = marker_of(schema)
     if options.get("path") or marker is None:
         return options
@@ -124,19 +129,10 @@ def _with_marker(options: Mapping[str, str], schema: StructType) -> Mapping[str,
 
 def _read_options(options: Mapping[str, str]) -> dict[str, str]:
     """The Hudi options of a read, spelled as the registry spells them (Spark lower-cases them)."""
-    from hudi_sql.config.registry import canonical_key
-
     return {canonical_key(str(k)): str(v) for k, v in options.items() if str(k).lower() not in _SPARK_OPTIONS}
 
 
 def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadPlan]:
-    from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
-    from hudi_sql.errors import UnsupportedFeatureError
-    from hudi_sql.read.glob import has_glob, resolve_glob
-    from hudi_sql.read.plan import plan_read
-    from hudi_sql.storage.fs import Storage
-    from hudi_sql.table.meta_client import TableMetaClient
-
     configs = HudiConfigs.of(_read_options(options))
     if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
             and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
@@ -163,18 +159,11 @@ class HudiDataSource(DataSource):
         """The table's columns, marked with its base path (:mod:`.table_marker`): when Spark asks
         while creating a catalog table (``CREATE TABLE t USING hudi LOCATION '...'`` in any
         session), the marker is stored with them, and later reads of ``t`` find the table."""
-        from hudi_sql.config import QueryType
-        from hudi_sql.read.api import table_struct
-        from hudi_sql.spark.table_marker import marked
-
         meta, plan = _plan(_table_path(self.options), self.options)
         return marked(table_struct(plan.schema_json), meta.layout.base_path,
                       read_optimized=plan.query_type is QueryType.READ_OPTIMIZED)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        from hudi_sql.config import HudiConfigs, HudiMetadataConfig
-        from hudi_sql.spark.table_marker import unmarked
-
         options = _with_marker(self.options, schema)
         schema = unmarked(schema)
         meta, plan = _plan(_table_path(options), options)
@@ -190,9 +179,6 @@ class HudiDataSource(DataSource):
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """``spark.readStream.format("hudi").load(path)``: the records of each newly completed
         commit (:mod:`hudi_sql.streaming.source`)."""
-        from hudi_sql.spark.table_marker import unmarked
-        from hudi_sql.streaming.source import HudiStreamReader
-
         options = _with_marker(self.options, schema)
         return HudiStreamReader(_table_path(options), _read_options(options), unmarked(schema))
 
@@ -237,9 +223,6 @@ class SkippingHudiDataSourceReader(HudiDataSourceReader):
     def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
         """Plan away the slices the metadata table's column statistics rule out for the pushed
         filters. Every filter is handed back, for Spark to apply to the rows read."""
-        from hudi_sql.config import HudiConfigs
-        from hudi_sql.read.plan import plan_read
-
         meta, schema, skip_undecodable, options = self._replan
         predicates = [p for f in filters if (p := _predicate(f)) is not None]
         if predicates and self._specs is not None:
@@ -251,8 +234,6 @@ class SkippingHudiDataSourceReader(HudiDataSourceReader):
 def _predicate(pushed: Filter) -> ColumnPredicate | None:
     """A filter Spark pushed, as data skipping reads it (top-level columns only), else ``None``."""
     from pyspark.sql import datasource as ds
-
-    from hudi_sql.read.skipping import ColumnPredicate
 
     negated = isinstance(pushed, ds.Not)
     inner: Any = pushed.child if negated else pushed

@@ -19,6 +19,12 @@ __all__ = ["HUDI_FORMAT_NAMES", "install"]
 import functools
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.read.api import read_table
+from hudi_sql.storage.settings import StorageSettings
+from hudi_sql.storage.uri import is_local
+from hudi_sql.streaming.sink import StreamingSink, start_options
+from hudi_sql.write.api import write
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -49,7 +55,6 @@ def install(spark: SparkSession) -> None:
     def load(self: DataFrameReader, path: Any = None, format: str | None = None, schema: Any = None,
              **options: Any) -> DataFrame:
         if _is_hudi(self, format):
-            from hudi_sql.read.api import read_table
 
             merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
@@ -65,7 +70,6 @@ def install(spark: SparkSession) -> None:
     def save(self: DataFrameWriter, path: str | None = None, format: str | None = None, mode: str | None = None,
              partitionBy: Any = None, **options: Any) -> None:
         if _is_hudi(self, format):
-            from hudi_sql.write.api import write
 
             merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
@@ -77,6 +81,8 @@ def install(spark: SparkSession) -> None:
     def save_as_table(self: DataFrameWriter, name: str, format: str | None = None, mode: str | None = None,
                       partitionBy: Any = None, **options: Any) -> None:
         if _is_hudi(self, format):
+            # Imported here: the root package imports this module (through spark.session) while
+            # it initialises, and its connect() is what saveAsTable runs through.
             from hudi_sql import connect
 
             if partitionBy is not None:
@@ -108,7 +114,6 @@ def _wrap_stream_start(cls: Any) -> None:
               partitionBy: Any = None, queryName: str | None = None, **options: Any) -> Any:
         if not _is_hudi(self, format):
             return original_start(self, path, format, outputMode, partitionBy, queryName, **options)
-        from hudi_sql.streaming.sink import StreamingSink, start_options
 
         merged = _merged_options(self, options)
         base = path or merged.pop("path", None)
@@ -130,8 +135,6 @@ def _wrap_stream_load(cls: Any) -> None:
     def load(self: Any, path: str | None = None, format: str | None = None, schema: Any = None,
              **options: Any) -> Any:
         if _is_hudi(self, format):
-            from hudi_sql.storage.settings import StorageSettings
-            from hudi_sql.storage.uri import is_local
 
             merged = _merged_options(self, options)
             base = path or merged.get("path")

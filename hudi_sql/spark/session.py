@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.spark.datasource import register_datasource
+from hudi_sql.spark.format_hook import install
 from hudi_sql.storage.uri import is_local, qualify
 
 if TYPE_CHECKING:
@@ -125,8 +127,5 @@ def spark_session(
 
 def register(spark: SparkSession) -> None:
     """Make ``spark.read.format("hudi")`` / ``df.write.format("hudi")`` use hudi-sql."""
-    from hudi_sql.spark.datasource import register_datasource
-    from hudi_sql.spark.format_hook import install
-
     install(spark)
     register_datasource(spark)

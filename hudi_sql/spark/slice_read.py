@@ -17,6 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import InputPartition
 
+from hudi_sql.config import QueryType
+from hudi_sql.model.schema import COMMIT_TIME_FIELD, META_FIELDS
+from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
+from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice
+from hudi_sql.read.merge_exec import slice_specs
+from hudi_sql.spark.schema import add_meta_fields, to_arrow_schema
 from hudi_sql.storage.fs import Storage
 
 if TYPE_CHECKING:
@@ -25,8 +31,6 @@ if TYPE_CHECKING:
 
     from hudi_sql.keygen.record_key import RecordKeySpec
     from hudi_sql.model.payload import Payload
-    from hudi_sql.read.bootstrap_read import BootstrapSlice
-    from hudi_sql.read.file_group_reader import FileSliceSpec
     from hudi_sql.read.plan import ReadPlan
     from hudi_sql.table.meta_client import TableMetaClient
 
@@ -78,12 +82,6 @@ def slice_read(meta: TableMetaClient, plan: ReadPlan, schema: StructType, *,
     """The context and the slices of *plan*, read as *schema* (every planned file becomes a
     slice: base files alone, file groups whose logs merge, and bootstrap skeletons with their
     source files)."""
-    from hudi_sql.config import QueryType
-    from hudi_sql.model.schema import META_FIELDS
-    from hudi_sql.read.file_group_reader import FileSliceSpec
-    from hudi_sql.read.merge_exec import slice_specs
-    from hudi_sql.spark.schema import add_meta_fields
-
     ordering_field, payload = meta.record_payload()  # payload class (v6) or merge mode (v8)
     first = meta.timeline.write_timeline().first
     incremental = plan.query_type is QueryType.INCREMENTAL
@@ -103,11 +101,6 @@ def read_slice(context: SliceReadContext, spec: FileSliceSpec | BootstrapSlice) 
     incremental range."""
     import pyarrow.compute as pc
     from pyspark.sql.types import StructType
-
-    from hudi_sql.model.schema import COMMIT_TIME_FIELD
-    from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
-    from hudi_sql.read.file_group_reader import read_file_slice
-    from hudi_sql.spark.schema import to_arrow_schema
 
     target = to_arrow_schema(StructType.fromJson(_json(context.target_schema_json)))
     if isinstance(spec, BootstrapSlice):

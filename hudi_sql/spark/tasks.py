@@ -17,6 +17,8 @@ import pyarrow.compute as pc
 
 from hudi_sql.keygen.auto_key import complete_auto_keys
 from hudi_sql.model.schema import RECORD_KEY_FIELD
+from hudi_sql.spark.schema import to_arrow_schema
+from hudi_sql.write.append_handle import append_handle
 from hudi_sql.write.combine import latest_per_key
 from hudi_sql.write.handles import (
     BUCKET_COLUMN,
@@ -63,8 +65,6 @@ def task_identity() -> TaskIdentity:
 def _target_schema(plan: WritePlan) -> pa.Schema:
     from pyspark.sql.types import StructType
 
-    from hudi_sql.spark.schema import to_arrow_schema
-
     struct = StructType.fromJson(json.loads(plan.handle_options.spark_schema_json))
     return to_arrow_schema(struct, with_meta_fields=True)
 
@@ -91,7 +91,6 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
             return statuses_to_arrow([])
         statuses = create_handle(options, bucket, inserts, target, task)
     elif plan.action == "deltacommit" and not bucket.small_file_inserts and bucket.bootstrap_source_path is None:
-        from hudi_sql.write.append_handle import append_handle
 
         statuses = [append_handle(options, bucket, records, target, task, natural_deletes=natural_deletes)]
     else:

@@ -49,6 +49,10 @@ from hudi_sql.config.sql_aliases import (
     table_type_short_name,
 )
 from hudi_sql.errors import HudiConfigError, HudiKeyError, HudiSqlError, did_you_mean
+from hudi_sql.keygen import key_generator_for
+from hudi_sql.keygen.field_value import resolve_field
+from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql import statements as st
 
 if TYPE_CHECKING:
@@ -296,11 +300,6 @@ def plan_create(
         session: the session's options (``SET hoodie.x=...``).
     """
     from pyspark.sql.types import StructField, StructType
-
-    from hudi_sql.keygen import key_generator_for
-    from hudi_sql.keygen.field_value import resolve_field
-    from hudi_sql.model.schema import META_FIELDS
-    from hudi_sql.spark.schema import avro_schema_json
 
     where = f"CREATE TABLE {name}"
     columns = {f.name.lower(): f.name for f in schema.fields}

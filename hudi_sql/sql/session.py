@@ -23,9 +23,14 @@ __all__ = ["HudiSession", "connect"]
 import logging
 from typing import TYPE_CHECKING, Any
 
+from catalog.spark_catalog import SparkSessionCatalog
+from hudi_sql.spark.session import register, spark_session
 from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.dispatch import run
+from hudi_sql.sql.operations.save_as_table import save_as_table
+from hudi_sql.sql.statements import SetOption
+from hudi_sql.storage.fs import use_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -42,9 +47,6 @@ class HudiSession:
     def __init__(
         self, spark: SparkSession, *, catalog: Catalog | None = None, options: dict[str, str] | None = None
     ) -> None:
-        from catalog.spark_catalog import SparkSessionCatalog
-        from hudi_sql.spark.session import register
-
         register(spark)
         self.spark = spark
         self.catalog: Catalog = catalog if catalog is not None else SparkSessionCatalog(spark)
@@ -70,8 +72,6 @@ class HudiSession:
     def execute(self, statement: st.Statement) -> DataFrame:
         """Run one analysed statement, reaching table storage with the session's store keys as they
         are now (a ``SET spark.hadoop.fs.s3a.endpoint=…`` before it counts)."""
-        from hudi_sql.storage.fs import use_session
-
         use_session(self.spark, self.options)
         return run(self._context, statement)
 
@@ -82,14 +82,10 @@ class HudiSession:
     def save_as_table(self, df: DataFrame, name: str, *, mode: str | None = None,
                       options: dict[str, str] | None = None, partition_by: list[str] | None = None) -> None:
         """``df.write.format("hudi").saveAsTable(name)`` (see :mod:`.operations.save_as_table`)."""
-        from hudi_sql.sql.operations.save_as_table import save_as_table
-
         save_as_table(self._context, df, name, mode=mode, options=options or {}, partition_by=partition_by or ())
 
     def set(self, key: str, value: Any) -> None:
         """``SET key=value`` from Python."""
-        from hudi_sql.sql.statements import SetOption
-
         self.execute(SetOption(key, str(value).lower() if isinstance(value, bool) else str(value)))
 
 
@@ -109,7 +105,5 @@ def connect(
         catalog: the table registry; default Spark's session catalog.
         options: initial session options (as if ``SET`` for each).
     """
-    from hudi_sql.spark.session import spark_session
-
     session = spark if spark is not None else spark_session(**session_args)
     return HudiSession(session, catalog=catalog, options=options)

@@ -33,7 +33,7 @@ file holding one record (``TimelineMetadataUtils.serializeAvroMetadata``: codec 
 ``avro.schema`` in the header), so every value repeats its schema, about 2 KB.
 
 **Exactly as Apache writes them.** The embedded schema is the text Hudi's generated Java
-classes print (:func:`_java_schema`), records built with ``new`` and setters leave ``version``
+classes print (:func:`~hudi_sql.table.avro_container.java_schema`), records built with ``new`` and setters leave ``version``
 null while those built by builders (``HoodiePath``, ``HoodieFSPermission``, the index info)
 carry 1, and the trailer names Hudi 0.15's comparator. Files written here equal Apache's byte
 for byte but for the Avro sync markers (random in Java, derived from the content here), the
@@ -69,20 +69,13 @@ __all__ = [
     "write_bootstrap_index",
 ]
 
-import functools
 import grp
-import hashlib
-import io
-import json
 import os
 import pwd
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
-
-import fastavro
 
 from hudi_sql.errors import HudiError, HudiFileFormatError, HudiKeyError, TableAlreadyExistsError
 from hudi_sql.hfile import HFileReader, write_hfile
@@ -92,6 +85,7 @@ from hudi_sql.storage.guard import check_partition_path
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import is_local
+from hudi_sql.table.avro_container import decode_single, encode_single
 
 #: The one "file id" of both index files (``HFileBootstrapIndex.BOOTSTRAP_INDEX_FILE_ID``).
 INDEX_FILE_ID = "00000000-0000-0000-0000-000000000000-0"
@@ -310,108 +304,6 @@ def _file_group_of(key: bytes, where: str) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Avro values
-
-
-@functools.cache
-def _avsc(name: str) -> dict[str, Any]:
-    text = resources.files("hudi_sql.model").joinpath("avsc", f"{name}.avsc").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-def _java_schema(node: Any, namespace: str, defined: set[str]) -> Any:
-    """*node* as Hudi's generated Java classes print their schema, the text Apache embeds.
-
-    Hudi generates them with ``stringType`` String, which marks every string and map with
-    ``"avro.java.string": "String"``. A record is defined at its first use, named by its short
-    name within its enclosing namespace, and referred to by that name afterwards.
-    """
-    if isinstance(node, list):
-        return [_java_schema(branch, namespace, defined) for branch in node]
-    if node == "string":
-        return {"type": "string", "avro.java.string": "String"}
-    if isinstance(node, str):
-        if node in ("null", "boolean", "int", "long", "float", "double", "bytes"):
-            return node
-        if node in defined:
-            return node
-        return _java_schema(_avsc(node), namespace, defined)
-    kind = node["type"]
-    if kind == "map":
-        return {"type": "map", "values": _java_schema(node["values"], namespace, defined), "avro.java.string": "String"}
-    if kind == "array":
-        return {"type": "array", "items": _java_schema(node["items"], namespace, defined)}
-    if kind != "record":
-        return node
-    defined.add(node["name"])
-    out: dict[str, Any] = {"type": "record", "name": node["name"]}
-    inner = node.get("namespace", namespace)
-    if inner != namespace:
-        out["namespace"] = inner
-    fields = []
-    for field in node["fields"]:
-        entry = {"name": field["name"], "type": _java_schema(field["type"], inner, defined)}
-        if "default" in field:
-            entry["default"] = field["default"]
-        fields.append(entry)
-    out["fields"] = fields
-    return out
-
-
-@functools.cache
-def _schema_json(record: str) -> str:
-    return json.dumps(_java_schema(record, "", set()), separators=(",", ":"))
-
-
-@functools.cache
-def _schema(record: str) -> Any:
-    return fastavro.parse_schema(json.loads(_schema_json(record)))
-
-
-_CONTAINER_HEADER = fastavro.parse_schema({
-    "type": "record", "name": "org.apache.avro.file.Header",
-    "fields": [
-        {"name": "magic", "type": {"type": "fixed", "name": "Magic", "size": 4}},
-        {"name": "meta", "type": {"type": "map", "values": "bytes"}},
-        {"name": "sync", "type": {"type": "fixed", "name": "Sync", "size": 16}},
-    ],
-})
-
-
-def _encode(record: str, datum: Mapping[str, Any]) -> bytes:
-    """An Avro container of one *record*, as Java's ``DataFileWriter`` writes it with codec null.
-
-    The sync marker is derived from the record, so equal records give equal bytes.
-    """
-    body = io.BytesIO()
-    fastavro.schemaless_writer(body, _schema(record), dict(datum))
-    encoded = body.getvalue()
-    sync = hashlib.md5(encoded, usedforsecurity=False).digest()
-    out = io.BytesIO()
-    fastavro.schemaless_writer(out, _CONTAINER_HEADER, {
-        "magic": b"Obj\x01", "meta": {"avro.schema": _schema_json(record).encode()}, "sync": sync})
-    fastavro.schemaless_writer(out, "long", 1)
-    fastavro.schemaless_writer(out, "long", len(encoded))
-    out.write(encoded)
-    out.write(sync)
-    return out.getvalue()
-
-
-def _decode(record: str, value: bytes, where: str) -> dict[str, Any]:
-    """The one *record* of an Avro container, resolved against Hudi's schema as Java does."""
-    if not value.startswith(b"Obj\x01"):
-        raise HudiFileFormatError(f"{where}: the value is not an Avro container (starts with {value[:4]!r})")
-    try:
-        records = list(fastavro.reader(io.BytesIO(value), _schema(record)))
-    except (fastavro.read.SchemaResolutionError, ValueError, TypeError, KeyError, IndexError, EOFError) as e:
-        raise HudiFileFormatError(f"{where}: the value does not read as a {record}: {e}") from e
-    if len(records) != 1 or not isinstance(records[0], dict):
-        raise HudiFileFormatError(f"{where}: expected one {record} in the value, found {len(records)} records")
-    return records[0]
-
-
-# --------------------------------------------------------------------------------------------
 # Reading
 
 
@@ -432,7 +324,7 @@ class BootstrapIndex:
         if raw is None:
             raise HudiFileFormatError(f"{partition_index_path}: the file info has no {INDEX_INFO_KEY.decode()} entry",
                                       help="the bootstrap index is damaged; bootstrap the table again")
-        info = _decode(_INDEX_INFO, raw, f"{partition_index_path} {INDEX_INFO_KEY.decode()}")
+        info = decode_single(_INDEX_INFO, raw, f"{partition_index_path} {INDEX_INFO_KEY.decode()}")
         if info["bootstrapBasePath"] is None:
             raise HudiFileFormatError(f"{partition_index_path}: {INDEX_INFO_KEY.decode()} names no source base path")
         #: Where the source table lives, as the bootstrap was given it.
@@ -471,7 +363,7 @@ class BootstrapIndex:
         if value is None:
             return None
         where = f"{self._file_ids_where} file group {partition_path!r}/{file_id!r}"
-        info = _decode(_FILE_PARTITION_INFO, value, where)
+        info = decode_single(_FILE_PARTITION_INFO, value, where)
         return BootstrapFileMapping(partition_path, file_id, info["bootstrapPartitionPath"] or "",
                                     SourceFile.from_avro(info["bootstrapFileStatus"], where))
 
@@ -484,7 +376,7 @@ class BootstrapIndex:
         value = self._partitions.get(_partition_key(partition_path))
         if value is None:
             return None
-        return _decode(_PARTITION_METADATA, value, f"{self._partitions_where} partition {partition_path!r}")
+        return decode_single(_PARTITION_METADATA, value, f"{self._partitions_where} partition {partition_path!r}")
 
 
 def read_bootstrap_index(base_path: str, *, storage: Storage | None = None) -> BootstrapIndex | None:
@@ -546,7 +438,7 @@ def write_bootstrap_index(
             f"A bootstrap index exists already: {', '.join(existing)}",
             help="the table was bootstrapped before; bootstrap into a new base path")
     partition_entries = sorted(
-        (_partition_key(partition), _encode(_PARTITION_METADATA, {
+        (_partition_key(partition), encode_single(_PARTITION_METADATA, {
             "version": None,
             "bootstrapPartitionPath": group[0].source_partition_path,
             "partitionPath": partition,
@@ -554,7 +446,7 @@ def write_bootstrap_index(
         }))
         for partition, group in by_partition.items())
     file_entries = sorted(
-        (_file_group_key(m.partition_path, m.file_id), _encode(_FILE_PARTITION_INFO, {
+        (_file_group_key(m.partition_path, m.file_id), encode_single(_FILE_PARTITION_INFO, {
             "version": None,
             "bootstrapPartitionPath": m.source_partition_path,
             "bootstrapFileStatus": m.source_file.to_avro(),
@@ -607,6 +499,6 @@ def _by_partition(mappings: Iterable[BootstrapFileMapping]) -> dict[str, list[Bo
 
 
 def _index_file(entries: list[tuple[bytes, bytes]], source_base_path: str, created_at_millis: int) -> bytes:
-    info = _encode(_INDEX_INFO, {"version": 1, "bootstrapBasePath": source_base_path,
+    info = encode_single(_INDEX_INFO, {"version": 1, "bootstrapBasePath": source_base_path,
                                  "createdTimestamp": created_at_millis, "numKeys": len(entries)})
     return write_hfile(entries, file_info={INDEX_INFO_KEY: info}, comparator_class_name=COMPARATOR_CLASS_NAME)

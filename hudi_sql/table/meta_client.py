@@ -37,6 +37,7 @@ from hudi_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
+from hudi_sql.keygen.factory import table_record_key_spec
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import (
@@ -264,7 +265,6 @@ class TableMetaClient:
         """
         if self.populate_meta_fields:
             return None
-        from hudi_sql.keygen.factory import table_record_key_spec
 
         return table_record_key_spec(self.properties)
 

@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hudi_sql.commit.transaction import Transaction, write_scope
 from hudi_sql.config import (
     BootstrapMode,
     HudiBootstrapConfig,
@@ -45,15 +46,27 @@ from hudi_sql.config import (
     TableType,
 )
 from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECTOR, REGEX_SELECTOR
+from hudi_sql.config.concurrency import ConcurrencyConfig
+from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.registry import parse_list
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
-from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT
+from hudi_sql.keygen import key_generator_for
+from hudi_sql.model.commit_metadata import CommitMetadata
+from hudi_sql.model.instant import FULL_BOOTSTRAP_INSTANT, METADATA_BOOTSTRAP_INSTANT, Action
+from hudi_sql.read.bootstrap_read import source_partition_values
 from hudi_sql.spark.hadoop_fs import spark_reads_path
 from hudi_sql.spark.local_frame import task_frame
+from hudi_sql.spark.schema import avro_schema_json
+from hudi_sql.spark.task_errors import translated_task_errors
+from hudi_sql.spark.tasks import WRITE_STATUS_DDL
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import qualify
+from hudi_sql.table.bootstrap_index import BootstrapFileMapping, stat_source_file, write_bootstrap_index
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.client import WriteClient
+from hudi_sql.write.result import group_stats, to_write_stat
+from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -238,8 +251,6 @@ def _bootstrap_full_record(spark: SparkSession, storage: Storage, request: Boots
     *schema*: the metadata-only partitions' columns, which these rows must match. Spark's reader
     discovers partition columns from the folders (typed, as Apache Hudi's full-record bootstrap
     reads them); on a store Spark has no connector for, those columns are strings."""
-    from hudi_sql.write.client import WriteClient
-
     if spark_reads_path(spark, request.source_path):
         reader = spark.read.schema(schema) if schema is not None else spark.read
         source = reader.option("basePath", request.source_path).parquet(
@@ -277,8 +288,6 @@ def _source_frame(spark: SparkSession, storage: Storage, files_by_partition: dic
     with the partition columns the files lack taken from their folder names."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from hudi_sql.read.bootstrap_read import source_partition_values
-
     target = to_arrow_schema(schema)
     rows = [(path, partition) for partition, paths in files_by_partition.items() for path in paths]
 
@@ -304,21 +313,6 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
     written by Spark tasks, one per source file up to the bootstrap parallelism option's number."""
     from dataclasses import replace
 
-    from hudi_sql.commit.transaction import Transaction, write_scope
-    from hudi_sql.config.concurrency import ConcurrencyConfig
-    from hudi_sql.config.metadata import MetadataConfig
-    from hudi_sql.keygen import key_generator_for
-    from hudi_sql.model.commit_metadata import CommitMetadata
-    from hudi_sql.model.instant import Action
-    from hudi_sql.read.bootstrap_read import source_partition_values
-    from hudi_sql.spark.schema import avro_schema_json
-    from hudi_sql.spark.task_errors import translated_task_errors
-    from hudi_sql.spark.tasks import WRITE_STATUS_DDL
-    from hudi_sql.table.bootstrap_index import BootstrapFileMapping, stat_source_file, write_bootstrap_index
-    from hudi_sql.write.client import WriteClient
-    from hudi_sql.write.result import group_stats, to_write_stat
-    from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
-
     fields = parse_list(request.partition_path_field)
     listed = {status.path: status for statuses in partitions.values() for status in statuses}
     specs = [SkeletonSpec(status.path, partition, str(uuid.uuid4()), source_partition_values(partition, fields))
@@ -327,12 +321,13 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
                          table_properties=properties)
     with write_scope(ConcurrencyConfig.of(client.configs), MetadataConfig.of(client.configs)), \
             translated_task_errors():
-        meta = client.create_table(key_generator_for(client.configs, schema=schema), schema)
+        keygen = key_generator_for(client.configs, schema=schema)
+        meta = client.create_table(keygen, schema)
         txn = Transaction.begin(meta, Action.COMMIT, instant_time=METADATA_BOOTSTRAP_INSTANT)
         try:
             txn.start(CommitMetadata({}, BOOTSTRAP_OPERATION))
             schema_json = avro_schema_json(schema, meta.table_name)
-            handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None)
+            handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None, keygen=keygen)
             handle = replace(handle, spark_schema_json=_NO_DATA_COLUMNS)  # a skeleton has meta columns only
             frame = task_frame(spark, [(spec_json(s),) for s in specs], "spec string",
                                max_tasks=client.configs.get(HudiBootstrapConfig.PARALLELISM))

@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
-from hudi_sql.config import HudiConfigs, HudiTableConfig, HudiWriteConfig, IndexType, TableType
+from hudi_sql.config import (
+    HudiCompactionConfig,
+    HudiConfigs,
+    HudiTableConfig,
+    HudiWriteConfig,
+    IndexType,
+    TableType,
+)
 from hudi_sql.config.concurrency import ConcurrencyConfig
 from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.resolve import (
@@ -46,15 +53,33 @@ from hudi_sql.errors import (
     CommitConflictError,
     ConcurrentWriterError,
     HudiConfigError,
-    HudiKeyError,
     HudiSchemaError,
+    TableAlreadyExistsError,
 )
+from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext
+from hudi_sql.index.bucket import bucket_file_ids, bucket_num, plan_bucket_writes
+from hudi_sql.index.factory import index_for
+from hudi_sql.keygen import key_generator_for
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import new_file_id
 from hudi_sql.model.instant import Action
 from hudi_sql.model.payload import Payload
-from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
-from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.model.schema import RECORD_KEY_FIELD
+from hudi_sql.read.bootstrap_read import skeleton_sources
+from hudi_sql.services.archive import maybe_archive
+from hudi_sql.services.clean import maybe_clean
+from hudi_sql.services.clustering import maybe_cluster
+from hudi_sql.services.compaction import (
+    pending_compaction_operations,
+    run_compaction,
+    schedule_compaction,
+    should_trigger,
+)
+from hudi_sql.services.pending_clustering import (
+    check_updates_against_pending_clustering,
+    pending_clustering_file_groups,
+)
+from hudi_sql.services.upgrade import upgrade_table
 from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.storage.fs import Storage
@@ -63,11 +88,10 @@ from hudi_sql.storage.uri import is_local, qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
 from hudi_sql.table.version import DEFAULT_CREATE_VERSION
-from hudi_sql.write.handles import BUCKET_COLUMN, IS_DELETE_COLUMN
 from hudi_sql.write.operation import WriteOperationType
+from hudi_sql.write.overwrite import prepare_overwrite
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
 from hudi_sql.write.plan import (
-    SLOTS,
     BucketInfo,
     BucketType,
     HandleOptions,
@@ -76,13 +100,15 @@ from hudi_sql.write.plan import (
     WritePlan,
 )
 from hudi_sql.write.post_commit import PostCommitAction, post_commit_actions
+from hudi_sql.write.prepare import prepare_records
+from hudi_sql.write.profile import profile_workload
 from hudi_sql.write.result import (
     PostCommitFailure,
     WriteResult,
     group_stats,
     input_is_repeatable,
-    to_write_stat,
 )
+from hudi_sql.write.routing import execute_plan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -187,7 +213,6 @@ class WriteClient:
         if asked is None or asked == meta.table_version:
             return meta
         if asked > meta.table_version and self.configs.get(HudiWriteConfig.AUTO_UPGRADE):
-            from hudi_sql.services.upgrade import upgrade_table
 
             upgrade_table(df.sparkSession, meta, to_version=asked, configs=self.configs)
             return TableMetaClient.load(self.base_path)
@@ -200,8 +225,6 @@ class WriteClient:
         )
 
     def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
-        from hudi_sql.keygen import key_generator_for
-
         return key_generator_for(self.configs, table_properties=meta.properties if meta else None,
                                  schema=df.schema if df is not None else None)
 
@@ -239,7 +262,6 @@ class WriteClient:
         storage.check_reachable(self.base_path)
         exists = TableMetaClient.exists(self.base_path, storage=storage)
         if mode in ("error", "errorifexists", "default") and exists:
-            from hudi_sql.errors import TableAlreadyExistsError
 
             raise TableAlreadyExistsError(f"A Hudi table already exists at '{self.base_path}' (mode '{mode}').")
         if mode == "ignore" and exists:
@@ -264,16 +286,12 @@ class WriteClient:
             operation = WriteOperationType.BULK_INSERT  # Hudi 0.15 (deduceOperation): generated keys, no operation
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
         if operation.is_overwrite:
-            from hudi_sql.write.overwrite import prepare_overwrite
 
             return prepare_overwrite(self, df, meta, keygen, table_schema, operation)
         return self._write_records(df, meta, keygen, table_schema, operation)
 
     def _write_records(self, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
                        table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
-        from hudi_sql.index.base import FILE_ID_COLUMN
-        from hudi_sql.write.prepare import prepare_records
-
         config = self.config
         ordering = config.precombine_field
         index_type = config.index_type
@@ -295,7 +313,7 @@ class WriteClient:
         if cached:
             tagged = tagged.persist()
         try:
-            profile = self._profile(tagged, keygen)
+            profile = profile_workload(tagged, keygen, ordering)
             if meta is None:  # created only once the batch proved valid
                 meta = self.create_table(keygen, prepared.data_schema)
                 view = FileSystemView(meta)
@@ -306,8 +324,6 @@ class WriteClient:
 
                 tagged = tagged.where(F.col(FILE_ID_COLUMN).isNull())
                 profile = WorkloadProfile({p: PartitionWorkload(p, w.inserts) for p, w in profile.partitions.items()})
-            from hudi_sql.services.clustering import check_updates_against_pending_clustering
-
             check_updates_against_pending_clustering(meta, self.configs, {
                 (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
             if (profile.total_inserts == 0 and profile.total_updates == 0
@@ -320,23 +336,24 @@ class WriteClient:
             txn = Transaction.begin(meta, action, instant_time=self.instant_time, snapshot=snapshot,
                                     bucket_index=index_type is IndexType.BUCKET)
             plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
-                              prepared.data_schema, ordering, use_small_files=operation is not
+                              prepared.data_schema, ordering, keygen=keygen, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
-            stats = self._execute(tagged, plan)
+            execution = execute_plan(tagged, plan, self.configs, index_type)
+            self.last_marker_batches = execution.marker_batches
         finally:
             if cached:
                 tagged.unpersist()
             if index is not None:
                 index.release()
         metadata = CommitMetadata(
-            partition_to_write_stats=group_stats(stats), operation_type=operation.value,
+            partition_to_write_stats=group_stats(execution.stats), operation_type=operation.value,
             extra_metadata={**config.commit_extra_metadata, "schema": schema_json},
         )
         txn.complete(metadata)
         failures = self.post_commit(df.sparkSession, meta)
-        return WriteResult(txn.instant_time, operation.value, tuple(stats),
-                           writer_pids=getattr(self, "last_writer_pids", frozenset()), post_commit_failures=failures)
+        return WriteResult(txn.instant_time, operation.value, tuple(execution.stats),
+                           writer_pids=execution.writer_pids, post_commit_failures=failures)
 
     def post_commit(self, spark: Any, meta: TableMetaClient) -> tuple[PostCommitFailure, ...]:
         """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, then
@@ -345,10 +362,6 @@ class WriteClient:
         A commit has landed by now; a failing service never undoes it: it is logged, the next
         service runs, and the failures are returned (the write reports them in its result).
         """
-        from hudi_sql.services.archive import maybe_archive
-        from hudi_sql.services.clean import maybe_clean
-        from hudi_sql.services.clustering import maybe_cluster
-
         services: list[tuple[str, Callable[[], object]]] = [
             ("compaction", lambda: self._inline_compaction(spark, meta)
              if meta.table_type is TableType.MERGE_ON_READ else None),
@@ -376,9 +389,6 @@ class WriteClient:
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
-        from hudi_sql.config import HudiCompactionConfig
-        from hudi_sql.services.compaction import run_compaction, schedule_compaction, should_trigger
-
         inline = self.configs.get(HudiCompactionConfig.INLINE)
         if not (inline or self.configs.get(HudiCompactionConfig.SCHEDULE_INLINE)):
             return
@@ -394,100 +404,25 @@ class WriteClient:
         """The records tagged with their file groups, and the index that did it (to release after the write)."""
         from pyspark.sql import functions as F
 
-        from hudi_sql.index.base import FILE_ID_COLUMN, IndexContext
-        from hudi_sql.index.factory import index_for
-
         if not uses_index or meta is None or view is None or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string")), None
         index = index_for(IndexContext(meta, view, keygen, self.configs, index_type))
         return index.tag_location(records), index
 
-    def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile:
-        """One small aggregate: record counts per (partition, file group, delete?) and null keys."""
-        from pyspark.sql import functions as F
-
-        from hudi_sql.index.base import FILE_ID_COLUMN
-
-        ordering = self.config.precombine_field
-        null_ordering = (F.col(ordering).isNull() & ~F.coalesce(F.col(IS_DELETE_COLUMN), F.lit(False))
-                         if ordering and ordering in tagged.columns else F.lit(False))
-        # The first partition field values of the records whose partition path came out NULL (a
-        # timestamp that does not parse), folded into the same aggregate: the error names them.
-        readable = all(c in tagged.columns for c in keygen.required_columns())
-        unpartitioned = F.when(F.col(PARTITION_PATH_FIELD).isNull(),
-                               keygen.partition_values() if readable else F.lit("?"))
-        rows = (tagged.groupBy(F.col(PARTITION_PATH_FIELD), F.col(FILE_ID_COLUMN), F.col(IS_DELETE_COLUMN),
-                               F.col(RECORD_KEY_FIELD).isNull().alias("_null_key"),
-                               null_ordering.alias("_null_ordering"))
-                .agg(F.count(F.lit(1)).alias("count"), F.first(unpartitioned, ignorenulls=True).alias("_values"))
-                .collect())
-        if any(r["_null_ordering"] for r in rows):
-            # Apache Hudi refuses it in the payload ("Ordering value is null for record"): a
-            # record without ordering value cannot be combined or merged with another.
-            keys = [r[RECORD_KEY_FIELD] for r in tagged.where(null_ordering).select(RECORD_KEY_FIELD).limit(3).collect()]
-            raise HudiKeyError(
-                f"Ordering value is null for record(s) with key {', '.join(repr(k) for k in keys)} "
-                f"(precombine field '{ordering}'); "
-                f"{sum(r['count'] for r in rows if r['_null_ordering'])} record(s) in all.",
-                help="fill the ordering column or filter those rows out; the table was not changed")
-        null_keys = sum(r["count"] for r in rows if r["_null_key"])
-        if null_keys:
-            raise HudiKeyError(
-                f"{null_keys} record(s) have a null or empty record key "
-                f"(field{'s' if len(keygen.record_key_fields) > 1 else ''} "
-                f"{', '.join(keygen.record_key_fields)}).",
-                help="filter those rows out or fill the key; the table was not changed",
-            )
-        unpartitioned_rows = [r for r in rows if r[PARTITION_PATH_FIELD] is None]
-        if unpartitioned_rows:
-            # Apache Hudi fails the write (HoodieKeyGeneratorException); a NULL path would drop the rows.
-            values = next((r["_values"] for r in unpartitioned_rows if r["_values"]), "?")
-            raise HudiKeyError(
-                f"The partition path of {sum(r['count'] for r in unpartitioned_rows)} record(s) cannot be "
-                f"computed: {keygen.partition_failure(values)}.",
-                help="fix those values or the key generator options; the table was not changed")
-        from hudi_sql.storage.guard import check_partition_path
-
-        for partition in {r[PARTITION_PATH_FIELD] for r in rows}:
-            check_partition_path(partition or "")  # a value from data must not leave the table folder
-        inserts: dict[str, int] = defaultdict(int)
-        updates: dict[str, dict[str, int]] = defaultdict(dict)
-        deletes: dict[str, dict[str, int]] = defaultdict(dict)
-        for r in rows:
-            partition, file_id, is_delete, count = r[PARTITION_PATH_FIELD], r[FILE_ID_COLUMN], r[IS_DELETE_COLUMN], \
-                r["count"]
-            if file_id is None:
-                if not is_delete:
-                    inserts[partition] += count
-            elif is_delete:
-                deletes[partition][file_id] = deletes[partition].get(file_id, 0) + count
-            else:
-                updates[partition][file_id] = updates[partition].get(file_id, 0) + count
-        partitions = set(inserts) | set(updates) | set(deletes)
-        return WorkloadProfile({p: PartitionWorkload(p, inserts.get(p, 0), dict(updates.get(p, {})),
-                                                     dict(deletes.get(p, {}))) for p in partitions},
-                               batch_partitions=frozenset(r[PARTITION_PATH_FIELD] for r in rows))
-
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
-                       ordering: str | None) -> HandleOptions:
+                       ordering: str | None, *, keygen: KeyGenerator) -> HandleOptions:
         config = self.config
         payload = self._payload(meta, ordering)
-        return HandleOptions(
-            instant_time=instant_time, table_name=meta.table_name, avro_schema=schema_json,
-            spark_schema_json=from_avro_schema(schema_json).json(), populate_meta_fields=meta.populate_meta_fields,
-            record_key_fields=tuple(meta.record_key_fields),
-            complex_keys=self._key_generator(meta).record_key_spec().composite,  # as the keygen decides
+        return HandleOptions.for_table(
+            meta, instant_time=instant_time, avro_schema=schema_json,
+            spark_schema_json=from_avro_schema(schema_json).json(), file=FileWriteSettings.from_config(config),
+            complex_keys=keygen.record_key_spec().composite,  # as the keygen decides
             ordering_field=ordering, event_time_ordering=payload.rules.ordered_merge,
             payload_class=payload.java_class,
-            file=FileWriteSettings.from_config(config),
             # Unset: Apache Hudi's Spark default (timeline-server markers: a few objects per write)
             # on an object store, where one PUT per data file is costly; direct markers on a local disk.
             marker_type=config.markers_type or ("DIRECT" if is_local(meta.base_path) else "TIMELINE_SERVER_BASED"),
-            base_path=meta.base_path,
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
-            log_files_named_by_instant=meta.table_version >= 8,
-            cdc_logging_mode=mode.value if (mode := TableConfig.of(meta.properties).cdc_logging_mode) else "",
-            storage_settings=meta.storage.settings,
         )
 
     def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:
@@ -519,19 +454,17 @@ class WriteClient:
 
     def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
               operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
-              ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan:
+              ordering: str | None, *, keygen: KeyGenerator, use_small_files: bool,
+              combine_in_task: bool = False) -> WritePlan:
         latest = {p: view.latest_file_slices([p]) if p in view.partition_paths() else []
                   for p in profile.partitions}
         pending: dict[tuple[str, str], str] = {}
         if meta.table_type is TableType.MERGE_ON_READ:
-            from hudi_sql.services.compaction import pending_compaction_operations
 
             pending = pending_compaction_operations(meta)
-        from hudi_sql.services.clustering import pending_clustering_file_groups
 
         busy = frozenset(f for _, f in pending) | frozenset(f for _, f in pending_clustering_file_groups(meta))
         if self.config.index_type is IndexType.BUCKET:
-            from hudi_sql.index.bucket import bucket_file_ids, bucket_num, plan_bucket_writes
 
             with_inserts = [p for p, w in profile.partitions.items() if w.inserts > 0]
             # The file groups an overwrite replaces take no records: every bucket starts a new
@@ -548,7 +481,7 @@ class WriteClient:
         action = "deltacommit" if meta.table_type is TableType.MERGE_ON_READ else "commit"
         sort_mode = self.config.bulk_insert_sort_mode if operation is WriteOperationType.BULK_INSERT else "NONE"
         return WritePlan(operation.value, action, self.handle_options(meta, instant_time, schema_json, data_schema,
-                                                                      ordering), tuple(buckets), tuple(ranges),
+                                                                      ordering, keygen=keygen), tuple(buckets), tuple(ranges),
                          sort_mode=sort_mode, combine_in_task=combine_in_task)
 
     @staticmethod
@@ -556,8 +489,6 @@ class WriteClient:
                           buckets: list[BucketInfo]) -> list[BucketInfo]:
         """Buckets whose base file is a metadata-only bootstrap skeleton merge into its stitched
         rows (:mod:`hudi_sql.read.bootstrap_read`): the write rewrites the group whole."""
-        from hudi_sql.read.bootstrap_read import skeleton_sources
-
         updated = {(b.partition_path, b.file_id) for b in buckets if b.bucket_type is BucketType.UPDATE}
         touched = [s for slices in latest.values() for s in slices if (s.partition_path, s.file_id) in updated]
         sources = skeleton_sources(meta, touched, "write to")
@@ -576,71 +507,3 @@ class WriteClient:
                         file_id=bucket.file_id, path=None, partition_path=None, prev_commit=bucket.prev_commit,
                         num_update_writes=work.updates_by_file_id.get(bucket.file_id, 0)))
         return CommitMetadata({p: tuple(s) for p, s in stats.items()}, operation.value)
-
-    def _execute(self, tagged: DataFrame, plan: WritePlan) -> list[WriteStat]:
-        """Route records to buckets and run one write task per bucket."""
-        from pyspark.sql import functions as F
-
-        from hudi_sql.index.base import FILE_ID_COLUMN
-        from hudi_sql.index.bucket import BUCKET_ID_COLUMN
-        from hudi_sql.spark.tasks import WRITE_STATUS_DDL, bucket_writer
-
-        spark = tagged.sparkSession
-        update_ids = [(b.partition_path, b.file_id, b.bucket_id) for b in plan.buckets
-                      if b.bucket_type is BucketType.UPDATE]
-        routed = tagged
-        if update_ids:
-            updates = local_frame(spark, update_ids, "_up string, _uf string, _ub int")
-            routed = routed.join(F.broadcast(updates), (F.col(PARTITION_PATH_FIELD) == F.col("_up")) & (
-                F.col(FILE_ID_COLUMN) == F.col("_uf")), "left")
-        else:
-            routed = routed.withColumn("_ub", F.lit(None).cast("int"))
-        if plan.insert_ranges:
-            ranges = local_frame(spark, [(r.partition_path, r.lo, r.hi, r.bucket_id) for r in plan.insert_ranges],
-                                 "_ip string, _lo int, _hi int, _ib int")
-            if self.config.index_type is IndexType.BUCKET:
-                from hudi_sql.index.bucket import bucket_hash_fields, bucket_id_column, bucket_num
-
-                # A new bucket b takes the insert range [b, b + 1): route by the bucket number,
-                # which the index left on the records (not on a table's first write).
-                slot = F.col(BUCKET_ID_COLUMN) if BUCKET_ID_COLUMN in routed.columns else bucket_id_column(
-                    F.col(RECORD_KEY_FIELD), bucket_hash_fields(self.configs, plan.handle_options.record_key_fields),
-                    bucket_num(self.configs))
-            elif plan.sort_mode == "GLOBAL_SORT":
-                # Key order decides the file: each new file holds one contiguous key range.
-                from pyspark.sql import Window
-
-                rank = F.percent_rank().over(Window.partitionBy(PARTITION_PATH_FIELD).orderBy(RECORD_KEY_FIELD))
-                slot = F.least(F.floor(rank * SLOTS), F.lit(SLOTS - 1)).cast("int")
-            else:
-                slot = F.pmod(F.xxhash64(F.col(RECORD_KEY_FIELD)), F.lit(SLOTS))
-            routed = routed.withColumn("_slot", slot).join(
-                F.broadcast(ranges),
-                F.col(FILE_ID_COLUMN).isNull() & (F.col(PARTITION_PATH_FIELD) == F.col("_ip"))
-                & (F.col("_slot") >= F.col("_lo")) & (F.col("_slot") < F.col("_hi")), "left")
-        else:
-            routed = routed.withColumn("_ib", F.lit(None).cast("int"))
-        routed = routed.withColumn(BUCKET_COLUMN, F.coalesce(F.col("_ub"), F.col("_ib"))).where(
-            F.col(BUCKET_COLUMN).isNotNull())
-        routing = ("_up", "_uf", "_ub", "_ip", "_lo", "_hi", "_ib", "_slot", BUCKET_ID_COLUMN)
-        keep = [c for c in routed.columns if c not in routing]
-        # About one task per bucket: each task writes whole files, so a few coalesced partitions
-        # would serialise the writes. Spare slots make hash collisions rare; with many buckets
-        # the collisions even out across tasks, and empty tasks would only cost scheduling.
-        parallelism, buckets = spark.sparkContext.defaultParallelism, len(plan.buckets)
-        slots = max(parallelism, min(2 * buckets, buckets + 4 * parallelism))
-        partitioned = routed.select(*keep).repartition(slots, BUCKET_COLUMN)
-        if plan.handle_options.marker_type == "TIMELINE_SERVER_BASED":
-            from hudi_sql.commit.marker_server import MarkerServer
-            from hudi_sql.storage.layout import TableLayout
-
-            host = spark.conf.get("spark.driver.host", "127.0.0.1") or "127.0.0.1"
-            with MarkerServer(TableLayout.of(plan.handle_options.base_path), plan.handle_options.instant_time,
-                              plan.handle_options.storage, host=host) as server:
-                served = replace(plan, handle_options=replace(plan.handle_options, marker_server_url=server.url))
-                statuses = partitioned.mapInArrow(bucket_writer(served), WRITE_STATUS_DDL).collect()
-                self.last_marker_batches = server.batches_written
-        else:
-            statuses = partitioned.mapInArrow(bucket_writer(plan), WRITE_STATUS_DDL).collect()
-        self.last_writer_pids = frozenset(int(row["writer_pid"]) for row in statuses)
-        return [to_write_stat(row.asDict()) for row in statuses]

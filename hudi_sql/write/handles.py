@@ -43,7 +43,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hudi_sql.commit.marker_server import post_marker
 from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
+from hudi_sql.index.bloom_footer import footer_metadata
+from hudi_sql.keygen.arrow_key import arrow_record_keys
+from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE, BaseFileName, make_write_token
 from hudi_sql.model.payload import Payload, merge_columns, merge_with_stored
 from hudi_sql.model.schema import (
@@ -55,9 +59,11 @@ from hudi_sql.model.schema import (
     RECORD_KEY_FIELD,
     conform,
 )
+from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.properties import PartitionMetadata
+from hudi_sql.write.cdc_log import CdcChanges, write_cdc_log
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
 IS_DELETE_COLUMN = "_hoodie_is_delete"
@@ -158,8 +164,6 @@ def write_base_file(storage: Storage, path: str, table: pa.Table, options: Handl
 
 
 def _footer(options: HandleOptions, record_keys: pa.Array | None) -> dict[bytes, bytes]:
-    from hudi_sql.index.bloom_footer import footer_metadata
-
     metadata: dict[bytes, bytes] = {SPARK_ROW_METADATA: _spark_row_metadata(options).encode("utf-8")}
     if options.populate_meta_fields and record_keys is not None:  # an emptied file group too, as Java
         metadata.update(footer_metadata(record_keys.to_numpy(zero_copy_only=False), **options.file.bloom_options()))
@@ -199,7 +203,6 @@ def _next_file_id(file_id: str, step: int) -> str:
 def write_marker(options: HandleOptions, layout: TableLayout, storage: Storage, marker: Marker) -> None:
     """Register *marker* before its data file exists: a marker file, or the driver's marker service."""
     if options.marker_server_url:
-        from hudi_sql.commit.marker_server import post_marker
 
         post_marker(options.marker_server_url, marker.name)
     else:
@@ -336,7 +339,6 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.MERGE, merged)
     cdc_stats: dict[str, int] = {}
     if options.cdc_logging_mode:
-        from hudi_sql.write.cdc_log import CdcChanges, write_cdc_log
 
         # the inserts that landed in the group's own file (overflow files are new groups, read as inserts)
         in_first = max(0, files[0].num_rows - (merged.num_rows - ins_part.num_rows))
@@ -363,7 +365,6 @@ def _stored_rows(storage: Storage, bucket: BucketInfo, target: pa.Schema) -> pa.
     assert bucket.base_file_path is not None
     if bucket.bootstrap_source_path is None:
         return conform(storage.read_parquet(bucket.base_file_path), target)
-    from hudi_sql.read.bootstrap_read import BootstrapSlice, read_bootstrap_slice
 
     return read_bootstrap_slice(BootstrapSlice(bucket.base_file_path, bucket.bootstrap_source_path,
                                                bucket.bootstrap_partition_values), target, storage)
@@ -378,7 +379,5 @@ def _old_record_keys(old: pa.Table, options: HandleOptions) -> pa.Array:
     """Record keys of the stored rows: the meta column, or (meta fields off) the key recomputed."""
     if options.populate_meta_fields:
         return old.column(RECORD_KEY_FIELD).combine_chunks().cast(pa.string())
-    from hudi_sql.keygen.arrow_key import arrow_record_keys
-    from hudi_sql.keygen.record_key import RecordKeySpec
 
     return arrow_record_keys(old, RecordKeySpec(options.record_key_fields, composite=options.complex_keys))

@@ -19,25 +19,31 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
+from hudi_sql.index.base import FILE_ID_COLUMN
+from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
+from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action
 from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.table.fs_view import FileSystemView, match_partitions
 from hudi_sql.write.operation import WriteOperationType
 from hudi_sql.write.plan import WorkloadProfile, WritePlan
-from hudi_sql.write.result import WriteResult, group_stats, input_is_repeatable
+from hudi_sql.write.prepare import prepare_records
+from hudi_sql.write.profile import profile_workload
+from hudi_sql.write.result import PostCommitFailure, WriteResult, group_stats, input_is_repeatable
+from hudi_sql.write.routing import execute_plan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
+    from hudi_sql.config import HudiConfigs
     from hudi_sql.config.resolve import WriteConfig
     from hudi_sql.keygen.base import KeyGenerator
     from hudi_sql.table.meta_client import TableMetaClient
 
 
 class OverwriteHost(Protocol):
-    """The parts of the write client an overwrite reuses (profile, plan, execute, post-commit).
+    """The parts of the write client an overwrite reuses (table creation, plan, post-commit).
 
     A protocol rather than the client class: the client calls into this module, so this module
     naming the client back would make the two one import cycle.
@@ -45,31 +51,25 @@ class OverwriteHost(Protocol):
 
     base_path: str
     config: WriteConfig
-
-    def _profile(self, tagged: DataFrame, keygen: KeyGenerator) -> WorkloadProfile: ...
+    configs: HudiConfigs
 
     def create_table(self, keygen: KeyGenerator, schema: StructType) -> TableMetaClient: ...
 
     def _plan(self, meta: TableMetaClient, view: FileSystemView, profile: WorkloadProfile,
               operation: WriteOperationType, instant_time: str, schema_json: str, data_schema: StructType,
-              ordering: str | None, *, use_small_files: bool, combine_in_task: bool = False) -> WritePlan: ...
+              ordering: str | None, *, keygen: KeyGenerator, use_small_files: bool,
+              combine_in_task: bool = False) -> WritePlan: ...
 
     @staticmethod
     def _workload_metadata(profile: WorkloadProfile, plan: WritePlan,
                            operation: WriteOperationType) -> CommitMetadata: ...
 
-    def _execute(self, tagged: DataFrame, plan: WritePlan) -> list[WriteStat]: ...
-
-    def post_commit(self, spark: Any, meta: TableMetaClient) -> None: ...
+    def post_commit(self, spark: Any, meta: TableMetaClient) -> tuple[PostCommitFailure, ...]: ...
 
 
 def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClient | None, keygen: KeyGenerator,
                       table_schema: StructType | None, operation: WriteOperationType) -> WriteResult:
     from pyspark.sql import functions as F
-
-    from hudi_sql.index.base import FILE_ID_COLUMN
-    from hudi_sql.model.avro_metadata import empty_requested_replace_metadata
-    from hudi_sql.write.prepare import prepare_records
 
     config = client.config
     deleting = operation is WriteOperationType.DELETE_PARTITION
@@ -91,7 +91,7 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
     cached = prepared_records is not None and not input_is_repeatable(df)
     tagged = prepared_records.persist() if cached and prepared_records is not None else prepared_records
     try:
-        profile = client._profile(tagged, keygen) if tagged is not None else WorkloadProfile({})
+        profile = profile_workload(tagged, keygen, ordering) if tagged is not None else WorkloadProfile({})
         if meta is None:  # created only once the batch proved valid
             meta = client.create_table(keygen, data_schema)
         view = FileSystemView(meta)
@@ -112,18 +112,21 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
         schema_json = avro_schema_json(data_schema, meta.table_name)
         txn = Transaction.begin(meta, Action.REPLACE_COMMIT)
         plan = client._plan(meta, view, profile, operation, txn.instant_time, schema_json, data_schema, ordering,
-                            use_small_files=False, combine_in_task=combine_in_task)
+                            keygen=keygen, use_small_files=False, combine_in_task=combine_in_task)
         workload = client._workload_metadata(profile, plan, operation)
         txn.start(workload, requested_payload=empty_requested_replace_metadata())
-        stats: list[WriteStat] = client._execute(tagged, plan) if tagged is not None and plan.buckets else []
+        execution = (execute_plan(tagged, plan, client.configs, config.index_type)
+                     if tagged is not None and plan.buckets else None)
     finally:
         if cached and tagged is not None:
             tagged.unpersist()
     metadata = CommitMetadata(
-        partition_to_write_stats=group_stats(stats), operation_type=operation.value,
+        partition_to_write_stats=group_stats(stats := execution.stats if execution else []),
+        operation_type=operation.value,
         extra_metadata={**client.config.commit_extra_metadata, "schema": schema_json},
         partition_to_replace_file_ids=replaced,
     )
     txn.complete(metadata)
     failures = client.post_commit(df.sparkSession, meta)
-    return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced, post_commit_failures=failures)
+    return WriteResult(txn.instant_time, operation.value, tuple(stats), replaced,
+                       writer_pids=execution.writer_pids if execution else frozenset(), post_commit_failures=failures)

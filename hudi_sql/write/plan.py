@@ -21,10 +21,14 @@ import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.storage.settings import StorageSettings
+
+if TYPE_CHECKING:
+    from hudi_sql.table.meta_client import TableMetaClient
 
 
 class BucketType(str, Enum):
@@ -121,6 +125,22 @@ class HandleOptions:
     cdc_logging_mode: str = ""
     #: Where the table's files are and how to reach them (endpoint, credentials), resolved on the driver.
     storage_settings: StorageSettings = field(default_factory=StorageSettings)
+
+    @classmethod
+    def for_table(cls, meta: TableMetaClient, *, instant_time: str, avro_schema: str, spark_schema_json: str,
+                  file: FileWriteSettings, **choices: Any) -> HandleOptions:
+        """The options of a handle writing into *meta*'s table, the one constructor: what the table
+        fixes (name, key fields, meta fields, where its files live and how to reach them, how its
+        logs are named, CDC) is read here from the table; what the operation chooses (ordering,
+        payload, markers, log block format) comes as *choices*."""
+        cdc_mode = meta.config.cdc_logging_mode
+        return cls(
+            instant_time=instant_time, table_name=meta.table_name, avro_schema=avro_schema,
+            spark_schema_json=spark_schema_json, populate_meta_fields=meta.populate_meta_fields,
+            record_key_fields=tuple(meta.record_key_fields), file=file, base_path=meta.base_path,
+            log_files_named_by_instant=meta.table_version >= 8, cdc_logging_mode=cdc_mode.value if cdc_mode else "",
+            storage_settings=meta.storage.settings, **choices,
+        )
 
     @cached_property
     def storage(self) -> Storage:

@@ -37,6 +37,7 @@ from hudi_sql.keygen.arrow_key import arrow_record_keys
 from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import META_FIELDS, RECORD_KEY_FIELD
+from hudi_sql.spark.tasks import statuses_to_arrow, task_identity
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.write.handles import (
@@ -110,8 +111,6 @@ def skeleton_writer(options: HandleOptions) -> Callable[[Iterator[pa.RecordBatch
     skeleton per row, one write status out per skeleton."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hudi_sql.spark.tasks import statuses_to_arrow, task_identity
-
         task = task_identity()
         for batch in batches:
             statuses = []

@@ -37,17 +37,17 @@ def _options(**extra: str) -> dict[str, str]:
 @pytest.fixture
 def indexes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Index]]:
     """Every index the writes of the test create, in order."""
-    from hudi_sql.index import factory
+    from hudi_sql.write import client as write_client
 
     made: list[Index] = []
-    original = factory.index_for
+    original = write_client.index_for
 
     def spy(context: Any) -> Index:
         index = original(context)
         made.append(index)
         return index
 
-    monkeypatch.setattr(factory, "index_for", spy)
+    monkeypatch.setattr(write_client, "index_for", spy)  # the index each write builds
     yield made
 
 

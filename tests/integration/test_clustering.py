@@ -25,15 +25,13 @@ from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.instant import Action, Instant, State
-from hudi_sql.services.clustering import (
+from hudi_sql.services.clustering import cluster, maybe_cluster, plan_clustering
+from hudi_sql.services.pending_clustering import (
     ALLOW_UPDATE_STRATEGY,
     ClusteringUpdateConflictError,
     check_updates_against_pending_clustering,
-    cluster,
-    maybe_cluster,
     pending_clustering_file_groups,
     pending_clustering_instants,
-    plan_clustering,
 )
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient

@@ -111,11 +111,12 @@ def test_procedures_show_and_validate_the_metadata_table(table: tuple[Any, Path]
 
 def test_bloom_index_reads_key_ranges_and_bloom_filters_from_the_metadata_table(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hudi_sql.index import bloom, factory
+    from hudi_sql.index import bloom
+    from hudi_sql.write import client as write_client
 
     made: list[Index] = []
-    original = factory.index_for
-    monkeypatch.setattr(factory, "index_for", lambda context: made.append(original(context)) or made[-1])
+    original = write_client.index_for
+    monkeypatch.setattr(write_client, "index_for", lambda context: made.append(original(context)) or made[-1])
     monkeypatch.setattr(bloom, "_KEY_RANGES", {})
     path = tmp_path / "bloom_mdt"
     options = {**OPTIONS, "hoodie.index.type": "BLOOM", "hoodie.bloom.index.use.metadata": "true"}

@@ -137,7 +137,7 @@ def test_call_run_clustering_executes_the_pending_clusterings_instants_names(spa
     (y,) = db.sql("CALL run_clustering(table => 'cl_inst', op => 'schedule', selected_partitions => 'p=y')").collect()
     ran = db.sql(f"CALL run_clustering(table => 'cl_inst', op => 'execute', instants => '{y.timestamp}')").collect()
     assert [(r.timestamp, r.state, r.involved_partitions) for r in ran] == [(y.timestamp, "COMPLETED", "p=y")]
-    from hudi_sql.services.clustering import pending_clustering_instants
+    from hudi_sql.services.pending_clustering import pending_clustering_instants
     from hudi_sql.table.meta_client import TableMetaClient
 
     pending = pending_clustering_instants(TableMetaClient.load(str(tmp_path / "cl_inst"))).times()

@@ -234,8 +234,8 @@ def test_option_keys_live_only_in_the_registry() -> None:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_module_is_over_the_size_limit(package: str) -> None:
     big = [f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / package).rglob("*.py")
-           if (n := len(p.read_text().splitlines())) > 650]
-    assert not big, "modules over ~600 lines (split them by concern):\n" + "\n".join(big)
+           if (n := len(p.read_text().splitlines())) > 600]
+    assert not big, "modules over 600 lines (split them by concern):\n" + "\n".join(big)
 
 
 def test_no_leftover_files_in_the_packages() -> None:
@@ -270,3 +270,83 @@ def test_table_files_are_reached_only_through_the_storage_interface() -> None:
             if DIRECT_FILE_ACCESS.search(code) and "def open(" not in code:
                 stray.append(f"{rel}:{number}: {line.strip()}")
     assert not stray, "direct file-system calls outside hudi_sql.storage:\n" + "\n".join(stray)
+
+
+#: Modules that turn trees into text: sqlglot generators extended for our nodes.
+SQL_RENDERERS = ("hudi_sql/sql/dialect.py", "catalog/dialects.py")
+#: How a statement starts; an f-string starting so builds SQL unless it only names a statement in a message.
+STATEMENT_START = re.compile(
+    r"^(SELECT|INSERT|CREATE|ALTER|DROP|SET|MERGE|UPDATE|DELETE|SHOW|DESCRIBE|USE|CALL|REFRESH|MSCK|TRUNCATE|WITH"
+    r"|CACHE|UNCACHE|ANALYZE|EXPLAIN) ")
+#: Where an f-string names a statement for a message: the ``where`` label of an operation, the
+#: ``kind`` / ``what`` argument of a statement's errors, and the ``help`` of an error.
+MESSAGE_NAMES = frozenset({"where", "where_", "kind", "what", "help", "match"})
+_LOGGING = frozenset({"debug", "info", "warning", "error", "exception"})
+
+
+def _message_nodes(tree: ast.Module) -> set[int]:
+    """The ids of every node inside a message: raised errors, error constructors, log calls,
+    message keywords and labels assigned to a message name."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        in_message = isinstance(node, ast.Raise)
+        if isinstance(node, ast.Call):
+            called = getattr(node.func, "attr", None) or getattr(node.func, "id", None) or ""
+            in_message = called in _LOGGING or called.endswith(("Error", "Exception"))
+        if isinstance(node, ast.keyword):
+            in_message = node.arg in MESSAGE_NAMES
+        if isinstance(node, ast.Assign):
+            in_message = all(isinstance(t, ast.Name) and t.id in MESSAGE_NAMES for t in node.targets)
+        if in_message:
+            found.update(id(sub) for sub in ast.walk(node))
+    return found
+
+
+def test_sql_is_built_as_trees_never_as_formatted_text() -> None:
+    """Statements are sqlglot trees rendered by a generator, so every identifier and value is
+    quoted by construction (style: "SQL built as trees"); f-strings may only name a statement
+    in a message."""
+    stray = []
+    for path in sorted(_modules().values()):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in SQL_RENDERERS:
+            continue
+        source = path.read_text()
+        tree = ast.parse(source, str(path))
+        messages = _message_nodes(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.JoinedStr) or id(node) in messages or not node.values:
+                continue
+            first = node.values[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and STATEMENT_START.match(first.value):
+                stray.append(f"{rel}:{node.lineno}: {ast.get_source_segment(source, node)}")
+    assert not stray, "SQL built by formatting text (build a sqlglot tree):\n" + "\n".join(stray)
+
+
+def test_the_sql_text_check_sees_a_formatted_statement() -> None:
+    tree = ast.parse('def f(t):\n    where = f"UPDATE {t}"\n    return spark.sql(f"DROP TABLE {t}")\n')
+    messages = _message_nodes(tree)
+    formatted = [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) and id(n) not in messages]
+    assert [ast.unparse(n) for n in formatted] == ["f'DROP TABLE {t}'"]
+
+
+def _function_level_project_imports(tree: ast.Module) -> Iterator[ast.stmt]:
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PACKAGES):
+                    yield node
+                elif isinstance(node, ast.Import) and any(a.name.split(".")[0] in PACKAGES for a in node.names):
+                    yield node
+
+
+def test_project_modules_are_imported_at_module_level() -> None:
+    """An import inside a function hides a dependency from the reader and from the layer check's
+    eye on import time; the few left say why on the line above (a package still initialising)."""
+    stray = []
+    for path in sorted(_modules().values()):
+        lines = path.read_text().splitlines()
+        for node in _function_level_project_imports(ast.parse("\n".join(lines), str(path))):
+            if not lines[node.lineno - 2].strip().startswith("#"):
+                stray.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert not stray, "function-level project imports without a comment saying why:\n" + "\n".join(stray)

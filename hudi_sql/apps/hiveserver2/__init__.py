@@ -15,13 +15,14 @@ __all__ = ["RunningServer", "start_thriftserver"]
 
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.apps.hiveserver2 import server
+
 if TYPE_CHECKING:
     from hudi_sql.apps.hiveserver2.server import RunningServer, start_thriftserver
 
 
 def __getattr__(name: str) -> Any:
     if name in ("RunningServer", "start_thriftserver"):
-        from hudi_sql.apps.hiveserver2 import server
 
         return getattr(server, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,6 +33,9 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
+from hudi_sql.apps.hiveserver2.server import start_thriftserver
+from hudi_sql.errors import HudiError
+from hudi_sql.spark.session import default_state_dir, spark_session
 from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:
@@ -54,8 +57,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _start_spark(args: argparse.Namespace, spark_conf: dict[str, str]) -> SparkSession:
-    from hudi_sql.spark.session import default_state_dir, spark_session
-
     state_dir = args.state_dir or (os.path.join(args.warehouse, ".hudi-sql")
                                    if args.warehouse and is_local(args.warehouse) else None)
     conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
@@ -76,9 +77,6 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         stop: an event that ends the serving when set.
         stdout, stderr: streams (default the process's).
     """
-    from hudi_sql.apps.hiveserver2.server import start_thriftserver
-    from hudi_sql.errors import HudiError
-
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["thriftserver"]:
         arguments = arguments[1:]

@@ -25,6 +25,7 @@ __all__ = [
 import re
 from typing import TYPE_CHECKING, Any
 
+from catalog.spark_catalog import SparkSessionCatalog
 from hudi_sql.apps.hiveserver2.wire import (
     INTEGRAL_KINDS,
     ColumnSpec,
@@ -117,8 +118,6 @@ def databases(spark: SparkSession, pattern: str | None) -> list[str]:
 
 
 def tables(spark: SparkSession, schema: str | None, table: str | None) -> list[Any]:
-    from catalog.spark_catalog import SparkSessionCatalog
-
     catalog = SparkSessionCatalog(spark)
     regex = jdbc_pattern(table)
     infos = []

@@ -33,8 +33,9 @@ plain binary Thrift (``NOSASL``); :func:`hudi_sql.apps.hiveserver2.sasl.detect_t
 apart by the first byte. One thread serves each connection; the sessions a connection
 opened are closed when it drops.
 
-The module is split: :mod:`.wire` (result sets, Thrift values, error statuses),
-:mod:`.metadata` (the metadata calls), and this one (sessions, the handler, the server).
+The module is split: :mod:`.wire` (result sets, Thrift values, error statuses), :mod:`.sessions`
+(sessions, operations and their registry), :mod:`.metadata` (the metadata calls), and this one (the
+handler and the server).
 """
 
 from __future__ import annotations
@@ -46,10 +47,8 @@ import logging
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from TCLIService import TCLIService
 from TCLIService import ttypes as tt
@@ -57,6 +56,7 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport.TSocket import TSocket
 from thrift.transport.TTransport import TBufferedTransport, TTransportException
 
+from hudi_sql import __version__
 from hudi_sql.apps.hiveserver2.metadata import (
     CATALOGS_SCHEMA,
     COLUMNS_SCHEMA,
@@ -76,13 +76,23 @@ from hudi_sql.apps.hiveserver2.metadata import (
     type_info_rows,
 )
 from hudi_sql.apps.hiveserver2.sasl import SaslError, SaslServerTransport, TransportKind, detect_transport
+from hudi_sql.apps.hiveserver2.sessions import (
+    Connection,
+    ExecutorSession,
+    Service,
+    Session,
+    SqlSession,
+    clone_session,
+    configure,
+    new_handle_id,
+    now_ms,
+)
 from hudi_sql.apps.hiveserver2.wire import (
     DBMS_NAME,
     DEFAULT_FETCH_SIZE,
     MAX_PROTOCOL_VERSION,
     SERVER_NAME,
     ColumnSpec,
-    InvalidHandle,
     ResultSet,
     error_status,
     is_user_error,
@@ -94,81 +104,14 @@ from hudi_sql.apps.hiveserver2.wire import (
 )
 from hudi_sql.config.concurrency import shared_writer_defaults
 from hudi_sql.errors import HudiError, UnsupportedFeatureError
+from hudi_sql.sql.session import HudiSession
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 _log = logging.getLogger(__name__)
 
-# Sessions and operations ---------------------------------------------------------------------------
-
-
-class SqlSession(Protocol):
-    """What one HiveServer2 session runs statements on (:class:`~hudi_sql.sql.session.HudiSession`)."""
-
-    spark: SparkSession
-
-    def sql(self, text: str) -> DataFrame: ...
-
-    def set(self, key: str, value: Any) -> None: ...
-
-
-@dataclass
-class _ExecutorSession:
-    """A session over an injected ``executor(text) -> DataFrame``."""
-
-    spark: SparkSession
-    executor: Callable[[str], DataFrame]
-
-    def sql(self, text: str) -> DataFrame:
-        return self.executor(text)
-
-    def set(self, key: str, value: Any) -> None:
-        self.executor(f"SET {key}={value}")
-
-
-def _clone(spark: SparkSession) -> SparkSession:
-    """A Spark session with *spark*'s state copied (``cloneSession``, not ``newSession``: a new
-    session lacks the ``hudi`` data source registered on *spark* and cannot register it again,
-    as Spark keeps one registry per name)."""
-    from pyspark.sql import SparkSession
-
-    return SparkSession(spark.sparkContext, spark._jsparkSession.cloneSession())
-
-
-@dataclass
-class _Session:
-    key: bytes
-    handle: tt.TSessionHandle
-    user: str
-    protocol: int
-    sql: SqlSession
-    connection: _Connection
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    operations: set[bytes] = field(default_factory=set)
-
-
-@dataclass
-class _Operation:
-    key: bytes
-    handle: tt.TOperationHandle
-    session: _Session
-    result: ResultSet
-    position: int = 0
-    started: int = 0
-    completed: int = 0
-
-
-@dataclass(eq=False)
-class _Connection:
-    sock: socket.socket
-    address: Any
-    user: str | None = None
-    sessions: set[bytes] = field(default_factory=set)
-
-
-def _new_handle_id() -> tt.THandleIdentifier:
-    return tt.THandleIdentifier(guid=uuid.uuid4().bytes, secret=uuid.uuid4().bytes)
+# The handler --------------------------------------------------------------------------------------
 
 
 def _guarded(response: type[Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -191,72 +134,10 @@ def _guarded(response: type[Any]) -> Callable[[Callable[..., Any]], Callable[...
     return wrap
 
 
-class _Service:
-    """State shared by every connection: sessions and operations by handle id."""
-
-    def __init__(self, session_factory: Callable[[], SqlSession]) -> None:
-        self.session_factory = session_factory
-        self.lock = threading.Lock()
-        self.sessions: dict[bytes, _Session] = {}
-        self.operations: dict[bytes, _Operation] = {}
-
-    def session(self, handle: tt.TSessionHandle | None) -> _Session:
-        key = handle.sessionId.guid if handle is not None and handle.sessionId is not None else None
-        with self.lock:
-            session = self.sessions.get(key) if key is not None else None
-        if session is None:
-            raise InvalidHandle("Invalid SessionHandle: the session is closed or unknown.",
-                                 help="open a new connection")
-        return session
-
-    def operation(self, handle: tt.TOperationHandle | None) -> _Operation:
-        key = handle.operationId.guid if handle is not None and handle.operationId is not None else None
-        with self.lock:
-            operation = self.operations.get(key) if key is not None else None
-        if operation is None:
-            raise InvalidHandle("Invalid OperationHandle: the operation is closed or unknown.")
-        return operation
-
-    def add_operation(self, session: _Session, result: ResultSet, op_type: int, started: int) -> _Operation:
-        handle = tt.TOperationHandle(_new_handle_id(), op_type, result.has_result_set)
-        operation = _Operation(handle.operationId.guid, handle, session, result, started=started,
-                               completed=_now_ms())
-        with self.lock:
-            self.operations[operation.key] = operation
-            session.operations.add(operation.key)
-        return operation
-
-    def close_operation(self, operation: _Operation) -> None:
-        with self.lock:
-            self.operations.pop(operation.key, None)
-            operation.session.operations.discard(operation.key)
-
-    def close_session(self, session: _Session) -> None:
-        with self.lock:
-            self.sessions.pop(session.key, None)
-            for key in session.operations:
-                self.operations.pop(key, None)
-            session.operations.clear()
-            session.connection.sessions.discard(session.key)
-
-    def close_all(self) -> None:
-        with self.lock:
-            self.sessions.clear()
-            self.operations.clear()
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def _quote(identifier: str) -> str:
-    return "`" + identifier.replace("`", "``") + "`"
-
-
 class _Handler(TCLIService.Iface):  # type: ignore[misc]
     """``TCLIService`` calls of one connection."""
 
-    def __init__(self, service: _Service, connection: _Connection) -> None:
+    def __init__(self, service: Service, connection: Connection) -> None:
         self.service = service
         self.connection = connection
 
@@ -268,9 +149,9 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
                        MAX_PROTOCOL_VERSION)
         user = self.connection.user or req.username or "anonymous"
         sql = self.service.session_factory()
-        _configure(sql, req.configuration or {})
-        handle = tt.TSessionHandle(_new_handle_id())
-        session = _Session(handle.sessionId.guid, handle, user, protocol, sql, self.connection)
+        configure(sql, req.configuration or {})
+        handle = tt.TSessionHandle(new_handle_id())
+        session = Session(handle.sessionId.guid, handle, user, protocol, sql, self.connection)
         with self.service.lock:
             self.service.sessions[session.key] = session
             self.connection.sessions.add(session.key)
@@ -285,8 +166,6 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
 
     @_guarded(tt.TGetInfoResp)
     def GetInfo(self, req: tt.TGetInfoReq) -> tt.TGetInfoResp:
-        from hudi_sql import __version__
-
         session = self.service.session(req.sessionHandle)
         info = tt.TGetInfoType
         values: dict[int, tt.TGetInfoValue] = {
@@ -309,7 +188,7 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
     @_guarded(tt.TExecuteStatementResp)
     def ExecuteStatement(self, req: tt.TExecuteStatementReq) -> tt.TExecuteStatementResp:
         session = self.service.session(req.sessionHandle)
-        started = _now_ms()
+        started = now_ms()
         with session.lock:
             _log.debug("execute: %s", req.statement)
             result = result_set_from_dataframe(session.sql.sql(req.statement or ""))
@@ -368,7 +247,7 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
     def _metadata(self, handle: tt.TSessionHandle, op_type: int, columns: tuple[ColumnSpec, ...],
                   rows: Callable[[SparkSession], list[tuple[Any, ...]]]) -> tt.TOperationHandle:
         session = self.service.session(handle)
-        started = _now_ms()
+        started = now_ms()
         with session.lock:
             result = ResultSet(columns, rows(session.sql.spark))
         return self.service.add_operation(session, result, op_type, started).handle
@@ -462,33 +341,18 @@ def _no_tokens() -> UnsupportedFeatureError:
     return UnsupportedFeatureError("not supported: delegation tokens (the server's authentication is NONE)")
 
 
-def _configure(sql: SqlSession, configuration: Mapping[str, str]) -> None:
-    """Apply OpenSession's configuration: ``use:database`` -> ``USE``; ``set:hiveconf:k`` and
-    ``set:hivevar:k`` -> ``SET k=v`` (Spark's ``SET hivevar:k=v`` also sets ``k``)."""
-    database = None
-    for key, value in configuration.items():
-        if key == "use:database":
-            database = value
-        elif key.startswith(("set:hiveconf:", "set:hivevar:")):
-            sql.set(key.split(":", 2)[2], value)
-        else:
-            _log.debug("ignoring session configuration %s", key)
-    if database:
-        sql.sql(f"USE {_quote(database)}")
-
-
 # The server ---------------------------------------------------------------------------------------
 
 
 class RunningServer:
     """A started HiveServer2: :attr:`port` (the bound one, also when 0 was asked), :meth:`stop`."""
 
-    def __init__(self, service: _Service, listener: socket.socket) -> None:
+    def __init__(self, service: Service, listener: socket.socket) -> None:
         self._service = service
         self._listener = listener
         self.host, self.port = listener.getsockname()[:2]
         self._stopping = threading.Event()
-        self._connections: dict[_Connection, threading.Thread] = {}
+        self._connections: dict[Connection, threading.Thread] = {}
         self._lock = threading.Lock()
         self._acceptor = threading.Thread(target=self._accept_loop, name=f"hudi-sql-hs2-{self.port}", daemon=True)
         self._acceptor.start()
@@ -538,14 +402,14 @@ class RunningServer:
                     return
                 continue
             sock.settimeout(None)
-            connection = _Connection(sock, address)
+            connection = Connection(sock, address)
             thread = threading.Thread(target=self._serve, args=(connection,), daemon=True,
                                       name=f"hudi-sql-hs2-conn-{address[1] if address else '?'}")
             with self._lock:
                 self._connections[connection] = thread
             thread.start()
 
-    def _serve(self, connection: _Connection) -> None:
+    def _serve(self, connection: Connection) -> None:
         sock = connection.sock
         try:
             first = sock.recv(1, socket.MSG_PEEK)
@@ -611,7 +475,7 @@ def start_thriftserver(spark: SparkSession, *, host: str = "127.0.0.1", port: in
         HudiError: the address cannot be bound (port in use, unknown host).
     """
     if executor is not None:
-        shared = _ExecutorSession(spark, executor)
+        shared = ExecutorSession(spark, executor)
 
         def factory() -> SqlSession:
             return shared
@@ -619,9 +483,7 @@ def start_thriftserver(spark: SparkSession, *, host: str = "127.0.0.1", port: in
         initial = {**shared_writer_defaults(options or {}), **dict(options or {})}
 
         def factory() -> SqlSession:
-            from hudi_sql.sql.session import HudiSession
-
-            return HudiSession(_clone(spark), options=dict(initial))
+            return HudiSession(clone_session(spark), options=dict(initial))
 
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -632,6 +494,6 @@ def start_thriftserver(spark: SparkSession, *, host: str = "127.0.0.1", port: in
     except OSError as e:
         raise HudiError(f"Cannot listen on {host}:{port}: {e.strerror or e}",
                         help="choose another --port, or stop what is using it") from e
-    server = RunningServer(_Service(factory), listener)
+    server = RunningServer(Service(factory), listener)
     _log.info("HiveServer2 listening on %s:%d", server.host, server.port)
     return server

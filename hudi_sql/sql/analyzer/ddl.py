@@ -48,7 +48,7 @@ def analyze_create(ctx: Context, tree: exp.Expr) -> st.Statement:
     if (tree.kind or "").upper() == "VIEW" and not _is_temporary(tree):
         return _analyze_create_view(ctx, tree)
     if not _is_hudi_create(tree):
-        return passthrough(ctx, tree, f"CREATE {tree.kind or ''}".strip(), targets_of(tree))
+        return passthrough(ctx, tree, kind=f"CREATE {tree.kind or ''}".strip(), targets=targets_of(tree))
     if tree.args.get("replace"):
         raise UnsupportedFeatureError("not supported: CREATE OR REPLACE TABLE ... USING hudi")
     if (tree.kind or "").upper() != "TABLE":
@@ -201,7 +201,7 @@ def analyze_drop(ctx: Context, tree: exp.Expr) -> st.Statement:
     assert isinstance(tree, exp.Drop)
     tables = tree.args.get("tables") or ([tree.this] if tree.this else [])
     if (tree.kind or "").upper() != "TABLE" or tree.args.get("temporary"):
-        return passthrough(ctx, tree, f"DROP {tree.kind or ''}".strip(), targets_of(tree))
+        return passthrough(ctx, tree, kind=f"DROP {tree.kind or ''}".strip(), targets=targets_of(tree))
     if len(tables) != 1:
         raise HudiSqlError("DROP TABLE drops one table at a time")
     return st.DropTable(
@@ -217,7 +217,7 @@ def analyze_alter(ctx: Context, tree: exp.Expr) -> st.Statement:
     actions = tree.args.get("actions") or []
     kind = (tree.kind or "").upper()
     if kind != "TABLE" or not actions:
-        return passthrough(ctx, tree, f"ALTER {kind}".strip(), targets_of(tree))
+        return passthrough(ctx, tree, kind=f"ALTER {kind}".strip(), targets=targets_of(tree))
     table = table_name(tree.this)
     sql = statement_sql(ctx, tree)
     first = actions[0]
@@ -240,7 +240,7 @@ def analyze_alter(ctx: Context, tree: exp.Expr) -> st.Statement:
         )
     words = re.match(r"[A-Za-z_ ]*", to_sql(first))
     action = " ".join((words.group(0) if words else "").split()[:2]).upper()
-    return passthrough(ctx, tree, f"ALTER TABLE ... {action}".strip(), (table,))
+    return passthrough(ctx, tree, kind=f"ALTER TABLE ... {action}".strip(), targets=(table,))
 
 
 def _is_set_properties(action: exp.AlterSet) -> bool:

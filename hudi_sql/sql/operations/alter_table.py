@@ -8,22 +8,27 @@ __all__ = ["add_columns", "drop_table", "rename_table", "set_properties"]
 from typing import TYPE_CHECKING
 
 from catalog.base import TableIdent
+from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiTableConfig, TableType
 from hudi_sql.errors import HudiSqlError, TableAlreadyExistsError
+from hudi_sql.model.commit_metadata import CommitMetadata
+from hudi_sql.model.instant import Action
 from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.create_table import declared_schema
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table, run_in_spark
 from hudi_sql.sql.planner import FIXED_PROPERTIES, validate_options
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.properties import table_checksum
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
 def drop_table(ctx: OperationContext, statement: st.DropTable) -> DataFrame:
-    from hudi_sql.storage.fs import Storage
-
     resolved = ctx.lookup(statement.name)
     if resolved is None:
         if statement.if_exists:
@@ -41,9 +46,6 @@ def drop_table(ctx: OperationContext, statement: st.DropTable) -> DataFrame:
 
 @on_hudi_table(lambda statement: statement.table)
 def rename_table(ctx: OperationContext, statement: st.AlterTableRename, resolved: Resolved) -> DataFrame:
-    from hudi_sql.storage.properties import table_checksum
-    from hudi_sql.table.meta_client import TableMetaClient
-
     new_ident = TableIdent(
         (statement.new_name.database or resolved.ident.database).lower(), statement.new_name.name.lower()
     )
@@ -93,12 +95,6 @@ def add_columns(ctx: OperationContext, statement: st.AlterTableAddColumns, resol
     """Hudi's ``AlterHoodieTableAddColumnsCommand``: an empty ``ALTER_SCHEMA`` commit carrying the
     new schema (older files read the new columns as NULL), then the catalog's columns."""
     from pyspark.sql.types import StructType
-
-    from hudi_sql.commit.transaction import Transaction
-    from hudi_sql.model.commit_metadata import CommitMetadata
-    from hudi_sql.model.instant import Action
-    from hudi_sql.spark.schema import avro_schema_json
-    from hudi_sql.table.meta_client import TableMetaClient
 
     facts = ctx.facts(resolved)
     where = f"ALTER TABLE {resolved.ident} ADD COLUMNS"

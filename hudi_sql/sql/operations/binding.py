@@ -43,6 +43,7 @@ from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.analyzer.filters import localized
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import checkpoint_range
@@ -156,8 +157,6 @@ def expanding(view: str) -> Iterator[None]:
 
 def _view_frame(ctx: OperationContext, resolved: Resolved) -> DataFrame:
     """The stored view's query, run through hudi-sql in the view's database (see module doc)."""
-    from hudi_sql.sql.analyzer import analyze
-
     info = resolved.info
     assert info is not None and info.view_text is not None and info.schema is not None
     statements = analyze(info.view_text)

@@ -14,8 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from catalog.base import TableIdent, TableInfo
 from hudi_sql.errors import TableNotFoundError, UnsupportedFeatureError, did_you_mean
+from hudi_sql.read.api import read_table
+from hudi_sql.spark.local_frame import local_frame
+from hudi_sql.spark.schema import from_avro_schema
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.planner import HudiTableFacts
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -64,8 +68,6 @@ class OperationContext:
     def rows(self, schema: str, rows: list[tuple[Any, ...]]) -> DataFrame:
         """A statement's result rows (no timestamp columns), kept in Spark's plan: showing or
         collecting them runs no Spark job."""
-        from hudi_sql.spark.local_frame import local_frame
-
         return local_frame(self.spark, rows, schema)
 
     def metrics(self, result: WriteResult | None, *, affected: int | None = None) -> DataFrame:
@@ -135,9 +137,6 @@ class OperationContext:
         return resolved, self.facts(resolved)
 
     def facts(self, resolved: Resolved) -> HudiTableFacts:
-        from hudi_sql.spark.schema import from_avro_schema
-        from hudi_sql.table.meta_client import TableMetaClient
-
         info = resolved.info
         assert info is not None and info.location is not None
         try:
@@ -161,7 +160,5 @@ class OperationContext:
                  partitions: frozenset[str] | None = None, filters: tuple[ColumnPredicate, ...] = ()) -> DataFrame:
         """A read of the table at *location* planned now; only *partitions* when given, and with
         the query's *filters* for data skipping."""
-        from hudi_sql.read.api import read_table
-
         keep = partitions.__contains__ if partitions is not None else None
         return read_table(self.spark, location, dict(options or {}), partition_filter=keep, data_filters=filters)

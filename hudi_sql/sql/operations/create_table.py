@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from catalog.base import TableIdent
 from hudi_sql.config import HudiWriteConfig
 from hudi_sql.errors import HudiSchemaError, HudiSqlError, TableAlreadyExistsError, did_you_mean
+from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import query
 from hudi_sql.sql.operations.context import OperationContext
@@ -31,6 +32,8 @@ from hudi_sql.sql.planner import (
     validate_options,
     write_options,
 )
+from hudi_sql.storage.fs import Storage
+from hudi_sql.table.meta_client import TableMetaClient, init_table
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -55,15 +58,11 @@ def declared_schema(columns: Sequence[st.ColumnDef]) -> StructType:
 
 def _avro_normalized(schema: StructType, name: str) -> dict[str, str]:
     """Column name (lower case) -> type as the table stores it (Avro has no byte or short)."""
-    from hudi_sql.spark.schema import avro_schema_json, from_avro_schema
-
     stored = from_avro_schema(avro_schema_json(schema, name))
     return {f.name.lower(): f.dataType.simpleString() for f in stored.fields}
 
 
 def create_table(ctx: OperationContext, statement: st.CreateTable) -> DataFrame:
-    from hudi_sql.table.meta_client import TableMetaClient
-
     ident = ctx.ident(statement.name)
     if ctx.catalog.table_exists(ident):
         if statement.if_not_exists:
@@ -96,9 +95,6 @@ def create_table(ctx: OperationContext, statement: st.CreateTable) -> DataFrame:
 def _register_existing(ctx: OperationContext, statement: st.CreateTable, ident: TableIdent, location: str) -> None:
     """``CREATE TABLE t USING hudi LOCATION '...'`` over a table that exists: schema and keys
     come from its ``hoodie.properties`` and latest commit; a declaration must agree."""
-    from hudi_sql.spark.schema import from_avro_schema
-    from hudi_sql.table.meta_client import TableMetaClient
-
     meta = TableMetaClient.load(location)
     schema_json = meta.latest_schema()
     if schema_json is None:
@@ -161,9 +157,6 @@ def _create_new(
     location: str | None,
     source: DataFrame | None,
 ) -> None:
-    from hudi_sql.storage.fs import Storage
-    from hudi_sql.table.meta_client import init_table
-
     storage = Storage()
     catalog = ctx.catalog
     if location is None:

@@ -7,8 +7,11 @@ __all__ = ["describe_table", "show_create_table", "show_table_properties"]
 
 from typing import TYPE_CHECKING
 
-from catalog.base import quote_identifier
-from catalog.spark_catalog import quote_string
+from sqlglot import exp
+
+from catalog.dialects import CatalogSpark, identifier, string
+from catalog.spark_catalog import column_definitions
+from hudi_sql.spark.schema import add_meta_fields
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
@@ -22,26 +25,20 @@ def show_create_table(ctx: OperationContext, statement: st.ShowCreateTable, reso
     facts = ctx.facts(resolved)
     info = resolved.info
     assert info is not None
-    columns = []
-    for field_ in facts.target_schema().fields:
-        line = f"  {quote_identifier(field_.name)} {field_.dataType.simpleString().upper()}"
-        comment = field_.metadata.get("comment") if field_.metadata else None
-        if comment:
-            line += f" COMMENT {quote_string(str(comment))}"
-        columns.append(line)
-    text = [f"CREATE TABLE {resolved.ident.quoted()} (", ",\n".join(columns), ")", "USING hudi"]
+    columns = column_definitions(ctx.spark, facts.target_schema())
+    clauses: list[exp.Expr] = [exp.FileFormatProperty(this=exp.var("hudi"))]
     if info.partition_columns:
-        text.append("PARTITIONED BY (" + ", ".join(quote_identifier(c) for c in info.partition_columns) + ")")
+        clauses.append(exp.PartitionedByProperty(
+            this=exp.Schema(expressions=[identifier(c) for c in info.partition_columns])))
     if info.comment:
-        text.append(f"COMMENT {quote_string(info.comment)}")
+        clauses.append(exp.SchemaCommentProperty(this=string(info.comment)))
     if not info.managed:
-        text.append(f"LOCATION {quote_string(str(info.location))}")
-    if info.properties:
-        props = ",\n".join(
-            f"  {quote_string(k)} = {quote_string(v)}" for k, v in sorted(info.properties.items())
-        )
-        text.append(f"TBLPROPERTIES (\n{props})")
-    return ctx.rows("createtab_stmt string", [("\n".join(text) + "\n",)])
+        clauses.append(exp.LocationProperty(this=string(str(info.location))))
+    clauses += [exp.Property(this=string(k), value=string(v)) for k, v in sorted(info.properties.items())]
+    create = exp.Create(this=exp.Schema(this=resolved.ident.tree(), expressions=columns), kind="TABLE",
+                        properties=exp.Properties(expressions=clauses))
+    text = create.sql(dialect=CatalogSpark, identify=True, pretty=True)
+    return ctx.rows("createtab_stmt string", [(text + "\n",)])
 
 
 @on_hudi_table(lambda statement: statement.table)
@@ -70,8 +67,6 @@ def show_table_properties(
 
 @on_hudi_table(lambda statement: statement.table)
 def describe_table(ctx: OperationContext, statement: st.DescribeTable, resolved: Resolved) -> DataFrame:
-    from hudi_sql.spark.schema import add_meta_fields
-
     facts = ctx.facts(resolved)
     info = resolved.info
     assert info is not None

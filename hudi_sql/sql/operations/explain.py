@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, TableType
+from hudi_sql.keygen import key_generator_for
+from hudi_sql.read.plan import plan_read
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer.filters import localized
 from hudi_sql.sql.insert_planner import plan_insert
@@ -32,6 +34,10 @@ from hudi_sql.sql.operations.merge_into import build_merge
 from hudi_sql.sql.operations.partitions import live_partitions
 from hudi_sql.sql.operations.update_delete import delete_frame, update_frames
 from hudi_sql.sql.planner import HudiTableFacts, read_options, write_options
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.client import WriteClient
+from hudi_sql.write.operation import WriteOperationType
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -61,9 +67,6 @@ def explain(ctx: OperationContext, statement: st.Explain) -> DataFrame:
 
 
 def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
-    from hudi_sql.read.plan import plan_read
-    from hudi_sql.table.meta_client import TableMetaClient
-
     if ref.path is not None:
         location, label = ref.path, ref.path
     else:
@@ -123,9 +126,6 @@ def _explain_query(ctx: OperationContext, statement: st.Explain, inner: st.Selec
 def _record_size(ctx: OperationContext, facts: HudiTableFacts) -> int:
     """Bytes per record as the write path estimates it (:attr:`HudiWriteConfig.RECORD_SIZE_ESTIMATE`
     until a commit wrote enough to measure)."""
-    from hudi_sql.table.meta_client import TableMetaClient
-    from hudi_sql.write.client import WriteClient
-
     meta = TableMetaClient.load(facts.location)
     return int(WriteClient(facts.location, write_options(facts, ctx.options)).sizing(meta).record_size)
 
@@ -141,8 +141,6 @@ def _tag(
 ) -> list[tuple[str, str | None, bool, int]]:
     """(partition, existing file id or None, is delete, records) as the index would tag them."""
     from pyspark.sql import functions as F
-
-    from hudi_sql.keygen import key_generator_for
 
     configs = HudiConfigs.of(dict(options))
     keygen = key_generator_for(
@@ -183,9 +181,6 @@ def _describe_write(
     replaced: list[str] | None = None,
     partitions_read: frozenset[str] | None = None,
 ) -> str:
-    from hudi_sql.table.fs_view import FileSystemView
-    from hudi_sql.table.meta_client import TableMetaClient
-
     meta = TableMetaClient.load(facts.location)
     view = FileSystemView(meta)
     slices = (
@@ -246,8 +241,6 @@ def _describe_write(
 
 
 def _explain_write(ctx: OperationContext, inner: st.Statement) -> str:
-    from hudi_sql.write.operation import WriteOperationType
-
     if isinstance(inner, st.InsertInto):
         _, facts = ctx.hudi_table(inner.table, "EXPLAIN INSERT")
         plan = plan_insert(inner, facts, ctx.options, spark_overwrite_mode=spark_overwrite_mode(ctx))
@@ -286,7 +279,7 @@ def _change_frames(ctx: OperationContext, inner: st.Statement) -> tuple[Any, Any
     pruned = None
     table = inner.target if isinstance(inner, st.MergeInto) else inner.table
     refs: tuple[st.TableRef, ...] = inner.table_refs
-    _, facts = ctx.hudi_table(table, f"EXPLAIN {type(inner).__name__.upper()}")
+    _, facts = ctx.hudi_table(table, what=f"EXPLAIN {type(inner).__name__.upper()}")
     try:
         views = stack.enter_context(bound(ctx, refs))
         if isinstance(inner, st.MergeInto):

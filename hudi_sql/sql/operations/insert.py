@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import HudiSqlError
+from hudi_sql.keygen import key_generator_for
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.insert_planner import align_insert, plan_insert
 from hudi_sql.sql.operations.binding import bound
@@ -79,8 +80,6 @@ def _require_new_keys(
     """``dup.policy=fail`` (or the strict insert mode): refuse the INSERT if any incoming key
     exists, before anything is written; *refused_by* names the setting that asked for it."""
     from pyspark.sql import functions as F
-
-    from hudi_sql.keygen import key_generator_for
 
     configs = HudiConfigs.of(dict(options))
     incoming_keys = key_generator_for(

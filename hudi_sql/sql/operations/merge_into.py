@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiConfigs, HudiWriteConfig, TableType
 from hudi_sql.errors import HudiSqlError, did_you_mean
+from hudi_sql.keygen import key_generator_for
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.sql import statements as st
@@ -177,7 +178,7 @@ def build_merge(
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    name = f"MERGE INTO {facts.name}"
+    where = f"MERGE INTO {facts.name}"
     refs = statement.table_refs
     target_alias = statement.target_alias or facts.name
     source_alias = statement.source_alias or _DEFAULT_SOURCE_ALIAS
@@ -191,7 +192,7 @@ def build_merge(
     source_columns = {c.lower(): c for c in source_df.columns}
     ordering = facts.precombine_field if facts.precombine_field and facts.precombine_field.lower() in lowered \
         else None  # the table's ordering field, when its schema has it
-    incoming_ordering = _incoming_ordering(statement, ordering, source_columns, name)
+    incoming_ordering = _incoming_ordering(statement, ordering, source_columns, where)
     kinds = {c.kind for c in statement.clauses}
     partitions = None
     if facts.partition_fields and st.MergeClauseKind.NOT_MATCHED_BY_SOURCE not in kinds:
@@ -219,7 +220,7 @@ def build_merge(
         found = source_columns.get(wanted.lower())
         if found is None:
             raise HudiSqlError(
-                f"{name}: {clause} needs a source column '{wanted}' for target column '{wanted}'."
+                f"{where}: {clause} needs a source column '{wanted}' for target column '{wanted}'."
                 f"{did_you_mean(wanted, list(source_df.columns))}",
                 help="name the columns: UPDATE SET col = expr / INSERT (cols) VALUES (exprs)",
             )
@@ -243,7 +244,7 @@ def build_merge(
         else:
             assert not isinstance(clause.assignments, st.Star)
             for assignment in clause.assignments:
-                target_column = facts.column(assignment.column, name)
+                target_column = facts.column(assignment.column, where)
                 values[lowered[target_column.lower()]] = expr(assignment.value)
         clause_values.append(values)
     assert chosen is not None  # the analyzer requires a WHEN clause
@@ -326,7 +327,7 @@ def build_merge(
         *[F.lit(None).cast(f.dataType).alias(f.name) for f in ordered], *stored
     )
     deletes = deleted.unionByName(moved).select(*key_names, *[f.name for f in ordered])
-    return MergeFrames(name, changes, upserts, deletes, identity, dedup, partitions)
+    return MergeFrames(where, changes, upserts, deletes, identity, dedup, partitions)
 
 
 def _incoming_ordering(statement: st.MergeInto, ordering: str | None, source_columns: Mapping[str, str],
@@ -368,8 +369,6 @@ def _source_partitions(
     become partition paths exactly as the write would form them.
     """
     from pyspark.sql import functions as F
-
-    from hudi_sql.keygen import key_generator_for
 
     if not all(p.lower() in equated for p in facts.partition_fields):
         return None

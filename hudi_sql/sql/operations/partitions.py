@@ -19,20 +19,22 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiWriteConfig
 from hudi_sql.errors import HudiSqlError, did_you_mean
+from hudi_sql.read.plan import partition_values
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import write_frame
 from hudi_sql.sql.planner import HudiTableFacts, spec_matches, write_options
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.layout import TableLayout
+from hudi_sql.table.fs_view import FileSystemView
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
 def live_partitions(facts: HudiTableFacts) -> list[str]:
-    from hudi_sql.table.fs_view import FileSystemView
-    from hudi_sql.table.meta_client import TableMetaClient
-
     view = FileSystemView(TableMetaClient.load(facts.location))
     if view.is_empty:
         return []
@@ -40,8 +42,6 @@ def live_partitions(facts: HudiTableFacts) -> list[str]:
 
 
 def decoded_partition(facts: HudiTableFacts, partition: str) -> dict[str, str] | None:
-    from hudi_sql.read.plan import partition_values
-
     return partition_values(
         partition, facts.partition_fields, hive_style=facts.hive_style, url_encoded=facts.url_encode
     )
@@ -88,8 +88,6 @@ def delete_partitions(ctx: OperationContext, facts: HudiTableFacts, partitions: 
 
 @on_hudi_table(lambda statement: statement.table)
 def drop_partition(ctx: OperationContext, statement: st.AlterTableDropPartition, resolved: Resolved) -> DataFrame:
-    from hudi_sql.storage.fs import Storage
-
     facts = ctx.facts(resolved)
     where = f"ALTER TABLE {resolved.ident} DROP PARTITION"
     if not facts.partition_fields:
@@ -115,7 +113,6 @@ def drop_partition(ctx: OperationContext, statement: st.AlterTableDropPartition,
     if doomed:
         delete_partitions(ctx, facts, doomed)
         if statement.purge:
-            from hudi_sql.storage.layout import TableLayout
 
             layout = TableLayout.of(facts.location)
             for partition in doomed:

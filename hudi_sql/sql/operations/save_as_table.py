@@ -22,9 +22,12 @@ __all__ = ["save_as_table"]
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
 from hudi_sql.errors import HudiSqlError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer.refs import parse_table_name
+from hudi_sql.sql.dialect import generate
 from hudi_sql.sql.operations.binding import register_view, temp_views
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.create_table import create_table
@@ -71,5 +74,5 @@ def save_as_table(ctx: OperationContext, df: DataFrame, name: str, *, mode: str 
             partitioned_by=tuple(partition_by),
             location=location,
             properties=properties,
-            as_query=st.Query(f"SELECT * FROM `{view}`"),
+            as_query=st.Query(generate(exp.select("*").from_(exp.Table(this=exp.to_identifier(view, quoted=True))))),
         ))

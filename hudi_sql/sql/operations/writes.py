@@ -13,11 +13,17 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiWriteConfig
+from hudi_sql.commit.rollback import rollback_failed_writes, rollback_latest_commit
+from hudi_sql.config import HudiConfigs, HudiWriteConfig
 from hudi_sql.errors import CommitStateUnknownError, HudiError
+from hudi_sql.model.schema import META_FIELDS, RECORD_KEY_FIELD
+from hudi_sql.sql.operations.columns import column
 from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
 from hudi_sql.sql.operations.pipeline import checkpoint_options
 from hudi_sql.sql.planner import HudiTableFacts, write_options
+from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.api import write
+from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -32,8 +38,6 @@ def write_frame(
 ) -> WriteResult:
     """One :func:`hudi_sql.write`; if it fails before committing, its instant is rolled back now
     (not left for the next writer), unless the commit's outcome is unknown."""
-    from hudi_sql.write.api import write
-
     try:
         return write(df, facts.location, {**options, **checkpoint_options()})
     except CommitStateUnknownError:
@@ -44,9 +48,6 @@ def write_frame(
 
 
 def rollback_pending(location: str) -> None:
-    from hudi_sql.commit.rollback import rollback_failed_writes
-    from hudi_sql.table.meta_client import TableMetaClient
-
     try:
         rollback_failed_writes(TableMetaClient.load(location))
     except (HudiError, OSError):  # the next writer rolls it back anyway
@@ -61,8 +62,8 @@ def key_columns(facts: HudiTableFacts) -> list[str]:
     lowered = {n.lower(): n for n in names}
     wanted = [*facts.record_key_fields, *facts.partition_fields]
     out: list[str] = []
-    for column in wanted:
-        name = lowered.get(column.split(".")[0].lower())
+    for field_name in wanted:
+        name = lowered.get(field_name.split(".")[0].lower())
         if name is not None and name not in out:
             out.append(name)
     return out
@@ -71,9 +72,6 @@ def key_columns(facts: HudiTableFacts) -> list[str]:
 def stored_key_columns(facts: HudiTableFacts, alias: str) -> list[Column]:
     """The stored ``_hoodie_record_key`` of a table whose keys were generated (no record key
     fields): rows an UPDATE, DELETE or MERGE rewrites keep their key (empty for other tables)."""
-    from hudi_sql.model.schema import RECORD_KEY_FIELD
-    from hudi_sql.sql.operations.columns import column
-
     return [] if facts.record_key_fields else [column(RECORD_KEY_FIELD, alias).alias(RECORD_KEY_FIELD)]
 
 
@@ -106,9 +104,6 @@ def write_changes(
             another partition): report the rows as updated, not as inserted and deleted.
         upsert_options: options of this statement's upsert only (e.g. MERGE's ordered payload).
     """
-    from hudi_sql.commit.rollback import rollback_latest_commit
-    from hudi_sql.table.meta_client import TableMetaClient
-
     upsert_options = write_options(facts, ctx.options, {**(upsert_options or {}),
                                                         HudiWriteConfig.OPERATION.key: "upsert"})
     delete_options = write_options(facts, ctx.options, {HudiWriteConfig.OPERATION.key: "delete"})
@@ -129,8 +124,6 @@ def write_changes(
         return ctx.metrics(write_frame(ctx, facts, frame.limit(0), options))
     if one_commit and deletes is not None and not global_index(facts, ctx.options):
         from pyspark.sql import functions as F
-
-        from hudi_sql.write.handles import IS_DELETE_COLUMN
 
         # a delete record has every column of the table, null where the key does not say
         missing = [f for f in facts.target_schema().fields if f.name not in deletes.columns]
@@ -174,15 +167,11 @@ def write_changes(
 
 def global_index(facts: HudiTableFacts, session: Mapping[str, str]) -> bool:
     """Whether the table's index (as the session and table set it) is a global one."""
-    from hudi_sql.config import HudiConfigs
-
     return bool(HudiConfigs.of(write_options(facts, session)).get(HudiWriteConfig.INDEX_TYPE).is_global)
 
 
 def drop_meta_columns(df: DataFrame) -> DataFrame:
     """*df* without Hudi's five meta columns (``_hoodie_commit_time``, ...)."""
-    from hudi_sql.model.schema import META_FIELDS
-
     present = [c for c in df.columns if c in META_FIELDS]
     return df.drop(*present) if present else df
 

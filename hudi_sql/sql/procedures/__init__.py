@@ -21,13 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
+from hudi_sql.sql.planner import write_options
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from hudi_sql.sql.operations.context import OperationContext
     from hudi_sql.sql.planner import HudiTableFacts
-    from hudi_sql.table.meta_client import TableMetaClient
 
 #: Modules holding procedures, imported on the first CALL.
 MODULES = [
@@ -146,19 +148,14 @@ class ProcedureContext:
                 help="name the table as 'table' or 'database.table', or pass path => '...'",
             )
         name = st.TableName(parts[0] if len(parts) == 2 else None, parts[-1])
-        _, facts = self.runner.hudi_table(name, f"CALL {self.name}")
+        _, facts = self.runner.hudi_table(name, what=f"CALL {self.name}")
         return facts
 
     def meta(self, args: Mapping[str, Any]) -> TableMetaClient:
-        from hudi_sql.table.meta_client import TableMetaClient
-
         return TableMetaClient.load(self.table_location(args))
 
     def write_configs(self, args: Mapping[str, Any], extra: Mapping[str, str] | None = None) -> Any:
         """The table's write options (session and table properties layered) plus *extra*."""
-        from hudi_sql.config import HudiConfigs
-        from hudi_sql.sql.planner import write_options
-
         base: dict[str, str] = {}
         if args.get("table"):
             base = write_options(self.facts(str(args["table"])), self.runner.options)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from catalog.hive.config import HiveSyncConfig
+from hudi_sql.config import HudiBootstrapConfig, TableType
+from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
+from hudi_sql.write.bootstrap import BootstrapRequest
+from hudi_sql.write.bootstrap import run_bootstrap as bootstrap
 
 
 @procedure(
@@ -34,12 +39,6 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, proced
     "selector_class chooses full-record or metadata-only partitions.",
 )
 def run_bootstrap(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from catalog.hive.config import HiveSyncConfig
-    from hudi_sql.config import HudiBootstrapConfig, TableType
-    from hudi_sql.errors import UnsupportedFeatureError
-    from hudi_sql.write.bootstrap import BootstrapRequest
-    from hudi_sql.write.bootstrap import run_bootstrap as bootstrap
-
     if str(args["base_file_format"]).upper() != "PARQUET":
         raise UnsupportedFeatureError(f"CALL run_bootstrap: base_file_format '{args['base_file_format']}'.",
                                       help="hudi-sql writes PARQUET base files")

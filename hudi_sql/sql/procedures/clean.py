@@ -6,6 +6,8 @@ import importlib.util
 from typing import Any
 
 from hudi_sql.config import HudiServiceConfig
+from hudi_sql.services.clean import CLEAN_METADATA_VERSION, clean
+from hudi_sql.services.clean import show_cleans as completed_cleans
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 
 #: The cleaner is a separate capability (hudi_sql.services.clean); its procedures exist with it.
@@ -45,8 +47,6 @@ if AVAILABLE:
     def run_clean(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         import time
 
-        from hudi_sql.services.clean import CLEAN_METADATA_VERSION, clean
-
         extra = parse_options(args["options"], "CALL run_clean")
         extra.update({key: str(args[name]) for name, key in _ARG_OPTIONS.items() if args[name] is not None})
         configs = ctx.write_configs(args, extra)
@@ -75,8 +75,6 @@ if AVAILABLE:
         description="Completed cleans, newest first.",
     )
     def show_cleans(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-        from hudi_sql.services.clean import show_cleans as completed_cleans
-
         columns = (
             "clean_time",
             "action",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hudi_sql.commit.rollback import rollback_latest_commit
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant
@@ -128,8 +129,6 @@ def show_commit_extra_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> l
     description="Roll back a completed commit (the latest one; later commits must go first).",
 )
 def rollback_to_instant(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.commit.rollback import rollback_latest_commit
-
     meta = ctx.meta(args)
     instant_time = str(args["instant_time"])
     if not meta.timeline.completed_writes().contains_time(instant_time):

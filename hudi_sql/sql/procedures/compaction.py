@@ -7,6 +7,8 @@ from typing import Any
 from hudi_sql.config import TableType
 from hudi_sql.errors import HudiError, HudiSqlError
 from hudi_sql.model.instant import Action, State
+from hudi_sql.services.compaction import run_compaction as execute
+from hudi_sql.services.compaction import schedule_compaction, should_trigger
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -62,9 +64,6 @@ def _compactions(meta: TableMetaClient) -> list[tuple[str, str]]:
     "compactions of a MERGE_ON_READ table.",
 )
 def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.compaction import run_compaction as execute
-    from hudi_sql.services.compaction import schedule_compaction, should_trigger
-
     op = _OPS.get(str(args["op"]).strip().lower())
     if op is None:
         raise HudiSqlError(

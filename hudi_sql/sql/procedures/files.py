@@ -8,6 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 from hudi_sql.errors import HudiFileFormatError, HudiSqlError
+from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import normalize_instant_time
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 from hudi_sql.table.fs_view import FileSystemView
@@ -127,8 +128,6 @@ def _histogram(name: str, sizes: list[int]) -> tuple[Any, ...]:
     description="File size statistics per commit (of the files on storage), and over all files.",
 )
 def stats_file_sizes(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.model.file_names import BaseFileName, LogFileName
-
     meta = ctx.meta(args)
     view = FileSystemView(meta, include_uncommitted=True)
     by_commit: dict[str, list[int]] = defaultdict(list)

@@ -14,14 +14,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hudi_sql.config.metadata import HudiMetadataConfig
+from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config.metadata import HudiMetadataConfig, MetadataConfig, metadata_scope
 from hudi_sql.errors import HudiSqlError
+from hudi_sql.metadata.index_keys import column_hash, partition_hash
+from hudi_sql.metadata.layout import MetadataPartition
+from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions
+from hudi_sql.metadata.sync import storage_listing
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
 
 def _reader(ctx: ProcedureContext, args: dict[str, Any]) -> Any:
-    from hudi_sql.metadata.reader import MetadataTableReader
-
     meta = ctx.meta(args)
     reader = MetadataTableReader.open(meta)
     if reader is None:
@@ -65,9 +68,6 @@ def show_metadata_table_files(ctx: ProcedureContext, args: dict[str, Any]) -> li
                 "all) of one partition (default all).",
 )
 def show_metadata_table_column_stats(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.metadata.index_keys import column_hash, partition_hash
-    from hudi_sql.metadata.layout import MetadataPartition
-
     reader = _reader(ctx, args)
     if not reader.has(MetadataPartition.COLUMN_STATS):
         raise HudiSqlError(f"CALL {ctx.name}: the metadata table has no column_stats partition.",
@@ -97,8 +97,6 @@ def show_metadata_table_column_stats(ctx: ProcedureContext, args: dict[str, Any]
                 "the files on which the two disagree.",
 )
 def validate_metadata_table_files(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.metadata.sync import storage_listing
-
     reader = _reader(ctx, args)
     listing = reader.file_listing()
     stored = storage_listing(reader.data)
@@ -120,10 +118,6 @@ def validate_metadata_table_files(ctx: ProcedureContext, args: dict[str, Any]) -
                 "partitions the session's options turn on).",
 )
 def create_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.commit.timeline_writer import TimelineWriter
-    from hudi_sql.config.metadata import MetadataConfig, metadata_scope
-    from hudi_sql.metadata.reader import declared_partitions
-
     meta = ctx.meta(args)
     config = MetadataConfig.of(ctx.write_configs(args))
     started = time.time()
@@ -142,8 +136,6 @@ def create_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
                 "builds it anew).",
 )
 def delete_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.commit.timeline_writer import TimelineWriter
-
     meta = ctx.meta(args)
     with TimelineWriter(meta).transaction("delete the metadata table") as writer:
         writer.retire_metadata_table()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hudi_sql.config import HudiConfigs
+from hudi_sql.report import table_report as build
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 
 
@@ -21,9 +23,6 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, proced
     "self-contained HTML page with plots, or as JSON (format => 'json'); out => writes it to a file.",
 )
 def table_report(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.config import HudiConfigs
-    from hudi_sql.report import table_report as build
-
     meta = ctx.meta(args)
     extra = parse_options(args["options"], "CALL table_report")
     configs = HudiConfigs.layered(meta.properties, ctx.write_configs(args, extra).raw())

@@ -8,7 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from catalog.hive.config import HiveSyncConfig
+from catalog.hive.sync import HiveSyncTool
+from hudi_sql.config import HudiServiceConfig, HudiTableConfig
+from hudi_sql.errors import HudiSqlError
+from hudi_sql.read.plan import partition_values
+from hudi_sql.services.archive import archive, read_archived_instants
+from hudi_sql.services.clustering import cluster
+from hudi_sql.services.savepoint import create_savepoint as create
+from hudi_sql.services.savepoint import delete_savepoint as delete
+from hudi_sql.services.savepoint import restore_to_savepoint
+from hudi_sql.services.savepoint import show_savepoints as show
+from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
+from hudi_sql.table.fs_view import FileSystemView
 
 
 @procedure(
@@ -18,8 +31,6 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, proced
     description="Pin a completed commit (default the latest) so the cleaner keeps its files.",
 )
 def create_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.savepoint import create_savepoint as create
-
     create(ctx.meta(args), args["commit_time"], user=args["user"], comments=args["comments"])
     return [(True,)]
 
@@ -31,16 +42,11 @@ def create_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
     description="Completed savepoints, newest first.",
 )
 def show_savepoints(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.savepoint import show_savepoints as show
-
     return [(row["savepoint_time"],) for row in show(ctx.meta(args))]
 
 
 def _savepoint_or_latest(ctx: ProcedureContext, meta: Any, instant_time: str | None) -> str:
     """*instant_time*, or the newest savepoint when none is given (as Apache Hudi's procedures do)."""
-    from hudi_sql.errors import HudiSqlError
-    from hudi_sql.services.savepoint import show_savepoints as show
-
     if instant_time:
         return instant_time
     savepoints = show(meta)
@@ -57,8 +63,6 @@ def _savepoint_or_latest(ctx: ProcedureContext, meta: Any, instant_time: str | N
     description="Remove a savepoint, the newest when instant_time is not given (its files become cleanable again).",
 )
 def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.savepoint import delete_savepoint as delete
-
     meta = ctx.meta(args)
     delete(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
     return [(True,)]
@@ -72,8 +76,6 @@ def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
                 "commit is rolled back (a restore instant).",
 )
 def rollback_to_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.savepoint import restore_to_savepoint
-
     meta = ctx.meta(args)
     restore_to_savepoint(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
     return [(True,)]
@@ -88,8 +90,6 @@ def rollback_to_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
                 "(both inclusive).",
 )
 def show_archived_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.archive import read_archived_instants
-
     start, end = str(args["start_ts"] or ""), str(args["end_ts"] or "")
     rows = [(r["commitTime"], r["actionType"], r["state"]) for r in read_archived_instants(ctx.meta(args))
             if (not start or str(r["commitTime"]) >= start) and (not end or str(r["commitTime"]) <= end)]
@@ -109,9 +109,6 @@ def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
 
     ``enable_metadata`` is accepted for Apache Hudi's scripts: hudi-sql keeps no metadata table.
     """
-    from hudi_sql.config import HudiServiceConfig
-    from hudi_sql.services.archive import archive
-
     limits = {HudiServiceConfig.ARCHIVE_MIN_COMMITS.key: str(args["min_commits"]),
               HudiServiceConfig.ARCHIVE_MAX_COMMITS.key: str(args["max_commits"]),
               HudiServiceConfig.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])}
@@ -129,10 +126,6 @@ def archive_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[A
     "op => 'execute' with instants => 't1,t2' runs those pending clusterings, one row each.",
 )
 def run_clustering(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.config import HudiServiceConfig
-    from hudi_sql.errors import HudiSqlError
-    from hudi_sql.services.clustering import cluster
-
     op = str(args["op"]).lower()
     if op not in ("schedule", "execute", "scheduleandexecute"):
         raise HudiSqlError(f"CALL run_clustering: op '{args['op']}' is not schedule, execute or scheduleAndExecute.")
@@ -177,12 +170,6 @@ def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> 
     from pyspark.sql import functions as F
     from pyspark.sql.utils import AnalysisException
 
-    from hudi_sql.config import HudiTableConfig
-    from hudi_sql.errors import HudiSqlError
-    from hudi_sql.read.plan import partition_values
-    from hudi_sql.spark.local_frame import local_frame
-    from hudi_sql.table.fs_view import FileSystemView
-
     fields = meta.partition_fields
     if not fields:
         raise HudiSqlError("CALL run_clustering: predicate needs a partitioned table.",
@@ -213,9 +200,6 @@ def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> 
     "chooses which of a Merge-On-Read table's tables, sync_incremental => false compares every partition.",
 )
 def hive_sync(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from catalog.hive.config import HiveSyncConfig
-    from catalog.hive.sync import HiveSyncTool
-
     names = {"metastore_uri": HiveSyncConfig.METASTORE_URIS, "jdbc_url": HiveSyncConfig.JDBC_URL,
              "mode": HiveSyncConfig.MODE, "username": HiveSyncConfig.USERNAME, "password": HiveSyncConfig.PASSWORD,
              "partition_fields": HiveSyncConfig.PARTITION_FIELDS, "use_jdbc": HiveSyncConfig.USE_JDBC,

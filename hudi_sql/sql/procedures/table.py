@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hudi_sql.errors import HudiSqlError
+from hudi_sql.services.downgrade import downgrade_table as downgrade
+from hudi_sql.services.upgrade import upgrade_table as upgrade
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
 
@@ -43,8 +45,6 @@ def _target_version(value: Any, procedure_name: str) -> int:
                 "interrupted upgrade.",
 )
 def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.upgrade import upgrade_table as upgrade
-
     meta = ctx.meta(args)
     result = upgrade(ctx.spark, meta, to_version=_target_version(args["to_version"], "upgrade_table"),
                      configs=ctx.write_configs(args))
@@ -60,8 +60,6 @@ def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
                 "interrupted downgrade.",
 )
 def downgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    from hudi_sql.services.downgrade import downgrade_table as downgrade
-
     meta = ctx.meta(args)
     result = downgrade(ctx.spark, meta, to_version=_target_version(args["to_version"], "downgrade_table"),
                        configs=ctx.write_configs(args))

@@ -7,6 +7,7 @@ from typing import Any
 
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.model.instant import Action, Instant, State
+from hudi_sql.services.archive import read_archived_instants
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 from hudi_sql.storage.uri import join, parent_of
 from hudi_sql.table.meta_client import TableMetaClient
@@ -86,24 +87,19 @@ def show_timeline(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
             )
         )
     if args["showArchived"]:
-        try:
-            from hudi_sql.services.archive import read_archived_instants
-        except ImportError:  # archiving not available
-            read_archived_instants = None  # type: ignore[assignment]
-        if read_archived_instants is not None:
-            for entry in read_archived_instants(meta):
-                rows.append(
-                    (
-                        entry["commitTime"],
-                        entry["actionType"],
-                        str(entry["state"]),
-                        None,
-                        None,
-                        None,
-                        "ARCHIVED",
-                        None,
-                    )
+        for entry in read_archived_instants(meta):
+            rows.append(
+                (
+                    entry["commitTime"],
+                    entry["actionType"],
+                    str(entry["state"]),
+                    None,
+                    None,
+                    None,
+                    "ARCHIVED",
+                    None,
                 )
+            )
     order = {"COMPLETED": 2, "INFLIGHT": 1, "REQUESTED": 0}
     rows.sort(key=lambda r: (str(r[0]), order.get(str(r[2]), 0)), reverse=True)
     return rows[: args["limit"]]

@@ -129,7 +129,7 @@ def test_jdbc_client_spark_dialect_reads_table_and_partitions() -> None:
     assert table.location == "file:/data/t"
     assert [p.values for p in client.list_partitions("d", "t")] == [("x'y",), ("b",)]
     assert client.partition_locations("d", "t", ["p"], [["x'y"]]) == {("x'y",): "file:/data/t/x'y"}
-    assert conn.statements[-1] == "DESCRIBE FORMATTED `d`.`t` PARTITION (`p`='x\\'y')"
+    assert conn.statements[-1] == "DESCRIBE FORMATTED `d`.`t` PARTITION(`p` = 'x\\'y')"
     assert client.get_table("nodb", "t") is None
 
 
@@ -148,11 +148,11 @@ def test_jdbc_client_schema_update_per_dialect() -> None:
     hive = FakeConnection()
     JdbcMetastoreClient("jdbc:hive2://h:1", dialect="hive", connection=hive).update_columns(
         "d", "t", cols, added, cascade=True)
-    assert hive.statements == ["ALTER TABLE `d`.`t` REPLACE COLUMNS(`a` int, `n` bigint) CASCADE"]
+    assert hive.statements == ["ALTER TABLE `d`.`t` REPLACE COLUMNS (`a` INT, `n` BIGINT) CASCADE"]
     spark = FakeConnection()
     client = JdbcMetastoreClient("jdbc:hive2://h:1", dialect="spark", connection=spark)
     client.update_columns("d", "t", cols, added, cascade=True)
-    assert spark.statements == ["ALTER TABLE `d`.`t` ADD COLUMNS (`n` bigint)"]
+    assert spark.statements == ["ALTER TABLE `d`.`t` ADD COLUMNS (`n` BIGINT)"]
     with pytest.raises(UnsupportedFeatureError, match="hms"):
         client.update_columns("d", "t", cols, SchemaDifference(updated=(HiveColumn("a", "bigint"),)), cascade=True)
 
@@ -187,11 +187,11 @@ def test_jdbc_client_hive_dialect_set_location_uses_database_first() -> None:
     hive = FakeConnection()
     JdbcMetastoreClient("jdbc:hive2://h:1", dialect="hive", connection=hive).alter_partition_locations(
         "d", "t", ["p"], [(["a"], "/x/a")])
-    assert hive.statements == ["USE `d`", "ALTER TABLE `t` PARTITION (`p`='a') SET LOCATION '/x/a'"]
+    assert hive.statements == ["USE `d`", "ALTER TABLE `t` PARTITION(`p` = 'a') SET LOCATION '/x/a'"]
     spark = FakeConnection()
     JdbcMetastoreClient("jdbc:hive2://h:1", dialect="spark", connection=spark).alter_partition_locations(
         "d", "t", ["p"], [(["a"], "/x/a")])
-    assert spark.statements == ["ALTER TABLE `d`.`t` PARTITION (`p`='a') SET LOCATION '/x/a'"]
+    assert spark.statements == ["ALTER TABLE `d`.`t` PARTITION(`p` = 'a') SET LOCATION '/x/a'"]
 
 
 def test_client_for_modes_needing_spark_raise_without_it() -> None:

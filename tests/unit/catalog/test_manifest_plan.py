@@ -9,7 +9,7 @@ from catalog.hive.client import HiveTable
 from catalog.hive.config import resolve_sync_settings
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT, SYMLINK_OUTPUT_FORMAT, manifest_location
 from catalog.hive.schema import hive_schema
-from catalog.hive.sync import (
+from catalog.hive.sync_plan import (
     CommitSummary,
     MetastoreState,
     PartitionEventType,

@@ -11,8 +11,8 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from catalog.hive.client import HiveTable
 from catalog.hive.config import HiveSyncConfig, HiveSyncMode, parse_key_values, resolve_sync_settings
 from catalog.hive.schema import hive_schema
-from catalog.hive.sync import (
-    LAST_COMMIT_TIME_SYNC,
+from catalog.hive.sync import LAST_COMMIT_TIME_SYNC
+from catalog.hive.sync_plan import (
     CommitSummary,
     MetastoreState,
     PartitionEventType,

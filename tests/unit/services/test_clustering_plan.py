@@ -15,9 +15,9 @@ from hudi_sql.services.clustering import (
     ClusteringPlan,
     ClusteringSettings,
     ClusteringSlice,
-    ClusteringUpdateConflictError,
     plan_clustering_from,
 )
+from hudi_sql.services.pending_clustering import ClusteringUpdateConflictError
 from hudi_sql.storage.fs import FileStatus
 
 ROOT = "/tbl"

@@ -1,0 +1,184 @@
+"""HiveServer2 sessions and operations: what the handler keeps between Thrift calls.
+
+A :class:`Session` is one ``OpenSession``: its own Spark session (cloned from the server's),
+its own hudi-sql session and its own lock, owned by the :class:`Connection` that opened it. An
+:class:`Operation` is one executed statement or metadata call with its collected result and
+fetch position. The :class:`Service` finds both by handle id for every connection.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Connection",
+    "ExecutorSession",
+    "Operation",
+    "Service",
+    "Session",
+    "SqlSession",
+    "clone_session",
+    "configure",
+    "new_handle_id",
+    "now_ms",
+]
+
+import logging
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlglot import exp
+from TCLIService import ttypes as tt
+
+from hudi_sql.apps.hiveserver2.wire import InvalidHandle, ResultSet
+from hudi_sql.sql.dialect import generate
+from hudi_sql.sql.nodes import SetConfig
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+_log = logging.getLogger(__name__)
+
+
+class SqlSession(Protocol):
+    """What one HiveServer2 session runs statements on (:class:`~hudi_sql.sql.session.HudiSession`)."""
+
+    spark: SparkSession
+
+    def sql(self, text: str) -> DataFrame: ...
+
+    def set(self, key: str, value: Any) -> None: ...
+
+
+@dataclass
+class ExecutorSession:
+    """A session over an injected ``executor(text) -> DataFrame``."""
+
+    spark: SparkSession
+    executor: Callable[[str], DataFrame]
+
+    def sql(self, text: str) -> DataFrame:
+        return self.executor(text)
+
+    def set(self, key: str, value: Any) -> None:
+        self.executor(generate(SetConfig(this=exp.var(key), expression=exp.Literal.string(str(value)))))
+
+
+def clone_session(spark: SparkSession) -> SparkSession:
+    """A Spark session with *spark*'s state copied (``cloneSession``, not ``newSession``: a new
+    session lacks the ``hudi`` data source registered on *spark* and cannot register it again,
+    as Spark keeps one registry per name)."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession(spark.sparkContext, spark._jsparkSession.cloneSession())
+
+
+@dataclass
+class Session:
+    key: bytes
+    handle: tt.TSessionHandle
+    user: str
+    protocol: int
+    sql: SqlSession
+    connection: Connection
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    operations: set[bytes] = field(default_factory=set)
+
+
+@dataclass
+class Operation:
+    key: bytes
+    handle: tt.TOperationHandle
+    session: Session
+    result: ResultSet
+    position: int = 0
+    started: int = 0
+    completed: int = 0
+
+
+@dataclass(eq=False)
+class Connection:
+    sock: socket.socket
+    address: Any
+    user: str | None = None
+    sessions: set[bytes] = field(default_factory=set)
+
+
+def new_handle_id() -> tt.THandleIdentifier:
+    return tt.THandleIdentifier(guid=uuid.uuid4().bytes, secret=uuid.uuid4().bytes)
+
+
+class Service:
+    """State shared by every connection: sessions and operations by handle id."""
+
+    def __init__(self, session_factory: Callable[[], SqlSession]) -> None:
+        self.session_factory = session_factory
+        self.lock = threading.Lock()
+        self.sessions: dict[bytes, Session] = {}
+        self.operations: dict[bytes, Operation] = {}
+
+    def session(self, handle: tt.TSessionHandle | None) -> Session:
+        key = handle.sessionId.guid if handle is not None and handle.sessionId is not None else None
+        with self.lock:
+            session = self.sessions.get(key) if key is not None else None
+        if session is None:
+            raise InvalidHandle("Invalid SessionHandle: the session is closed or unknown.",
+                                 help="open a new connection")
+        return session
+
+    def operation(self, handle: tt.TOperationHandle | None) -> Operation:
+        key = handle.operationId.guid if handle is not None and handle.operationId is not None else None
+        with self.lock:
+            operation = self.operations.get(key) if key is not None else None
+        if operation is None:
+            raise InvalidHandle("Invalid OperationHandle: the operation is closed or unknown.")
+        return operation
+
+    def add_operation(self, session: Session, result: ResultSet, op_type: int, started: int) -> Operation:
+        handle = tt.TOperationHandle(new_handle_id(), op_type, result.has_result_set)
+        operation = Operation(handle.operationId.guid, handle, session, result, started=started,
+                               completed=now_ms())
+        with self.lock:
+            self.operations[operation.key] = operation
+            session.operations.add(operation.key)
+        return operation
+
+    def close_operation(self, operation: Operation) -> None:
+        with self.lock:
+            self.operations.pop(operation.key, None)
+            operation.session.operations.discard(operation.key)
+
+    def close_session(self, session: Session) -> None:
+        with self.lock:
+            self.sessions.pop(session.key, None)
+            for key in session.operations:
+                self.operations.pop(key, None)
+            session.operations.clear()
+            session.connection.sessions.discard(session.key)
+
+    def close_all(self) -> None:
+        with self.lock:
+            self.sessions.clear()
+            self.operations.clear()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def configure(sql: SqlSession, configuration: Mapping[str, str]) -> None:
+    """Apply OpenSession's configuration: ``use:database`` -> ``USE``; ``set:hiveconf:k`` and
+    ``set:hivevar:k`` -> ``SET k=v`` (Spark's ``SET hivevar:k=v`` also sets ``k``)."""
+    database = None
+    for key, value in configuration.items():
+        if key == "use:database":
+            database = value
+        elif key.startswith(("set:hiveconf:", "set:hivevar:")):
+            sql.set(key.split(":", 2)[2], value)
+        else:
+            _log.debug("ignoring session configuration %s", key)
+    if database:
+        sql.sql(generate(exp.Use(this=exp.Table(this=exp.to_identifier(database, quoted=True)))))
