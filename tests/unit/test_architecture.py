@@ -334,7 +334,10 @@ def _function_level_project_imports(tree: ast.Module) -> Iterator[ast.stmt]:
     for function in ast.walk(tree):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in ast.walk(function):
-                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PACKAGES) or isinstance(node, ast.Import) and any(a.name.split(".")[0] in PACKAGES for a in node.names):
+                relative_or_ours = isinstance(node, ast.ImportFrom) and (
+                    node.level or (node.module or "").split(".")[0] in PACKAGES)
+                ours = isinstance(node, ast.Import) and any(a.name.split(".")[0] in PACKAGES for a in node.names)
+                if relative_or_ours or ours:
                     yield node
 
 
