@@ -54,16 +54,17 @@ def _options(name: str, use_metadata: str, codec: str) -> dict[str, str]:
 
 def _write_table(spark: Any, inputs: Any, path: Path, options: dict[str, str]) -> list[dict[str, Any]]:
     import hudi_sql
-    from hudi_sql.index import bloom, factory
+    from hudi_sql.index import bloom
+    from hudi_sql.write import client as write_client
 
     made: list[Any] = []
-    original = factory.index_for
+    original = write_client.index_for  # the index each write builds, watched for its lookup counts
 
     def spy(context: Any) -> Any:
         made.append(original(context))
         return made[-1]
 
-    factory.index_for = spy
+    write_client.index_for = spy
     try:
         started = time.perf_counter()
         hudi_sql.write(spark.read.parquet(*map(str, inputs.initial_files())), str(path),
@@ -84,7 +85,7 @@ def _write_table(spark: Any, inputs: Any, path: Path, options: dict[str, str]) -
             print(f"  batch {k}: {seconds:.2f} s, {stats.footers_read} footers read", file=sys.stderr)
         return batches
     finally:
-        factory.index_for = original
+        write_client.index_for = original
 
 
 def _query(spark: Any, path: Path, day: str) -> dict[str, Any]:

@@ -234,10 +234,8 @@ class TableLock:
             return FileSystemLockProvider(folder, self.config.filesystem_lock_expire_minutes,
                                           self.config.lock_retry_wait_ms)
         if provider == STORAGE_LOCK_PROVIDER:
-
             return StorageLockProvider(self.base_path, self.config)
         if provider == HIVE_METASTORE_LOCK_PROVIDER:
-
             return HiveMetastoreLockProvider(self.config)
         raise HudiConfigError(f"Unknown '{HudiConcurrencyConfig.LOCK_PROVIDER.key}': {provider}.")
 

@@ -29,8 +29,9 @@ __all__ = [
     "resolve_options",
 ]
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
 
 from hudi_sql.config.compaction import HudiCompactionConfig
@@ -40,7 +41,7 @@ from hudi_sql.config.registry import ConfigOption, HudiConfigs
 from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
 from hudi_sql.config.table import CdcLoggingMode, HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
-from hudi_sql.errors import HudiConfigError
+from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.model.payload import Payload
 
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
@@ -333,7 +334,8 @@ class CompactionConfig(_FromOptions):
 
 @dataclass(frozen=True)
 class ClusteringConfig(_FromOptions):
-    """Clustering options (``HoodieClusteringConfig``), typed."""
+    """Clustering options (``HoodieClusteringConfig``), typed: the trigger, the planner's limits
+    and the partitions it may pick, read and checked once (:meth:`of`)."""
 
     inline: bool = option(HudiServiceConfig.CLUSTERING_INLINE)
     inline_max_commits: int = option(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS)
@@ -345,3 +347,49 @@ class ClusteringConfig(_FromOptions):
     max_num_groups: int = option(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS)
     single_group: bool = option(HudiServiceConfig.CLUSTERING_SINGLE_GROUP)
     preserve_commit_metadata: bool = option(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA)
+    #: the assumed size of a file slice without a base file
+    parquet_max_file_size: int = option(HudiWriteConfig.PARQUET_MAX_FILE_SIZE)
+    #: partition paths a plan is limited to; empty: every partition (then the pattern applies)
+    selected_partitions: tuple[str, ...] = option(HudiServiceConfig.CLUSTERING_PARTITION_SELECTED)
+    #: a regular expression the whole partition path matches; empty: any
+    partition_pattern: str = option(HudiServiceConfig.CLUSTERING_PARTITION_REGEX)
+    plan_strategy: str = option(HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS)
+    execution_strategy: str = option(HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS)
+
+    @classmethod
+    def of(cls, configs: HudiConfigs) -> ClusteringConfig:
+        read = super().of(configs)
+        return replace(read, selected_partitions=tuple(p.strip("/") for p in read.selected_partitions),
+                       sort_columns=tuple(read.sort_columns), partition_pattern=read.partition_pattern or "")
+
+    def for_planning(self) -> ClusteringConfig:
+        """This config, checked for planning a clustering: a strategy hudi-sql does not run, a
+        pattern that is not a regular expression or a limit below 1 fails, naming its key. (Not
+        checked by :meth:`of`: a write that never clusters does not fail on them.)"""
+        for member, value, suffix in (
+                (HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS, self.plan_strategy, "SizeBasedClusteringPlanStrategy"),
+                (HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS, self.execution_strategy,
+                 "SortAndSizeExecutionStrategy")):
+            if not value.endswith(suffix):
+                kind = "plan" if member is HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS else "execution"
+                raise UnsupportedFeatureError(f"Clustering {kind} strategy '{value}' is not supported.",
+                                              help=f"use {member.default} (the default)")
+        try:
+            re.compile(self.partition_pattern)
+        except re.error as exc:
+            raise HudiConfigError(f"Option '{HudiServiceConfig.CLUSTERING_PARTITION_REGEX.key}' is not a regular "
+                                  f"expression: {exc}.") from exc
+        for key, limit in ((HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key, self.target_file_max_bytes),
+                           (HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP.key, self.max_bytes_per_group),
+                           (HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS.key, self.max_num_groups)):
+            if limit < 1:
+                raise HudiConfigError(f"Option '{key}' is {limit}; it must be at least 1.")
+        return self
+
+    def plans_partition(self, partition: str) -> bool:
+        """Whether *partition* may be clustered: named when partitions are selected by name,
+        else matching the pattern in full (Apache Hudi's ``partition.selected`` /
+        ``partition.regex.pattern``)."""
+        if self.selected_partitions:
+            return partition in self.selected_partitions
+        return not self.partition_pattern or re.fullmatch(self.partition_pattern, partition) is not None

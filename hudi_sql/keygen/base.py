@@ -222,7 +222,6 @@ class KeyGenerator(ABC):
         completes with the instant time (:mod:`hudi_sql.keygen.auto_key`).
         """
         if self.auto_record_keys:
-
             return auto_key_suffix()
         spec = self.record_key_spec()
         if spec.composite:

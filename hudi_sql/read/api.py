@@ -84,11 +84,9 @@ def dataframe_for_plan(spark: SparkSession, meta: TableMetaClient, plan: ReadPla
     if native:
         frames.append(spark.read.schema(struct).parquet(*native))
     if plan.merge_slices or len(native) < len(plan.native_files):
-
         frames.append(read_merged_slices(spark, meta, plan, struct,
                                          base_files=plan.native_files if not native else ()))
     if plan.bootstrap_slices:
-
         frames.append(read_bootstrap_slices(spark, plan.bootstrap_slices, struct, meta.storage))
     if not frames:
         return spark.createDataFrame([], struct)

@@ -75,7 +75,6 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
 
 def _report(target: str, options: dict[str, str], kind: str, spark: SparkSession | None) -> str:
     if TableMetaClient.exists(target):
-
         return table_report(target, options, format=kind)
     if "/" in target or "\\" in target:  # a path, not a table name: say so before starting Spark
         TableMetaClient.load(target)  # raises TableNotFoundError naming the path

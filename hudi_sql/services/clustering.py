@@ -43,7 +43,6 @@ __all__ = [
     "ClusteringGroup",
     "ClusteringInputs",
     "ClusteringPlan",
-    "ClusteringSettings",
     "ClusteringSlice",
     "cluster",
     "load_clustering_inputs",
@@ -57,7 +56,6 @@ __all__ = [
 import json
 import logging
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -67,6 +65,7 @@ from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
+from hudi_sql.config.resolve import ClusteringConfig
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
@@ -106,69 +105,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 _MB = 1024 * 1024
-_STRATEGY_PACKAGE = "org.apache.hudi.client.clustering"
-SIZE_BASED_PLAN_STRATEGY = f"{_STRATEGY_PACKAGE}.plan.strategy.SparkSizeBasedClusteringPlanStrategy"
 # -- planning (pure) ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClusteringSettings:
-    """The planning options, typed (``HudiServiceConfig`` clustering keys)."""
-
-    small_file_limit: int = 300 * _MB
-    target_file_max_bytes: int = 1024 * _MB
-    max_bytes_per_group: int = 2 * 1024 * _MB
-    max_num_groups: int = 30
-    single_group: bool = True
-    sort_columns: tuple[str, ...] = ()
-    parquet_max_file_size: int = 120 * _MB  # the assumed size of a slice without a base file
-    preserve_hoodie_metadata: bool = True
-    selected_partitions: tuple[str, ...] = ()  # empty: every partition (then the pattern applies)
-    partition_pattern: str = ""  # a regular expression the whole partition path matches; empty: any
-
-    def plans_partition(self, partition: str) -> bool:
-        """Whether *partition* may be clustered: named when partitions are selected by name,
-        else matching the pattern in full (Apache Hudi's ``partition.selected`` /
-        ``partition.regex.pattern``)."""
-        if self.selected_partitions:
-            return partition in self.selected_partitions
-        return not self.partition_pattern or re.fullmatch(self.partition_pattern, partition) is not None
-
-    @classmethod
-    def from_configs(cls, configs: HudiConfigs) -> ClusteringSettings:
-        plan_strategy = str(configs.get(HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS))
-        if not plan_strategy.endswith("SizeBasedClusteringPlanStrategy"):
-            raise UnsupportedFeatureError(
-                f"Clustering plan strategy '{plan_strategy}' is not supported.",
-                help=f"use {SIZE_BASED_PLAN_STRATEGY} (the default)")
-        execution = str(configs.get(HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS))
-        if not execution.endswith("SortAndSizeExecutionStrategy"):
-            raise UnsupportedFeatureError(f"Clustering execution strategy '{execution}' is not supported.",
-                                          help=f"use {SORT_AND_SIZE_STRATEGY} (the default)")
-        settings = cls(
-            small_file_limit=configs.get(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT),
-            target_file_max_bytes=configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES),
-            max_bytes_per_group=configs.get(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP),
-            max_num_groups=configs.get(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS),
-            single_group=configs.get(HudiServiceConfig.CLUSTERING_SINGLE_GROUP),
-            sort_columns=tuple(configs.get(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)),
-            parquet_max_file_size=configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
-            preserve_hoodie_metadata=configs.get(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA),
-            selected_partitions=tuple(p.strip("/") for p in configs.get(HudiServiceConfig.CLUSTERING_PARTITION_SELECTED)),
-            partition_pattern=str(configs.get(HudiServiceConfig.CLUSTERING_PARTITION_REGEX) or ""),
-        )
-        try:
-            re.compile(settings.partition_pattern)
-        except re.error as exc:
-            raise HudiConfigError(f"Option '{HudiServiceConfig.CLUSTERING_PARTITION_REGEX.key}' is not a regular "
-                                  f"expression: {exc}.") from exc
-        for key, value in (
-                (HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key, settings.target_file_max_bytes),
-                (HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP.key, settings.max_bytes_per_group),
-                (HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS.key, settings.max_num_groups)):
-            if value < 1:
-                raise HudiConfigError(f"Option '{key}' is {value}; it must be at least 1.")
-        return settings
 
 
 @dataclass(frozen=True)
@@ -193,7 +130,7 @@ class ClusteringInputs:
         return [g.latest_slice for g in groups if g.latest_slice is not None]
 
 
-def _slice_size(file_slice: FileSlice, settings: ClusteringSettings) -> int:
+def _slice_size(file_slice: FileSlice, settings: ClusteringConfig) -> int:
     # Java sizes a slice by its base file only; without one it assumes a full-size file.
     return file_slice.base_file.size if file_slice.base_file is not None else settings.parquet_max_file_size
 
@@ -217,7 +154,7 @@ def _to_clustering_slice(file_slice: FileSlice) -> ClusteringSlice:
                            tuple(lf.path for lf in file_slice.log_files))
 
 
-def _groups_for_partition(slices: list[FileSlice], settings: ClusteringSettings) -> list[ClusteringGroup]:
+def _groups_for_partition(slices: list[FileSlice], settings: ClusteringConfig) -> list[ClusteringGroup]:
     ordered = sorted(slices, key=lambda s: (-_slice_size(s, settings), s.file_id))
     cut: list[tuple[list[FileSlice], int]] = []
     current: list[FileSlice] = []
@@ -239,7 +176,7 @@ def _groups_for_partition(slices: list[FileSlice], settings: ClusteringSettings)
             for members, total in cut]
 
 
-def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringSettings, *,
+def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringConfig, *,
                          instant_time: str) -> ClusteringPlan | None:
     """The clustering plan for *inputs*, or ``None`` when no partition has files worth rewriting.
 
@@ -258,7 +195,7 @@ def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringSettings,
         return None
     params = {SORT_COLUMNS_PARAM: ",".join(settings.sort_columns)} if settings.sort_columns else {}
     return ClusteringPlan(instant_time, tuple(groups), SORT_AND_SIZE_STRATEGY, params,
-                          settings.preserve_hoodie_metadata)
+                          settings.preserve_commit_metadata)
 
 
 def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
@@ -284,7 +221,7 @@ def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
 def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *,
                     instant_time: str) -> ClusteringPlan | None:
     """The plan a clustering at *instant_time* would run (nothing is written: a dry run)."""
-    settings = ClusteringSettings.from_configs(configs)
+    settings = ClusteringConfig.of(configs).for_planning()
     return plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
 
 
@@ -327,7 +264,7 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
                 raise HudiTimelineError(
                     f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
                     help="finish or roll back the write first")
-            settings = ClusteringSettings.from_configs(configs)
+            settings = ClusteringConfig.of(configs).for_planning()
             _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
             instant_time = writer.next_instant_time()
             plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
@@ -481,11 +418,12 @@ def maybe_cluster(spark: SparkSession, meta: TableMetaClient, configs: HudiConfi
     """Inline clustering after a commit (``hoodie.clustering.inline``): once at least
     ``hoodie.clustering.inline.max.commits`` commits completed since the last clustering,
     schedule a clustering and run it (Java's ``inlineClustering``). Returns its instant."""
-    if not configs.get(HudiServiceConfig.CLUSTERING_INLINE):
+    config = ClusteringConfig.of(configs)
+    if not config.inline:
         return None
     meta.reload_timeline()
     since = commits_since_last_clustering(meta)
-    wanted = configs.get(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS)
+    wanted = config.inline_max_commits
     if since < wanted:
         _log.debug("Inline clustering waits: %d of %d commits since the last clustering.", since, wanted)
         return None

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiConfigs, HudiServiceConfig
+from hudi_sql.config.resolve import ClusteringConfig
 from hudi_sql.errors import HudiConfigError, HudiError, did_you_mean
 from hudi_sql.model.instant import Action, Instant
 
@@ -88,7 +89,7 @@ def pending_clustering_file_groups(meta: TableMetaClient) -> dict[tuple[str, str
 
 
 def _update_strategy_allows(configs: HudiConfigs) -> bool:
-    strategy = str(configs.get(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY)).strip()
+    strategy = ClusteringConfig.of(configs).updates_strategy.strip()
     name = strategy.rsplit(".", 1)[-1]
     if name == "SparkAllowUpdateStrategy":
         return True

@@ -55,7 +55,6 @@ def install(spark: SparkSession) -> None:
     def load(self: DataFrameReader, path: Any = None, format: str | None = None, schema: Any = None,
              **options: Any) -> DataFrame:
         if _is_hudi(self, format):
-
             merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
             return read_table(self._spark, base, merged)
@@ -70,7 +69,6 @@ def install(spark: SparkSession) -> None:
     def save(self: DataFrameWriter, path: str | None = None, format: str | None = None, mode: str | None = None,
              partitionBy: Any = None, **options: Any) -> None:
         if _is_hudi(self, format):
-
             merged = _merged_options(self, options)
             base = path or merged.pop("path", None)
             write(self._df, base, merged, mode=mode or getattr(self, "_hudi_mode", None) or "append")
@@ -135,7 +133,6 @@ def _wrap_stream_load(cls: Any) -> None:
     def load(self: Any, path: str | None = None, format: str | None = None, schema: Any = None,
              **options: Any) -> Any:
         if _is_hudi(self, format):
-
             merged = _merged_options(self, options)
             base = path or merged.get("path")
             if base and not is_local(str(base)):

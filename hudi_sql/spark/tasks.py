@@ -91,7 +91,6 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
             return statuses_to_arrow([])
         statuses = create_handle(options, bucket, inserts, target, task)
     elif plan.action == "deltacommit" and not bucket.small_file_inserts and bucket.bootstrap_source_path is None:
-
         statuses = [append_handle(options, bucket, records, target, task, natural_deletes=natural_deletes)]
     else:
         statuses = merge_handle(options, bucket, records, target, task, match_keys=plan.operation not in (

@@ -213,7 +213,6 @@ class WriteClient:
         if asked is None or asked == meta.table_version:
             return meta
         if asked > meta.table_version and self.configs.get(HudiWriteConfig.AUTO_UPGRADE):
-
             upgrade_table(df.sparkSession, meta, to_version=asked, configs=self.configs)
             return TableMetaClient.load(self.base_path)
         raise HudiConfigError(
@@ -262,7 +261,6 @@ class WriteClient:
         storage.check_reachable(self.base_path)
         exists = TableMetaClient.exists(self.base_path, storage=storage)
         if mode in ("error", "errorifexists", "default") and exists:
-
             raise TableAlreadyExistsError(f"A Hudi table already exists at '{self.base_path}' (mode '{mode}').")
         if mode == "ignore" and exists:
             return WriteResult(None, "NONE")
@@ -286,7 +284,6 @@ class WriteClient:
             operation = WriteOperationType.BULK_INSERT  # Hudi 0.15 (deduceOperation): generated keys, no operation
         table_schema = from_avro_schema(meta.latest_schema()) if meta and meta.latest_schema() else None
         if operation.is_overwrite:
-
             return prepare_overwrite(self, df, meta, keygen, table_schema, operation)
         return self._write_records(df, meta, keygen, table_schema, operation)
 
@@ -460,12 +457,10 @@ class WriteClient:
                   for p in profile.partitions}
         pending: dict[tuple[str, str], str] = {}
         if meta.table_type is TableType.MERGE_ON_READ:
-
             pending = pending_compaction_operations(meta)
 
         busy = frozenset(f for _, f in pending) | frozenset(f for _, f in pending_clustering_file_groups(meta))
         if self.config.index_type is IndexType.BUCKET:
-
             with_inserts = [p for p, w in profile.partitions.items() if w.inserts > 0]
             # The file groups an overwrite replaces take no records: every bucket starts a new
             # file group (an overwrite tags no record, so none is an update of an existing one).

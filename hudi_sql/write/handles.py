@@ -203,7 +203,6 @@ def _next_file_id(file_id: str, step: int) -> str:
 def write_marker(options: HandleOptions, layout: TableLayout, storage: Storage, marker: Marker) -> None:
     """Register *marker* before its data file exists: a marker file, or the driver's marker service."""
     if options.marker_server_url:
-
         post_marker(options.marker_server_url, marker.name)
     else:
         write_direct_marker(storage, layout, options.instant_time, marker)
@@ -339,7 +338,6 @@ def merge_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, 
     files = write_rolling(options, bucket.partition_path, bucket.file_id, task, IOType.MERGE, merged)
     cdc_stats: dict[str, int] = {}
     if options.cdc_logging_mode:
-
         # the inserts that landed in the group's own file (overflow files are new groups, read as inserts)
         in_first = max(0, files[0].num_rows - (merged.num_rows - ins_part.num_rows))
         changes = CdcChanges(inserted=ins_part.slice(0, in_first), updated_before=old.filter(pa.array(updated)),

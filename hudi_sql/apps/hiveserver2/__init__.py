@@ -6,23 +6,10 @@
 
 How hive sync's ``<t>_ro`` / ``<t>_rt`` names map to a Hudi table and query type is a naming
 rule of the SQL layer's reads (:mod:`hudi_sql.config.hive_naming`), not of the server.
-The server modules (Thrift) load on first use.
 """
 
 from __future__ import annotations
 
 __all__ = ["RunningServer", "start_thriftserver"]
 
-from typing import TYPE_CHECKING, Any
-
-from hudi_sql.apps.hiveserver2 import server
-
-if TYPE_CHECKING:
-    from hudi_sql.apps.hiveserver2.server import RunningServer, start_thriftserver
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("RunningServer", "start_thriftserver"):
-
-        return getattr(server, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from hudi_sql.apps.hiveserver2.server import RunningServer, start_thriftserver

@@ -113,7 +113,6 @@ def drop_partition(ctx: OperationContext, statement: st.AlterTableDropPartition,
     if doomed:
         delete_partitions(ctx, facts, doomed)
         if statement.purge:
-
             layout = TableLayout.of(facts.location)
             for partition in doomed:
                 Storage().delete_dir(layout.partition_dir(partition))

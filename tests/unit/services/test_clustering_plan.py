@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import ClusteringConfig
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
 from hudi_sql.model.instant import Action, Instant, State
@@ -13,7 +14,6 @@ from hudi_sql.services.clustering import (
     SORT_AND_SIZE_STRATEGY,
     ClusteringInputs,
     ClusteringPlan,
-    ClusteringSettings,
     ClusteringSlice,
     plan_clustering_from,
 )
@@ -53,14 +53,14 @@ def inputs(partitions: dict[str, tuple[FileStatus, ...]], *extra: list[Instant],
     return ClusteringInputs(Timeline.of(instants), partitions, **kw)  # type: ignore[arg-type]
 
 
-def settings(**kw: object) -> ClusteringSettings:
+def settings(**kw: object) -> ClusteringConfig:
     values: dict[str, object] = {"small_file_limit": 100, "target_file_max_bytes": 100, "max_num_groups": 30,
                                  "max_bytes_per_group": 1000, "parquet_max_file_size": 120}
     values.update(kw)
-    return ClusteringSettings(**values)  # type: ignore[arg-type]
+    return ClusteringConfig(**values)  # type: ignore[arg-type]
 
 
-def plan_of(partitions: dict[str, tuple[FileStatus, ...]], s: ClusteringSettings | None = None,
+def plan_of(partitions: dict[str, tuple[FileStatus, ...]], s: ClusteringConfig | None = None,
             **kw: object) -> ClusteringPlan | None:
     return plan_clustering_from(inputs(partitions, **kw), s or settings(), instant_time=PLAN_TIME)
 
@@ -226,7 +226,7 @@ def test_plan_from_java_style_record_with_scheme_paths_and_empty_data_file():
 
 
 def test_settings_defaults_are_hudis():
-    s = ClusteringSettings.from_configs(HudiConfigs())
+    s = ClusteringConfig.of(HudiConfigs())
     assert (s.small_file_limit, s.target_file_max_bytes, s.max_bytes_per_group, s.max_num_groups) == (
         300 * MB, 1024 * MB, 2048 * MB, 30)
     assert s.single_group and s.sort_columns == () and s.parquet_max_file_size == 120 * MB
@@ -243,25 +243,27 @@ def test_settings_read_every_clustering_key():
         "hoodie.clustering.plan.strategy.sort.columns": "a, b",
         "hoodie.parquet.max.file.size": "9",
     })
-    assert ClusteringSettings.from_configs(configs) == ClusteringSettings(5, 6, 7, 8, False, ("a", "b"), 9)
+    assert ClusteringConfig.of(configs) == ClusteringConfig(
+        small_file_limit=5, target_file_max_bytes=6, max_bytes_per_group=7, max_num_groups=8, single_group=False,
+        sort_columns=("a", "b"), parquet_max_file_size=9)
 
 
 def test_settings_bad_values_are_config_errors():
     with pytest.raises(HudiConfigError, match="max.bytes.per.group' is 0"):
-        ClusteringSettings.from_configs(HudiConfigs.layered({PREFIX + "max.bytes.per.group": "0"}))
+        ClusteringConfig.of(HudiConfigs.layered({PREFIX + "max.bytes.per.group": "0"})).for_planning()
     with pytest.raises(HudiConfigError, match="max.num.groups' has a value that does not parse"):
-        ClusteringSettings.from_configs(HudiConfigs.layered({PREFIX + "max.num.groups": "x"}))
+        ClusteringConfig.of(HudiConfigs.layered({PREFIX + "max.num.groups": "x"}))
     with pytest.raises(HudiConfigError, match="target.file.max.bytes' is -1"):
-        ClusteringSettings.from_configs(HudiConfigs.of({PREFIX + "target.file.max.bytes": "-1"}))
+        ClusteringConfig.of(HudiConfigs.of({PREFIX + "target.file.max.bytes": "-1"})).for_planning()
     with pytest.raises(UnsupportedFeatureError, match="SparkRecentDays"):
-        ClusteringSettings.from_configs(HudiConfigs.layered({
+        ClusteringConfig.of(HudiConfigs.layered({
             "hoodie.clustering.plan.strategy.class":
-                "org.apache.hudi.client.clustering.plan.strategy.SparkRecentDaysClusteringPlanStrategy"}))
+                "org.apache.hudi.client.clustering.plan.strategy.SparkRecentDaysClusteringPlanStrategy"})).for_planning()
     with pytest.raises(UnsupportedFeatureError, match="SparkConsistentBucket"):
         strategy = "org.apache.hudi.client.clustering.run.strategy." \
             "SparkConsistentBucketClusteringExecutionStrategy"
-        ClusteringSettings.from_configs(
-            HudiConfigs.layered({"hoodie.clustering.execution.strategy.class": strategy}))
+        ClusteringConfig.of(
+            HudiConfigs.layered({"hoodie.clustering.execution.strategy.class": strategy})).for_planning()
     with pytest.raises(HudiConfigError, match="Did you mean 'hoodie.clustering.plan.strategy.sort.columns'"):
         HudiConfigs.of({PREFIX + "sort.colums": "a"})
 
