@@ -56,6 +56,12 @@ class Index(ABC):
     def release(self) -> None:
         """Free what :meth:`tag_location` cached; called once the write no longer needs its output."""
 
+    @property
+    def last_stats(self) -> object | None:
+        """Counts of the latest lookup (files considered, footers and filters read), reported in
+        the write's result; ``None`` for an index that keeps none."""
+        return None
+
 
 _REGISTRY: dict[IndexType, Callable[[IndexContext], Index]] = {}
 

@@ -40,7 +40,7 @@ partition (the ``_hoodie_record_key`` column's range of each file, one read on t
 each lookup task fetches its files' bloom filters from the ``bloom_filters`` partition by key.
 A file the metadata table does not cover is read from its footer as before.
 
-Counts of the lookup, for tests and logs, are in :attr:`BloomIndex.last_stats`. The per-file
+Counts of the lookup are in :attr:`BloomIndex.last_stats`, reported as the write result's ``index_stats``. The per-file
 counts come back through a Spark accumulator keyed by file id, so a recomputed task does not
 double count; they are complete once the tagged records have been evaluated (the write's
 profile job).

@@ -337,6 +337,7 @@ class WriteClient:
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
             execution = execute_plan(tagged, plan, self.configs, index_type)
+            index_stats = index.last_stats if index is not None else None
             self.last_marker_batches = execution.marker_batches
         finally:
             if cached:
@@ -350,7 +351,7 @@ class WriteClient:
         txn.complete(metadata)
         failures = self.post_commit(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(execution.stats),
-                           writer_pids=execution.writer_pids, post_commit_failures=failures)
+                           writer_pids=execution.writer_pids, post_commit_failures=failures, index_stats=index_stats)
 
     def post_commit(self, spark: Any, meta: TableMetaClient) -> tuple[PostCommitFailure, ...]:
         """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, then

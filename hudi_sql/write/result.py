@@ -46,6 +46,9 @@ class WriteResult:
     replaced_file_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
     writer_pids: frozenset[int] = frozenset()  # diagnostics: processes that wrote the data files
     post_commit_failures: tuple[PostCommitFailure, ...] = ()
+    #: the index's counts of its lookup (:class:`~hudi_sql.index.bloom.BloomIndexStats` for the bloom
+    #: index), None when the write used no index or its index keeps none
+    index_stats: object | None = None
 
     @property
     def num_inserted(self) -> int:

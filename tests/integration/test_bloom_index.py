@@ -1,13 +1,11 @@
 """BLOOM and GLOBAL_BLOOM index: upserts tag the right records, checked against our and the Rust reader.
 
-The index object of each write is captured (``index_for`` wrapped) to read its
-:class:`~hudi_sql.index.bloom.BloomIndexStats`: how many footers, key ranges and bloom filters
-the lookup opened.
+Each write's result carries its index's :class:`~hudi_sql.index.bloom.BloomIndexStats`
+(``WriteResult.index_stats``): how many footers, key ranges and bloom filters the lookup opened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import hudi_sql
-from hudi_sql.index.base import Index
+from hudi_sql.index.bloom import BloomIndexStats
 
 pytestmark = pytest.mark.spark
 
@@ -34,21 +32,11 @@ def _options(**extra: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def indexes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Index]]:
-    """Every index the writes of the test create, in order."""
-    from hudi_sql.write import client as write_client
-
-    made: list[Index] = []
-    original = write_client.index_for
-
-    def spy(context: Any) -> Index:
-        index = original(context)
-        made.append(index)
-        return index
-
-    monkeypatch.setattr(write_client, "index_for", spy)  # the index each write builds
-    yield made
+def _lookup(result: hudi_sql.WriteResult) -> BloomIndexStats:
+    """The bloom index's counts of the lookup *result*'s write made."""
+    stats = result.index_stats
+    assert isinstance(stats, BloomIndexStats), stats
+    return stats
 
 
 def _write(spark: Any, path: Path, rows: list[tuple[Any, ...]], options: dict[str, str]) -> hudi_sql.WriteResult:
@@ -73,7 +61,7 @@ def _file_ids(result: hudi_sql.WriteResult) -> set[str]:
     return {s.file_id for s in result.write_stats}
 
 
-def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path) -> None:
     path = tmp_path / "t"
     _write(spark, path, [(f"k{i:03d}", "a" if i % 2 else "b", 1, "old") for i in range(40)], _options())
 
@@ -82,7 +70,7 @@ def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path, index
     result = _write(spark, path, changes + inserts, _options())
 
     assert (result.num_updated, result.num_inserted) == (5, 3)
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert stats.candidate_files == stats.footers_read >= 2
     assert stats.keys_confirmed == 5
     rows = _rows(spark, path)
@@ -92,7 +80,7 @@ def test_bloom_upsert_tags_updates_and_inserts(spark: Any, tmp_path: Path, index
 
 
 @pytest.mark.parametrize("reader", ["driver", "spark tasks"])
-def test_key_ranges_read_by_the_driver_or_by_spark_tasks_tag_alike(spark: Any, tmp_path: Path, indexes: list[Index],
+def test_key_ranges_read_by_the_driver_or_by_spark_tasks_tag_alike(spark: Any, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch,
                                                                    reader: str) -> None:
     from hudi_sql.index import bloom
@@ -106,9 +94,9 @@ def test_key_ranges_read_by_the_driver_or_by_spark_tasks_tag_alike(spark: Any, t
     _write(spark, path, [(f"k{i:03d}", "a", 1, "old") for i in range(40)], options)
 
     first = _write(spark, path, [(f"k{i:03d}", "a", 2, "new") for i in range(0, 40, 4)], options)
-    first_stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    first_stats = _lookup(first)
     second = _write(spark, path, [(f"k{i:03d}", "a", 3, "newer") for i in range(1, 40, 4)], options)
-    second_stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    second_stats = _lookup(second)
 
     assert first_stats.candidate_files == first_stats.footers_read >= 4
     # The second lookup reads only the footers of the files the first write replaced.
@@ -118,7 +106,7 @@ def test_key_ranges_read_by_the_driver_or_by_spark_tasks_tag_alike(spark: Any, t
     assert sorted(v for _, _, v in rows.values()) == ["new"] * 10 + ["newer"] * 10 + ["old"] * 20
 
 
-def test_bloom_false_positives_become_inserts(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+def test_bloom_false_positives_become_inserts(spark: Any, tmp_path: Path) -> None:
     # A 2-bit filter says "maybe" to every key: only the confirmation step keeps new keys inserts.
     tiny = _options(**{"hoodie.bloom.index.filter.type": "SIMPLE", "hoodie.index.bloom.num_entries": "1",
                        "hoodie.index.bloom.fpp": "0.5"})
@@ -129,7 +117,7 @@ def test_bloom_false_positives_become_inserts(spark: Any, tmp_path: Path, indexe
     new_in_range = [(f"k{i:03d}", "a", 2, "ins") for i in range(1, 39, 2)]
     result = _write(spark, path, updates + new_in_range, tiny)
 
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert stats.bloom_filters_loaded >= 1
     assert stats.bloom_positives == len(updates) + len(new_in_range) > stats.keys_confirmed == len(updates)
     assert (result.num_updated, result.num_inserted) == (len(updates), len(new_in_range))
@@ -140,7 +128,7 @@ def _minute_keys(hour: int, devices: int = 3) -> list[str]:
     return [f"20240101{hour:02d}{minute:02d}_dev{d}" for minute in range(0, 60, 2) for d in range(devices)]
 
 
-def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path) -> None:
     # Each commit adds one hour of yyyyMMddHHmm_device keys, split into files of 30 records.
     options = _options(**{"hoodie.copyonwrite.insert.auto.split": "false",
                           "hoodie.copyonwrite.insert.split.size": "30",
@@ -155,7 +143,7 @@ def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes
     # footers of the three files the previous write added are read; the older ones' ranges are
     # remembered from the lookups before.
     result = _write(spark, path, [(k, "2024-01-01", 4, "v0") for k in _minute_keys(4)], options)
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert (stats.candidate_files, stats.footers_read) == (old_files, 3)
     assert (stats.files_range_matched, stats.bloom_filters_loaded, stats.keys_checked) == (0, 0, 0)
     assert (result.num_updated, result.num_inserted) == (0, 90)
@@ -165,7 +153,7 @@ def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes
     late = [(k, "2024-01-01", 5, "late") for k in _minute_keys(4)[:12]]
     fresh = [(k, "2024-01-01", 5, "v0") for k in _minute_keys(5, devices=1)]
     result = _write(spark, path, late + fresh, options)
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert stats.candidate_files == old_files + len(newest)
     assert 0 < stats.bloom_filters_loaded <= len(newest)
     assert stats.loaded_file_ids <= newest
@@ -177,14 +165,14 @@ def test_bloom_monotonic_keys_skip_old_files(spark: Any, tmp_path: Path, indexes
     assert sum(1 for _, _, v in rows.values() if v == "late") == len(late)
 
 
-def test_bloom_without_range_pruning_checks_every_file(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+def test_bloom_without_range_pruning_checks_every_file(spark: Any, tmp_path: Path) -> None:
     options = _options(**{"hoodie.bloom.index.prune.by.ranges": "false"})
     path = tmp_path / "t"
     _write(spark, path, [(f"k{i:03d}", "a", 1, "old") for i in range(10)], options)
     _write(spark, path, [(f"z{i:03d}", "a", 1, "old") for i in range(10)], options)
 
     result = _write(spark, path, [("k001", "a", 2, "new"), ("zz", "a", 2, "ins")], options)
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert stats.footers_read == 0
     assert stats.files_range_matched == stats.bloom_filters_loaded == stats.candidate_files == 2
     assert (result.num_updated, result.num_inserted) == (1, 1)
@@ -203,7 +191,7 @@ def test_bloom_delete_removes_found_keys(spark: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("move", [True, False], ids=["move", "keep"])
-def test_global_bloom_key_changing_partition(spark: Any, tmp_path: Path, indexes: list[Index], move: bool) -> None:
+def test_global_bloom_key_changing_partition(spark: Any, tmp_path: Path, move: bool) -> None:
     options = _options(**{"hoodie.index.type": "GLOBAL_BLOOM",
                           "hoodie.bloom.index.update.partition.path": str(move).lower()})
     path = tmp_path / "t"
@@ -211,7 +199,7 @@ def test_global_bloom_key_changing_partition(spark: Any, tmp_path: Path, indexes
 
     result = _write(spark, path, [("k1", "b", 2, "new"), ("k4", "b", 2, "ins")], options)
 
-    stats = indexes[-1].last_stats  # type: ignore[attr-defined]
+    stats = _lookup(result)
     assert stats.candidate_files == 2  # every partition, not only the batch's
     assert stats.keys_confirmed == 1
     rows = _rows(spark, path)
@@ -224,14 +212,14 @@ def test_global_bloom_key_changing_partition(spark: Any, tmp_path: Path, indexes
         assert (result.num_deleted, result.num_inserted, result.num_updated) == (0, 1, 1)
 
 
-def test_bloom_without_meta_fields_falls_back_to_simple(spark: Any, tmp_path: Path, indexes: list[Index]) -> None:
+def test_bloom_without_meta_fields_falls_back_to_simple(spark: Any, tmp_path: Path) -> None:
     options = _options(**{"hoodie.populate.meta.fields": "false"})
     path = tmp_path / "t"
     _write(spark, path, [(f"k{i}", "a", 1, "old") for i in range(5)], options)
 
     result = _write(spark, path, [("k1", "a", 2, "new"), ("k9", "a", 2, "ins")], options)
 
-    assert indexes[-1].last_stats.candidate_files == 0  # type: ignore[attr-defined]
+    assert _lookup(result).candidate_files == 0
     assert (result.num_updated, result.num_inserted) == (1, 1)
     data = {r["id"]: r["v"] for r in hudi_sql.read(spark, str(path)).select("id", "v").collect()}
     assert data == {"k0": "old", "k1": "new", "k2": "old", "k3": "old", "k4": "old", "k9": "ins"}

@@ -17,7 +17,6 @@ import pytest
 from sql_session import fresh_database
 
 import hudi_sql
-from hudi_sql.index.base import Index
 
 pytestmark = pytest.mark.spark
 
@@ -112,18 +111,15 @@ def test_procedures_show_and_validate_the_metadata_table(table: tuple[Any, Path]
 def test_bloom_index_reads_key_ranges_and_bloom_filters_from_the_metadata_table(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hudi_sql.index import bloom
-    from hudi_sql.write import client as write_client
 
-    made: list[Index] = []
-    original = write_client.index_for
-    monkeypatch.setattr(write_client, "index_for", lambda context: made.append(original(context)) or made[-1])
     monkeypatch.setattr(bloom, "_KEY_RANGES", {})
     path = tmp_path / "bloom_mdt"
     options = {**OPTIONS, "hoodie.index.type": "BLOOM", "hoodie.bloom.index.use.metadata": "true"}
     for start in range(0, 30, 10):
         hudi_sql.write(spark.createDataFrame(_batch(start), SCHEMA), str(path), options)
     result = hudi_sql.write(spark.createDataFrame(_batch(5, ts=2) + _batch(40, ts=2), SCHEMA), str(path), options)
-    stats = made[-1].last_stats  # type: ignore[attr-defined]
+    stats = result.index_stats
+    assert isinstance(stats, bloom.BloomIndexStats)
     assert (result.num_updated, result.num_inserted) == (10, 10)
     assert stats.candidate_files == 6 and stats.footers_read == 0, "every range came from the metadata table"
     assert stats.files_range_matched == 4 and stats.bloom_filters_loaded == 4

@@ -655,6 +655,19 @@ REGRESSIONS: list[tuple[str, Scenario]] = [
         payload=None, index="BLOOM", metadata=False,
         steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]),
                ("delete_partition", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]])], read_from=0)),
+    # MERGE INTO whose matched row moves to another partition, complex keys, bloom (not global), version 8:
+    # Apache Hudi 1.2 keeps the old row and writes the new one; found by seed 1134.
+    ("merge_moves_a_key_to_another_partition_v8", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT", keygen="complex",
+        payload=None, index="BLOOM", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]),
+               ("upsert", [[10_000_000_000, "s", "2024-02-29", 0, None, None, None]])],
+        read_from=0, version=8, api="sql")),
+    ("merge_moves_a_key_to_another_partition_simple_index_v6", Scenario(
+        table_type="MERGE_ON_READ", key_type="INT", partition_type="STRING", ordering_type="INT", keygen="simple",
+        payload=None, index="SIMPLE", metadata=False,
+        steps=[("insert", [[1, "a", 0, None, None, None]]), ("upsert", [[1, "b", 1, None, None, None]])],
+        read_from=0, version=6, api="sql")),
     # An overwrite of a bucket-index table lost the records of buckets that had a file group
     # (no new file group was planned for them).
     ("bucket_index_insert_overwrite_table", Scenario(

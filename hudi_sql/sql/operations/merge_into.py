@@ -17,7 +17,9 @@ What is written:
 
 * upserts: the new rows of UPDATE and INSERT clauses;
 * deleted keys: the rows of DELETE clauses, and the old key of an updated row whose record key
-  or partition changed (the new row is an upsert elsewhere, the old one must go).
+  changed (the new row is an upsert of another key, the old one must go). A row updated into
+  another partition is the index's to place: a global index moves it, under a partition-scoped
+  one it is a new record there and the old row stays, as Apache Hudi (0.15 and 1.2) writes it.
 
 When ``ON`` equates every partition column of the target with a source expression (as a
 condition on the record key and partition usually does), only the target partitions the
@@ -293,9 +295,15 @@ def build_merge(
         .where(acted)
         .select(*select)
     )
+    # The old row goes when the record key changed. A partition change is the index's to handle: a
+    # global index moves the key (the write deletes it from its old partition; a delete of the key
+    # here would delete the moved row too), a partition-scoped one makes the row a new record in
+    # its new partition and the old one stays, as Apache Hudi writes it.
+    partition_indexes = {lowered[p.lower()] for p in facts.partition_fields if p.lower() in lowered}
+    identity_indexes = [i for i in key_indexes if i not in partition_indexes]
     moved_condition = functools.reduce(
         lambda a, b: a | b,
-        [~F.col(_value(i)).eqNullSafe(F.col(_old(i))) for i in key_indexes],
+        [~F.col(_value(i)).eqNullSafe(F.col(_old(i))) for i in identity_indexes],
         F.lit(False),
     )
     joined = joined.withColumn(_MOVED, moved_condition)
