@@ -41,10 +41,6 @@ class TableIdent:
         """The name as a sqlglot table reference, each part a quoted identifier."""
         return table(self.database, self.name)
 
-    def quoted(self) -> str:
-        """Spark SQL for the name: ``` `db`.`t` ```."""
-        return render_spark(self.tree())
-
 
 def quote_identifier(name: str) -> str:
     return render_spark(identifier(name))

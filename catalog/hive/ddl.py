@@ -29,9 +29,6 @@ __all__ = [
     "drop_table",
     "input_format_class",
     "partition",
-    "partition_spec",
-    "quote_identifier",
-    "quote_string",
     "replace_columns",
     "set_partition_location",
     "set_serde_properties",
@@ -39,7 +36,6 @@ __all__ = [
     "show_partitions",
     "show_table_properties",
     "show_tables",
-    "table_name",
     "use_database",
 ]
 
@@ -54,7 +50,6 @@ from catalog.dialects import (
     ShowTables,
     ShowTblPropertiesOf,
     identifier,
-    quote_string,
     render_hive,
     string,
 )
@@ -89,15 +84,6 @@ def input_format_class(base_file_format: str, *, realtime: bool, pre_apache: boo
     return _PRE_APACHE_INPUT_FORMAT if pre_apache else INPUT_FORMAT
 
 
-def quote_identifier(name: str) -> str:
-    """``name`` backquoted, with backquotes doubled (for messages and tools; statements use trees)."""
-    return render_hive(identifier(name))
-
-
-def table_name(database: str, table: str) -> str:
-    return render_hive(table_tree(database, table))
-
-
 def partition(keys: Sequence[str], values: Sequence[str]) -> exp.Partition:
     """``PARTITION (`k1`='v1', `k2`='v2')``; raises when the counts differ (Hudi's partition clause check)."""
     if len(keys) != len(values):
@@ -107,10 +93,6 @@ def partition(keys: Sequence[str], values: Sequence[str]) -> exp.Partition:
         )
     return exp.Partition(expressions=[exp.EQ(this=exp.column(identifier(k)), expression=string(v))
                                       for k, v in zip(keys, values)])
-
-
-def partition_spec(keys: Sequence[str], values: Sequence[str]) -> str:
-    return render_hive(partition(keys, values))
 
 
 def _properties(props: Mapping[str, str]) -> list[exp.Property]:

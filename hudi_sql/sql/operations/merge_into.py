@@ -299,8 +299,9 @@ def build_merge(
     # global index moves the key (the write deletes it from its old partition; a delete of the key
     # here would delete the moved row too), a partition-scoped one makes the row a new record in
     # its new partition and the old one stays, as Apache Hudi writes it.
-    partition_indexes = {lowered[p.lower()] for p in facts.partition_fields if p.lower() in lowered}
-    identity_indexes = [i for i in key_indexes if i not in partition_indexes]
+    # (Generated keys travel with the row, so there a partition change still removes the old row.)
+    identity_indexes = sorted({lowered[k.split(".")[0].lower()] for k in facts.record_key_fields
+                               if k.split(".")[0].lower() in lowered}) if facts.record_key_fields else key_indexes
     moved_condition = functools.reduce(
         lambda a, b: a | b,
         [~F.col(_value(i)).eqNullSafe(F.col(_old(i))) for i in identity_indexes],

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from catalog import dialects
 from catalog.hive import ddl
 from catalog.hive.schema import HiveColumn
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
@@ -40,17 +41,17 @@ _LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'")
 
 @pytest.mark.parametrize("value", [INJECTION, "a\\b", "it's", "ü ß/\\%_", "line\nbreak\x01", "--;/* */", "", "`"])
 def test_quote_string_round_trips_and_cannot_break_out(value: str) -> None:
-    literal = ddl.quote_string(value)
+    literal = dialects.quote_string(value)
     assert _LITERAL.fullmatch(literal)
     assert _unquote(literal) == value
     assert "\\%" not in literal.replace("\\\\", "") and "\\_" not in literal.replace("\\\\", "")
 
 
 def test_quote_identifier_doubles_backquotes() -> None:
-    assert ddl.quote_identifier("a`b") == "`a``b`"
-    assert ddl.quote_identifier("x'); DROP TABLE t; --") == "`x'); DROP TABLE t; --`"
+    assert dialects.render_hive(dialects.identifier("a`b")) == "`a``b`"
+    assert dialects.render_hive(dialects.identifier("x'); DROP TABLE t; --")) == "`x'); DROP TABLE t; --`"
     with pytest.raises(HudiConfigError):
-        ddl.quote_identifier("")
+        dialects.identifier("")
 
 
 def test_add_partitions_injection_value_is_one_literal() -> None:
@@ -71,7 +72,7 @@ def test_add_partitions_batches() -> None:
 
 def test_partition_spec_arity_mismatch_raises() -> None:
     with pytest.raises(HudiConfigError, match="do not match"):
-        ddl.partition_spec(["a", "b"], ["1"])
+        ddl.partition(["a", "b"], ["1"])
 
 
 def test_create_table_cow_statement() -> None:
