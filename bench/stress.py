@@ -37,7 +37,7 @@ from typing import Any
 
 from hudi_sql.config import HudiTableConfig, HudiWriteConfig
 from hudi_sql.config.concurrency import FILE_SYSTEM_LOCK_PROVIDER, HudiConcurrencyConfig
-from hudi_sql.spark.session import child_process_env
+from hudi_sql.engine.session import child_process_env
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Run as a module: as a script, ``bench/`` would come first on its path and shadow the

@@ -1,7 +1,7 @@
 """The default catalog: Spark's session catalog and its metastore (embedded Derby or thrift Hive).
 
 Tables are created with Spark SQL (``CREATE TABLE ... USING hudi``, which needs the ``hudi``
-data source registered: :mod:`hudi_sql.spark.datasource`) and read back from the metastore
+data source registered: :mod:`hudi_sql.engine.datasource`) and read back from the metastore
 through the session catalog's ``ExternalCatalog``. Spark's own ``DESCRIBE`` and
 ``spark.catalog`` are no use here: a ``USING hudi`` table is a Python (V2) data source table,
 and they show it without its location, provider, partitioning or properties, which the
@@ -55,8 +55,8 @@ from catalog.hive.ddl import HUDI_INPUT_FORMATS
 from catalog.hive.manifest import SYMLINK_INPUT_FORMAT
 from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import QUERY_AS_RO_TABLE, synced_query_type
+from hudi_sql.engine.session import REMOTE_WAREHOUSE_CONF
 from hudi_sql.errors import HudiError, TableAlreadyExistsError, TableNotFoundError
-from hudi_sql.spark.session import REMOTE_WAREHOUSE_CONF
 from hudi_sql.spark.table_marker import marked, unmarked
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -155,7 +155,7 @@ class SparkSessionCatalog:
 
     def _remote_warehouse(self) -> str | None:
         """The object-store warehouse of managed Hudi tables, when the session has one
-        (:data:`~hudi_sql.spark.session.REMOTE_WAREHOUSE_CONF`): :meth:`create_table` registers them
+        (:data:`~hudi_sql.engine.session.REMOTE_WAREHOUSE_CONF`): :meth:`create_table` registers them
         with their location there, marked managed by :data:`MANAGED_IN_WAREHOUSE`."""
         value = self.spark.conf.get(REMOTE_WAREHOUSE_CONF, None)
         return value.rstrip("/") if value else None

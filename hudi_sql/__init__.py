@@ -24,6 +24,10 @@ from hudi_sql.config import (
     QueryType,
     TableType,
 )
+from hudi_sql.engine.read import read_table  # before `read` below: the subpackage would shadow it
+from hudi_sql.engine.session import spark_session
+from hudi_sql.engine.write import write
+from hudi_sql.engine.write_client import WriteResult
 from hudi_sql.errors import (
     CommitConflictError,
     CommitStateUnknownError,
@@ -38,13 +42,9 @@ from hudi_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
-from hudi_sql.read.api import read_table  # before `read` below: the subpackage would shadow it
 from hudi_sql.services.clustering import cluster as run_clustering
 from hudi_sql.services.compaction import compact as run_compaction
-from hudi_sql.spark.session import spark_session
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.api import write
-from hudi_sql.write.client import WriteResult
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import hudi_sql
 from hudi_sql.config import HudiReadConfig, HudiTableConfig, HudiWriteConfig
-from hudi_sql.spark.session import default_state_dir
+from hudi_sql.engine.session import default_state_dir
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.uri import join, qualify
 

@@ -63,7 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The one SparkSession of the test session: local[2], few shuffle partitions, state in a temp dir."""
-    from hudi_sql.spark.session import spark_session
+    from hudi_sql.engine.session import spark_session
 
     state = tmp_path_factory.mktemp("spark-state")
     session = spark_session(
@@ -81,7 +81,7 @@ def hive_metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HiveMet
     sync, the engines reading synced tables, manifest sync): a metastore JVM start is ~15 s here.
     Each module keeps to databases of its own. (The lock-provider tests start their own: a lock
     service changes the metastore's configuration.)"""
-    from hudi_sql.spark.session import child_process_env
+    from hudi_sql.engine.session import child_process_env
 
     work = tmp_path_factory.mktemp("hive-metastore")
     port, process, log = start_hive_metastore(work, child_process_env())

@@ -40,7 +40,8 @@ import posixpath
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType
+from hudi_sql.config import QueryType
+from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.read.plan import plan_read
 from hudi_sql.storage.fs import to_uri
@@ -68,7 +69,7 @@ def manifest_location(base_path: str, partition_path: str) -> str:
 
 def latest_base_files(meta: TableMetaClient) -> dict[str, list[str]]:
     """Partition path -> the base files of its latest file slices (read-optimized view), sorted."""
-    plan = plan_read(meta, HudiConfigs.of({HudiReadConfig.QUERY_TYPE.key: QueryType.READ_OPTIMIZED.value}))
+    plan = plan_read(meta, ReadConfig(query_type=QueryType.READ_OPTIMIZED))
     if plan.bootstrap_slices:
         # A skeleton holds meta columns only and its source file lacks them: neither can stand
         # in a manifest, and leaving the group out would hide its rows.

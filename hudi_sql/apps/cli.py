@@ -5,7 +5,7 @@
     hudi-sql [shell options]            the SQL shell (:mod:`hudi_sql.apps.shell`)
     hudi-sql thriftserver [options]     a HiveServer2 endpoint (:mod:`hudi_sql.apps.hiveserver2.cli`)
     hudi-sql sync --base-path ...       Hive metastore sync (:mod:`catalog.hive.cli`)
-    hudi-sql report <path or table>     a table health report (:mod:`hudi_sql.report.cli`)
+    hudi-sql report <path or table>     a table health report (:mod:`hudi_sql.apps.report`)
     hudi-sql dbt <dbt arguments>        dbt's session method on hudi-sql (:mod:`hudi_sql.apps.dbt_session`)
 
 Each subcommand's module is imported only when it runs: the server needs Thrift, which the
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from catalog.hive.cli import main as sync
 from hudi_sql.apps.dbt_session import main as dbt
 from hudi_sql.apps.hiveserver2.cli import main as serve
+from hudi_sql.apps.report import main as report
 from hudi_sql.apps.shell import main as shell
-from hudi_sql.report.cli import main as report
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

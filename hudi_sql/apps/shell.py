@@ -46,7 +46,7 @@ from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
 from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c_to_main_thread, quiet_loggers
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
-from hudi_sql.spark.session import default_state_dir, spark_session
+from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.sql.session import HudiSession
 from hudi_sql.storage.uri import is_local

@@ -63,8 +63,8 @@ from hudi_sql.config.concurrency import (
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
-from hudi_sql.config.metadata import MetadataConfig, metadata_scope
-from hudi_sql.config.registry import HudiConfigs
+from hudi_sql.config.metadata import metadata_scope
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiConfigError, LockTimeoutError, UnsupportedFeatureError
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -88,7 +88,7 @@ def concurrency_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
 
 
 @contextmanager
-def service_scope(configs: HudiConfigs) -> Iterator[ConcurrencyConfig]:
+def service_scope(options: Resolved) -> Iterator[ConcurrencyConfig]:
     """Run a table service with the lock provider, heartbeats and metadata table options its options name.
 
     Inside a write's scope (inline services after a commit) the write's options hold. Called on
@@ -99,7 +99,7 @@ def service_scope(configs: HudiConfigs) -> Iterator[ConcurrencyConfig]:
     if current is not None:
         yield current
         return
-    with concurrency_scope(ConcurrencyConfig.of(configs)) as config, metadata_scope(MetadataConfig.of(configs)):
+    with concurrency_scope(options.concurrency) as config, metadata_scope(options.metadata):
         yield config
 
 

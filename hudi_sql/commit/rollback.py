@@ -46,7 +46,6 @@ from typing import Any
 
 from hudi_sql.commit.heartbeat import delete_heartbeat, is_heartbeat_expired, live_writer_error
 from hudi_sql.commit.locks import current_concurrency
-from hudi_sql.commit.markers import IOType, read_markers, validate_marker_name
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
 from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
@@ -59,6 +58,7 @@ from hudi_sql.storage.guard import inside_base
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.markers import IOType, read_markers, validate_marker_name
 
 _log = logging.getLogger(__name__)
 

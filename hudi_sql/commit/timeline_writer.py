@@ -24,7 +24,7 @@ from __future__ import annotations
 __all__ = ["LockProvider", "NoOpLockProvider", "TimelineWriter"]
 
 from hudi_sql.commit.instant_files import InstantFileWriter, LockProvider, NoOpLockProvider
-from hudi_sql.metadata.sync import MetadataTableSync
+from hudi_sql.metadata.maintenance.sync import MetadataTableSync
 from hudi_sql.model.instant import Instant, State
 from hudi_sql.model.instant_payloads import Payload
 from hudi_sql.table.meta_client import TableMetaClient

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 
 from hudi_sql.commit.heartbeat import Heartbeat, delete_heartbeat, refuse_live_writers
 from hudi_sql.commit.locks import concurrency_scope, current_concurrency
-from hudi_sql.commit.markers import IOType, Marker, read_markers, validate_marker_name
 from hudi_sql.commit.rollback import rollback_own_failed_write
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
@@ -50,6 +49,7 @@ from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.uri import relative_to
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.markers import IOType, Marker, read_markers, validate_marker_name
 
 _log = logging.getLogger(__name__)
 

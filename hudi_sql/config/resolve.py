@@ -19,29 +19,33 @@ The record key and ordering field of an existing table come from its ``hoodie.pr
 from __future__ import annotations
 
 __all__ = [
-    "ArchiveConfig",
-    "CleanConfig",
-    "ClusteringConfig",
-    "CompactionConfig",
-    "ReadConfig",
+    "Resolved",
     "TableConfig",
     "WriteConfig",
     "resolve_options",
 ]
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from functools import cached_property
 
-from hudi_sql.config.compaction import HudiCompactionConfig
+from hudi_sql.config.concurrency import ConcurrencyConfig
+from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.operation import WriteOperationType
-from hudi_sql.config.read import HudiReadConfig, QueryType
-from hudi_sql.config.registry import ConfigOption, HudiConfigs
-from hudi_sql.config.services import CleanerPolicy, HudiServiceConfig
+from hudi_sql.config.registry import HudiConfigs
+from hudi_sql.config.scoped import (
+    ArchiveConfig,
+    BootstrapConfig,
+    CleanConfig,
+    ClusteringConfig,
+    CompactionConfig,
+    IndexConfig,
+    ReadConfig,
+    StreamingConfig,
+)
 from hudi_sql.config.table import CdcLoggingMode, HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig, IndexType
-from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.payload import Payload
 
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
@@ -68,6 +72,23 @@ def resolve_options(
     return HudiConfigs.layered(table_properties, session, catalog_properties, statement.raw())
 
 
+def _table_version(configs: HudiConfigs) -> int:
+    """``hoodie.table.version``: 6 when absent or blank; a value that is not a number is a damaged file."""
+    raw = str(configs.raw().get(HudiTableConfig.VERSION.key) or "").strip()
+    if not raw:
+        return 6
+    try:
+        return int(raw)
+    except ValueError:
+        raise HudiConfigError(f"{HudiTableConfig.VERSION.key}='{raw}' is not a table version number.",
+                              help="hoodie.properties is damaged; restore it from hoodie.properties.backup") from None
+
+
+def _names(listed: str | None) -> tuple[str, ...]:
+    """A comma-separated list of names, blanks dropped."""
+    return tuple(n.strip() for n in str(listed or "").split(",") if n.strip())
+
+
 def _table_name(configs: HudiConfigs) -> str | None:
     return configs.get(HudiTableConfig.NAME) or configs.get(HudiWriteConfig.TABLE_NAME)
 
@@ -91,6 +112,30 @@ class TableConfig:
     base_file_format: str
     #: the CDC logging mode when the table logs changes (``hoodie.table.cdc.enabled``), else None
     cdc_logging_mode: CdcLoggingMode | None = None
+    #: ``hoodie.table.version`` (6 when absent, as for tables of Apache Hudi before 0.14)
+    version: int = 6
+    #: ``hoodie.timeline.layout.version`` as the file says it (``None``: absent); the version implies it
+    declared_timeline_layout: str | None = None
+    #: ``hoodie.table.format`` (lower case): ``native`` for Hudi's own timeline and files
+    table_format: str = "native"
+    #: the payload class the file names (``payload_class`` falls back to Apache Hudi's default)
+    declared_payload_class: str | None = None
+    #: ``hoodie.table.create.schema``: the Avro schema the table was created with
+    create_schema: str | None = None
+    #: layout 2: the timeline's folder under ``.hoodie/`` and its history's under that
+    timeline_path: str = "timeline"
+    timeline_history_path: str = "history"
+    #: metadata table partitions built (complete) and being built (inflight)
+    metadata_partitions: tuple[str, ...] = ()
+    metadata_partitions_inflight: tuple[str, ...] = ()
+    #: version 8 and up: how records of one key merge (upper case; empty when the file says nothing)
+    record_merge_mode: str = ""
+    record_merge_strategy_id: str | None = None
+    ordering_fields: tuple[str, ...] = ()
+    #: version 9: partial-update mode (upper case, ``NONE`` when unset) and the delete marker
+    partial_update_mode: str = "NONE"
+    merge_delete_field: str | None = None
+    merge_delete_marker: str | None = None
 
     @classmethod
     def of(cls, properties: Mapping[str, str] | HudiConfigs) -> TableConfig:
@@ -115,6 +160,24 @@ class TableConfig:
             base_file_format=configs.get(HudiTableConfig.BASE_FILE_FORMAT) or "PARQUET",
             cdc_logging_mode=(configs.get(HudiTableConfig.CDC_SUPPLEMENTAL_LOGGING_MODE)
                               if configs.get(HudiTableConfig.CDC_ENABLED) else None),
+            version=_table_version(configs),
+            declared_timeline_layout=str(configs.raw().get(HudiTableConfig.TIMELINE_LAYOUT_VERSION.key) or "").strip()
+            or None,
+            table_format=(configs.get(HudiTableConfig.TABLE_FORMAT) or "native").strip().lower(),
+            declared_payload_class=(configs.get(HudiTableConfig.PAYLOAD_CLASS) or None
+                                    if configs.is_set(HudiTableConfig.PAYLOAD_CLASS) else None),
+            create_schema=configs.get(HudiTableConfig.CREATE_SCHEMA) or None,
+            timeline_path=configs.get(HudiTableConfig.TIMELINE_PATH) or str(HudiTableConfig.TIMELINE_PATH.default),
+            timeline_history_path=(configs.get(HudiTableConfig.TIMELINE_HISTORY_PATH)
+                                   or str(HudiTableConfig.TIMELINE_HISTORY_PATH.default)),
+            metadata_partitions=_names(configs.get(HudiTableConfig.METADATA_PARTITIONS)),
+            metadata_partitions_inflight=_names(configs.get(HudiTableConfig.METADATA_PARTITIONS_INFLIGHT)),
+            record_merge_mode=(configs.get(HudiTableConfig.RECORD_MERGE_MODE) or "").strip().upper(),
+            record_merge_strategy_id=configs.get(HudiTableConfig.RECORD_MERGE_STRATEGY_ID) or None,
+            ordering_fields=tuple(ordering),
+            partial_update_mode=(configs.get(HudiTableConfig.PARTIAL_UPDATE_MODE) or "NONE").strip().upper(),
+            merge_delete_field=configs.get(HudiTableConfig.MERGE_DELETE_FIELD) or None,
+            merge_delete_marker=configs.get(HudiTableConfig.MERGE_DELETE_MARKER) or None,
         )
 
     @staticmethod
@@ -170,10 +233,14 @@ class WriteConfig:
     bloom_filter_type: str
     # markers and logs
     #: ``hoodie.write.markers.type`` when the options set it; unset, the write chooses by its store
-    #: (:meth:`~hudi_sql.write.client.WriteClient.handle_options`)
+    #: (:meth:`~hudi_sql.engine.write_client.WriteClient.handle_options`)
     markers_type: str | None
     log_data_block_format: str
     log_max_size: int
+    #: upgrade an older table to ``hoodie.write.table.version`` before writing
+    auto_upgrade: bool = True
+    #: commit a write that has no records (Apache Hudi's default)
+    allow_empty_commit: bool = True
 
     @classmethod
     def of(cls, configs: HudiConfigs, table: TableConfig | None = None) -> WriteConfig:
@@ -232,6 +299,8 @@ class WriteConfig:
             else None,
             log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
             log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
+            auto_upgrade=configs.get(HudiWriteConfig.AUTO_UPGRADE),
+            allow_empty_commit=configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT),
         )
 
     @property
@@ -267,129 +336,82 @@ def _check_against_table(keys: tuple[str, ...], ordering: str | None, table: Tab
             f"'{table.name}' orders by {table.precombine_field}.")
 
 
-def option(member: ConfigOption[Any]) -> Any:
-    """A config field read from *member* (``configs.get(member)``); its default is the registry's."""
-    return field(default=member.default, metadata={"option": member})
+@dataclass(frozen=True)
+class Resolved:
+    """The options of one operation, resolved once at its entry point (the write client, a table
+    service called on its own, a procedure, a stream) and handed down: each scope's typed config,
+    read from the merged layers the first time it is asked for and kept.
 
+    Services, planners and the commit protocol take the typed config they need from here rather
+    than reading option keys themselves. :meth:`check` reads every scope, so one invalid value
+    fails an operation before it touches the table, whichever service would have read it.
+    """
 
-class _FromOptions:
-    """Configs whose every field names its option (:func:`option`): one generic reader."""
+    configs: HudiConfigs = field(default_factory=HudiConfigs)
 
     @classmethod
-    def of(cls: type[_C], configs: HudiConfigs) -> _C:  # noqa: PYI019 - Self needs Python 3.11
-        assert is_dataclass(cls)
-        return cls(**{f.name: configs.get(f.metadata["option"]) for f in fields(cls)})
+    def of(cls, options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> Resolved:
+        """The resolution of *options*: an entry point's own (kept as it is), merged layers, or a
+        plain map of option strings (checked for unknown keys)."""
+        if isinstance(options, Resolved):
+            return options
+        return cls(options if isinstance(options, HudiConfigs) else HudiConfigs.of(options or {}))
 
-
-_C = TypeVar("_C", bound=_FromOptions)
-
-
-@dataclass(frozen=True)
-class ReadConfig(_FromOptions):
-    """The options of one query, typed."""
-
-    query_type: QueryType = option(HudiReadConfig.QUERY_TYPE)
-    begin_instant: str | None = option(HudiReadConfig.BEGIN_INSTANT)
-    end_instant: str | None = option(HudiReadConfig.END_INSTANT)
-    as_of_instant: str | None = option(HudiReadConfig.AS_OF_INSTANT)
-    incremental_fallback_full_scan: bool = option(HudiReadConfig.INCR_FALLBACK_FULL_SCAN)
-
-
-@dataclass(frozen=True)
-class CleanConfig(_FromOptions):
-    """Cleaner options (``HoodieCleanConfig``), typed."""
-
-    automatic: bool = option(HudiServiceConfig.CLEAN_AUTOMATIC)
-    policy: CleanerPolicy = option(HudiServiceConfig.CLEANER_POLICY)
-    commits_retained: int = option(HudiServiceConfig.CLEANER_COMMITS_RETAINED)
-    file_versions_retained: int = option(HudiServiceConfig.CLEANER_FILE_VERSIONS_RETAINED)
-    hours_retained: int = option(HudiServiceConfig.CLEANER_HOURS_RETAINED)
-    max_commits: int = option(HudiServiceConfig.CLEAN_MAX_COMMITS)
-    parallelism: int = option(HudiServiceConfig.CLEANER_PARALLELISM)
-
-
-@dataclass(frozen=True)
-class ArchiveConfig(_FromOptions):
-    """Archival options (``HoodieArchivalConfig``), typed."""
-
-    automatic: bool = option(HudiServiceConfig.ARCHIVE_AUTOMATIC)
-    max_commits: int = option(HudiServiceConfig.ARCHIVE_MAX_COMMITS)
-    min_commits: int = option(HudiServiceConfig.ARCHIVE_MIN_COMMITS)
-    batch_size: int = option(HudiServiceConfig.ARCHIVE_BATCH_SIZE)
-
-
-@dataclass(frozen=True)
-class CompactionConfig(_FromOptions):
-    """Merge-On-Read compaction options, typed."""
-
-    inline: bool = option(HudiCompactionConfig.INLINE)
-    schedule_inline: bool = option(HudiCompactionConfig.SCHEDULE_INLINE)
-    max_delta_commits: int = option(HudiCompactionConfig.MAX_DELTA_COMMITS)
-    max_delta_seconds: int = option(HudiCompactionConfig.MAX_DELTA_SECONDS)
-    trigger_strategy: str = option(HudiCompactionConfig.TRIGGER_STRATEGY)
-    strategy: str = option(HudiCompactionConfig.STRATEGY)
-    target_io_mb: int = option(HudiCompactionConfig.TARGET_IO)
-    logfile_num_threshold: int = option(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD)
-
-
-@dataclass(frozen=True)
-class ClusteringConfig(_FromOptions):
-    """Clustering options (``HoodieClusteringConfig``), typed: the trigger, the planner's limits
-    and the partitions it may pick, read and checked once (:meth:`of`)."""
-
-    inline: bool = option(HudiServiceConfig.CLUSTERING_INLINE)
-    inline_max_commits: int = option(HudiServiceConfig.CLUSTERING_INLINE_MAX_COMMITS)
-    sort_columns: tuple[str, ...] = option(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)
-    target_file_max_bytes: int = option(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
-    small_file_limit: int = option(HudiServiceConfig.CLUSTERING_SMALL_FILE_LIMIT)
-    updates_strategy: str = option(HudiServiceConfig.CLUSTERING_UPDATES_STRATEGY)
-    max_bytes_per_group: int = option(HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP)
-    max_num_groups: int = option(HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS)
-    single_group: bool = option(HudiServiceConfig.CLUSTERING_SINGLE_GROUP)
-    preserve_commit_metadata: bool = option(HudiServiceConfig.CLUSTERING_PRESERVE_COMMIT_METADATA)
-    #: the assumed size of a file slice without a base file
-    parquet_max_file_size: int = option(HudiWriteConfig.PARQUET_MAX_FILE_SIZE)
-    #: partition paths a plan is limited to; empty: every partition (then the pattern applies)
-    selected_partitions: tuple[str, ...] = option(HudiServiceConfig.CLUSTERING_PARTITION_SELECTED)
-    #: a regular expression the whole partition path matches; empty: any
-    partition_pattern: str = option(HudiServiceConfig.CLUSTERING_PARTITION_REGEX)
-    plan_strategy: str = option(HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS)
-    execution_strategy: str = option(HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS)
-
-    @classmethod
-    def of(cls, configs: HudiConfigs) -> ClusteringConfig:
-        read = super().of(configs)
-        return replace(read, selected_partitions=tuple(p.strip("/") for p in read.selected_partitions),
-                       sort_columns=tuple(read.sort_columns), partition_pattern=read.partition_pattern or "")
-
-    def for_planning(self) -> ClusteringConfig:
-        """This config, checked for planning a clustering: a strategy hudi-sql does not run, a
-        pattern that is not a regular expression or a limit below 1 fails, naming its key. (Not
-        checked by :meth:`of`: a write that never clusters does not fail on them.)"""
-        for member, value, suffix in (
-                (HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS, self.plan_strategy, "SizeBasedClusteringPlanStrategy"),
-                (HudiServiceConfig.CLUSTERING_EXECUTION_STRATEGY_CLASS, self.execution_strategy,
-                 "SortAndSizeExecutionStrategy")):
-            if not value.endswith(suffix):
-                kind = "plan" if member is HudiServiceConfig.CLUSTERING_PLAN_STRATEGY_CLASS else "execution"
-                raise UnsupportedFeatureError(f"Clustering {kind} strategy '{value}' is not supported.",
-                                              help=f"use {member.default} (the default)")
-        try:
-            re.compile(self.partition_pattern)
-        except re.error as exc:
-            raise HudiConfigError(f"Option '{HudiServiceConfig.CLUSTERING_PARTITION_REGEX.key}' is not a regular "
-                                  f"expression: {exc}.") from exc
-        for key, limit in ((HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key, self.target_file_max_bytes),
-                           (HudiServiceConfig.CLUSTERING_MAX_BYTES_PER_GROUP.key, self.max_bytes_per_group),
-                           (HudiServiceConfig.CLUSTERING_MAX_NUM_GROUPS.key, self.max_num_groups)):
-            if limit < 1:
-                raise HudiConfigError(f"Option '{key}' is {limit}; it must be at least 1.")
+    def check(self) -> Resolved:
+        """Every scope read now; a value that does not parse fails here, naming its key."""
+        for scope in _SCOPES:
+            getattr(self, scope)
         return self
 
-    def plans_partition(self, partition: str) -> bool:
-        """Whether *partition* may be clustered: named when partitions are selected by name,
-        else matching the pattern in full (Apache Hudi's ``partition.selected`` /
-        ``partition.regex.pattern``)."""
-        if self.selected_partitions:
-            return partition in self.selected_partitions
-        return not self.partition_pattern or re.fullmatch(self.partition_pattern, partition) is not None
+    @cached_property
+    def write(self) -> WriteConfig:
+        return WriteConfig.of(self.configs)
+
+    @cached_property
+    def read(self) -> ReadConfig:
+        return ReadConfig.of(self.configs)
+
+    @cached_property
+    def clean(self) -> CleanConfig:
+        return CleanConfig.of(self.configs)
+
+    @cached_property
+    def archive(self) -> ArchiveConfig:
+        return ArchiveConfig.of(self.configs)
+
+    @cached_property
+    def compaction(self) -> CompactionConfig:
+        return CompactionConfig.of(self.configs)
+
+    @cached_property
+    def clustering(self) -> ClusteringConfig:
+        return ClusteringConfig.of(self.configs)
+
+    @cached_property
+    def metadata(self) -> MetadataConfig:
+        return MetadataConfig.of(self.configs)
+
+    @cached_property
+    def concurrency(self) -> ConcurrencyConfig:
+        return ConcurrencyConfig.of(self.configs)
+
+    @cached_property
+    def bootstrap(self) -> BootstrapConfig:
+        return BootstrapConfig.of(self.configs)
+
+    @cached_property
+    def index(self) -> IndexConfig:
+        return IndexConfig.of(self.configs)
+
+    @cached_property
+    def streaming(self) -> StreamingConfig:
+        return StreamingConfig.of(self.configs)
+
+    def with_options(self, options: Mapping[str, object]) -> Resolved:
+        """A new resolution with *options* over these (a service's own override, e.g. compacting
+        every slice before a version change)."""
+        return Resolved(self.configs.with_options(options))
+
+
+_SCOPES = ("write", "read", "clean", "archive", "compaction", "clustering", "metadata", "concurrency", "index",
+           "bootstrap", "streaming")

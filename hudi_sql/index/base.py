@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, IndexType
+from hudi_sql.config import IndexType
+from hudi_sql.config.scoped import IndexConfig
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -39,7 +40,7 @@ class IndexContext:
     meta_client: TableMetaClient
     view: FileSystemView
     keygen: KeyGenerator
-    configs: HudiConfigs
+    config: IndexConfig
     index_type: IndexType
 
 

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 
-from hudi_sql.config import HudiMetadataConfig, HudiWriteConfig, IndexType
+from hudi_sql.config import IndexType
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY, BloomFilter
@@ -214,7 +214,7 @@ class BloomIndex(Index):
 
     def _metadata_index(self) -> MetadataTableReader | None:
         """The metadata table to read bloom filters and key ranges from, when the write asks for it."""
-        if not self.context.configs.get(HudiMetadataConfig.BLOOM_INDEX_USE_METADATA):
+        if not self.context.config.bloom_use_metadata:
             return None
         try:
             return MetadataTableReader.open(self.context.meta_client)
@@ -234,7 +234,7 @@ class BloomIndex(Index):
         """
         candidates = [(i, partition, path) for i, (partition, _, path) in enumerate(files)]
         storage = self.context.meta_client.storage
-        if not self.context.configs.get(HudiWriteConfig.BLOOM_PRUNE_BY_RANGES):
+        if not self.context.config.bloom_prune_by_ranges:
             return local_frame(spark, [(i, partition, None, None) for i, partition, _ in candidates], _RANGE_DDL)
         if metadata is not None and metadata.has(MetadataPartition.COLUMN_STATS):
             _KEY_RANGES.update(_metadata_key_ranges(metadata, candidates))

@@ -52,7 +52,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType
+from hudi_sql.config import HudiWriteConfig, IndexType
+from hudi_sql.config.scoped import IndexConfig
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, register_index
 from hudi_sql.index.java_hash import bucket_ids
@@ -154,23 +155,23 @@ def bucket_file_ids(view: FileSystemView, partitions: Iterable[str], num_buckets
     return ids
 
 
-def bucket_num(configs: HudiConfigs) -> int:
+def bucket_num(config: IndexConfig) -> int:
     """``hoodie.bucket.index.num.buckets``, checked positive (as Java's ``validateBucketIndexConfig``)."""
-    num = int(configs.get(HudiWriteConfig.BUCKET_NUM))
+    num = config.bucket_num
     if num <= 0 or num > 10**BUCKET_ID_DIGITS:
         raise HudiConfigError(f"{HudiWriteConfig.BUCKET_NUM.key} must be in 1..100000000, got {num}",
                               help="set the number of buckets per partition, fixed for the table's life")
     return num
 
 
-def bucket_hash_fields(configs: HudiConfigs, record_key_fields: Sequence[str]) -> tuple[str, ...]:
+def bucket_hash_fields(config: IndexConfig, record_key_fields: Sequence[str]) -> tuple[str, ...]:
     """``hoodie.bucket.index.hash.field`` (default: the record key fields), checked a subset of them.
 
     Raises:
         HudiConfigError: a hash field is not a record key field (Java: "Bucket index key (if
             configured) must be subset of record key.").
     """
-    raw = configs.get(HudiWriteConfig.BUCKET_HASH_FIELD)
+    raw = config.bucket_hash_field
     fields = tuple(f.strip() for f in str(raw).split(",") if f.strip()) if raw else tuple(record_key_fields)
     unknown = [f for f in fields if f not in record_key_fields]
     if unknown:
@@ -219,8 +220,8 @@ class BucketIndex(Index):
         from pyspark.sql import functions as F
 
         context = self.context
-        num_buckets = bucket_num(context.configs)
-        fields = bucket_hash_fields(context.configs, context.keygen.record_key_fields)
+        num_buckets = bucket_num(context.config)
+        fields = bucket_hash_fields(context.config, context.keygen.record_key_fields)
         if context.view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         existing = existing_bucket_file_ids(context.view, sorted(batch_partitions(records)))

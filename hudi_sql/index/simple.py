@@ -17,7 +17,7 @@ __all__ = ["FILE_ID_COLUMN", "SimpleIndex", "batch_partitions", "existing_keys",
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiWriteConfig, IndexType
+from hudi_sql.config import IndexType
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.model.schema import FILE_NAME_FIELD, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.hadoop_fs import read_parquet_files
@@ -53,9 +53,7 @@ def latest_base_files(context: IndexContext, records: DataFrame) -> list[tuple[s
 
 
 def update_partition_path(context: IndexContext) -> bool:
-    key = HudiWriteConfig.SIMPLE_INDEX_UPDATE_PARTITION_PATH if context.index_type is IndexType.GLOBAL_SIMPLE \
-        else HudiWriteConfig.BLOOM_INDEX_UPDATE_PARTITION_PATH
-    return bool(context.configs.get(key))
+    return context.config.update_partition_path(context.index_type)
 
 
 @register_index(IndexType.SIMPLE, IndexType.GLOBAL_SIMPLE)

@@ -40,6 +40,7 @@ import hudi_sql.keygen.custom
 import hudi_sql.keygen.non_partitioned
 import hudi_sql.keygen.simple
 import hudi_sql.keygen.timestamp_based  # noqa: F401
+from hudi_sql.config.keygen import KeyGenConfig, TableKeyFields
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.config.write import HudiWriteConfig, IndexType
@@ -98,57 +99,52 @@ def key_generator_for(
         HudiKeyError: with *schema*, a field that is missing or has an unusable type.
         UnsupportedFeatureError: an option whose behaviour hudi-sql does not reproduce.
     """
-    table = HudiConfigs.of(table_properties, validate=False) if table_properties is not None else None
-    table_class = _table_value(table, HudiTableConfig.KEY_GENERATOR_CLASS)
+    config = KeyGenConfig.of(configs, table_properties)
+    table = config.table
+    table_class = table.key_generator_class if table is not None else None
 
-    explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS) or None
-    if explicit is not None and _is_sql_key_generator(str(explicit)):
+    explicit = config.explicit_class
+    if explicit is not None and _is_sql_key_generator(explicit):
         sql = True
-        explicit = configs.get(HudiWriteConfig.SQL_ORIGIN_KEYGEN_CLASS) or table_class or "ComplexKeyGenerator"
+        explicit = config.sql_origin_class or table_class or "ComplexKeyGenerator"
     if explicit is None:
-        explicit = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or None
-    if table_class is not None and _is_sql_key_generator(str(table_class)):
+        explicit = config.explicit_type
+    if table_class is not None and _is_sql_key_generator(table_class):
         raise HudiConfigError(
             f"The table records '{table_class}' as its key generator; "
             "that is Hudi's SQL wrapper, not a key generator.",
             help=f"set {HudiTableConfig.KEY_GENERATOR_CLASS.key} to the wrapped class",
         )
 
-    record_key_fields = _fields(
-        configs, table, HudiWriteConfig.RECORD_KEY_FIELDS, HudiTableConfig.RECORD_KEY_FIELDS
-    )
-    partition_specs = _fields(
-        configs, table, HudiWriteConfig.PARTITION_PATH_FIELDS, HudiTableConfig.PARTITION_FIELDS
-    )
+    record_key_fields = _fields(config.record_key_fields, table.record_key_fields if table else None)
+    partition_specs = _fields(config.partition_specs, table.partition_fields if table else None)
 
     if explicit is not None:
-        implementation = key_generator_class(str(explicit))
-        if table_class is not None and key_generator_class(str(table_class)) is not implementation:
+        implementation = key_generator_class(explicit)
+        if table_class is not None and key_generator_class(table_class) is not implementation:
             raise HudiConfigError(
                 f"Config conflict: the write asks for key generator '{explicit}' "
                 f"but the table uses '{table_class}'.",
                 help="drop the key generator option; a table's key generator cannot change",
             )
     elif table_class is not None:
-        implementation = key_generator_class(str(table_class))
+        implementation = key_generator_class(table_class)
     else:
         implementation = key_generator_for_type(infer_key_generator_type(record_key_fields, partition_specs))
 
     _check_table_fields(table, record_key_fields, partition_specs)
-    _check_unsupported(configs)
+    _check_unsupported(config)
     auto_record_keys = not record_key_fields
     if auto_record_keys:
-        _check_auto_record_keys(configs, table)
+        _check_auto_record_keys(config)
     settings = KeyGenSettings(
-        hive_style_partitioning=_flag(
-            configs, table, HudiWriteConfig.HIVE_STYLE_PARTITIONING, HudiTableConfig.HIVE_STYLE_PARTITIONING
-        ),
-        url_encode_partitioning=_flag(
-            configs, table, HudiWriteConfig.URL_ENCODE_PARTITIONING, HudiTableConfig.URL_ENCODE_PARTITIONING
-        ),
+        hive_style_partitioning=_table_first(table.hive_style_partitioning if table else None,
+                                             config.hive_style_partitioning),
+        url_encode_partitioning=_table_first(table.url_encode_partitioning if table else None,
+                                             config.url_encode_partitioning),
         sql_timestamp_partitions=sql,
-        complex_keygen_new_encoding=configs.get(HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING),
-        timestamp=_timestamp_options(implementation, partition_specs, configs, table),
+        complex_keygen_new_encoding=config.complex_keygen_new_encoding,
+        timestamp=_timestamp_options(implementation, partition_specs, config),
         auto_record_keys=auto_record_keys,
     )
     key_generator = implementation.from_config(record_key_fields, partition_specs, settings)
@@ -167,21 +163,22 @@ def table_record_key_spec(table_properties: Mapping[str, str], configs: HudiConf
         HudiConfigError: the table records no record key fields (generated keys exist only in
             ``_hoodie_record_key``), or an unknown key generator class.
     """
-    table = HudiConfigs.of(table_properties, validate=False)
-    fields = tuple(table.get(HudiTableConfig.RECORD_KEY_FIELDS))
+    config = KeyGenConfig.of(configs if configs is not None else HudiConfigs(), table_properties)
+    table = config.table
+    assert table is not None
+    fields = table.record_key_fields or ()
     if not fields:
         raise HudiConfigError(
             f"The table records no '{HudiTableConfig.RECORD_KEY_FIELDS.key}', so record keys cannot be "
             "computed from its rows.",
             help=f"generated record keys need the meta fields ({HudiTableConfig.POPULATE_META_FIELDS.key}=true)",
         )
-    table_class = _table_value(table, HudiTableConfig.KEY_GENERATOR_CLASS)
+    table_class = table.key_generator_class
     if table_class is None or _is_sql_key_generator(table_class):
-        partitions = tuple(table.get(HudiTableConfig.PARTITION_FIELDS))
-        implementation = key_generator_for_type(infer_key_generator_type(fields, partitions))
+        implementation = key_generator_for_type(infer_key_generator_type(fields, table.partition_fields or ()))
     else:
         implementation = key_generator_class(table_class)
-    new_encoding = bool(configs.get(HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING)) if configs is not None else False
+    new_encoding = config.complex_keygen_new_encoding if configs is not None else False
     return implementation.key_spec(fields, KeyGenSettings(complex_keygen_new_encoding=new_encoding))
 
 
@@ -189,38 +186,27 @@ def _is_sql_key_generator(name: str) -> bool:
     return name.strip() in (SQL_KEY_GENERATOR_CLASS, "SqlKeyGenerator")
 
 
-def _table_value(table: HudiConfigs | None, key: HudiTableConfig) -> str | None:
-    if table is None or not table.is_set(key):
-        return None
-    value = table.get(key)
-    return str(value) if value else None
-
-
-def _fields(
-    configs: HudiConfigs, table: HudiConfigs | None, write_key: HudiWriteConfig, table_key: HudiTableConfig
-) -> tuple[str, ...]:
-    """The write option when given (an empty value means "none"), else the table's."""
-    if configs.is_set(write_key) or table is None:
-        return tuple(configs.get(write_key))
-    return tuple(table.get(table_key))
+def _fields(written: tuple[str, ...] | None, recorded: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The write's fields when it gives them (an empty value means "none"), else the table's."""
+    return written if written is not None else (recorded or ())
 
 
 def _check_table_fields(
-    table: HudiConfigs | None, record_key_fields: Sequence[str], partition_specs: Sequence[str]
+    table: TableKeyFields | None, record_key_fields: Sequence[str], partition_specs: Sequence[str]
 ) -> None:
     """Refuse record key or partition fields that differ from the existing table's."""
     if table is None:
         return
-    if table.is_set(HudiTableConfig.RECORD_KEY_FIELDS):
-        recorded = tuple(table.get(HudiTableConfig.RECORD_KEY_FIELDS))
+    if table.record_key_fields is not None:
+        recorded = table.record_key_fields
         if recorded != tuple(record_key_fields):
             raise HudiConfigError(
                 f"Config conflict: record key fields {','.join(record_key_fields)} differ from the table's "
                 f"{','.join(recorded)}.",
                 help="a table's record key cannot change",
             )
-    if table.is_set(HudiTableConfig.PARTITION_FIELDS):
-        recorded = tuple(table.get(HudiTableConfig.PARTITION_FIELDS))
+    if table.partition_fields is not None:
+        recorded = table.partition_fields
         names = tuple(spec.split(":", 1)[0] for spec in partition_specs)
         if recorded != names:
             raise HudiConfigError(
@@ -230,49 +216,43 @@ def _check_table_fields(
             )
 
 
-def _flag(
-    configs: HudiConfigs, table: HudiConfigs | None, write_key: HudiWriteConfig, table_key: HudiTableConfig
-) -> bool:
-    if table is not None and table.is_set(table_key):
-        return bool(table.get(table_key))
-    return bool(configs.get(write_key))
+def _table_first(recorded: bool | None, written: bool) -> bool:
+    """A partitioning flag: the table's when it records one (a table's layout stays stable)."""
+    return recorded if recorded is not None else written
 
 
-def _check_unsupported(configs: HudiConfigs) -> None:
-    key = HudiWriteConfig.CONSISTENT_LOGICAL_TIMESTAMP
-    if configs.get(key):
+def _check_unsupported(config: KeyGenConfig) -> None:
+    if config.consistent_logical_timestamp:
         raise UnsupportedFeatureError(
-            f"'{key.key}=true' (keys from java.sql.Timestamp strings) is not supported.",
+            f"'{HudiWriteConfig.CONSISTENT_LOGICAL_TIMESTAMP.key}=true' (keys from java.sql.Timestamp strings) is "
+            "not supported.",
             help="leave it false, Hudi's default: timestamp key values are micros since the epoch",
         )
 
 
-def _check_auto_record_keys(configs: HudiConfigs, table: HudiConfigs | None) -> None:
+def _check_auto_record_keys(config: KeyGenConfig) -> None:
     """Hudi 0.15's ``AutoRecordKeyGenerationUtils`` checks for a write that generates its keys,
     plus the bucket index, which hashes record keys that do not exist before the write task."""
     refused = [
         option.key
-        for option in (HudiWriteConfig.COMBINE_BEFORE_INSERT, HudiWriteConfig.INSERT_DROP_DUPS)
-        if configs.get(option)
+        for option, on in ((HudiWriteConfig.COMBINE_BEFORE_INSERT, config.combine_before_insert),
+                           (HudiWriteConfig.INSERT_DROP_DUPS, config.insert_drop_duplicates))
+        if on
     ]
     if refused:
         raise HudiConfigError(
             f"Enabling {refused[0]} is not supported with auto generation of record keys.",
             help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey), or leave {refused[0]} false",
         )
-    populate = (
-        table.get(HudiTableConfig.POPULATE_META_FIELDS)
-        if table is not None and table.is_set(HudiTableConfig.POPULATE_META_FIELDS)
-        else configs.get(HudiWriteConfig.POPULATE_META_FIELDS)
-    )
-    if not populate:
+    recorded = config.table.populate_meta_fields if config.table is not None else None
+    if not _table_first(recorded, config.populate_meta_fields):
         raise HudiConfigError(
             f"Disabling {HudiWriteConfig.POPULATE_META_FIELDS.key} is not supported with auto generation "
             "of record keys.",
             help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey): generated keys live only in "
             "the meta columns",
         )
-    if configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+    if config.index_type is IndexType.BUCKET:
         raise UnsupportedFeatureError(
             "The bucket index needs record key fields; this write generates its record keys.",
             help=f"set {HudiWriteConfig.RECORD_KEY_FIELDS.key} (primaryKey), or use another index type",
@@ -280,10 +260,7 @@ def _check_auto_record_keys(configs: HudiConfigs, table: HudiConfigs | None) -> 
 
 
 def _timestamp_options(
-    implementation: type[KeyGenerator],
-    partition_specs: Sequence[str],
-    configs: HudiConfigs,
-    table: HudiConfigs | None,
+    implementation: type[KeyGenerator], partition_specs: Sequence[str], config: KeyGenConfig
 ) -> TimestampOptions | None:
     """Timestamp options when the key generator formats times, else ``None`` (they are not read)."""
     if implementation.key_generator_type is KeyGeneratorType.TIMESTAMP:
@@ -297,5 +274,4 @@ def _timestamp_options(
         needed = False
     if not needed:
         return None
-    layered = HudiConfigs.layered(table.raw() if table is not None else None, configs.raw())
-    return TimestampOptions.from_configs(layered)
+    return TimestampOptions.from_config(config.timestamp)

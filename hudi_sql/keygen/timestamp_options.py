@@ -31,7 +31,7 @@ from pyspark.sql.types import (
     TimestampType as SparkTimestampType,
 )
 
-from hudi_sql.config.registry import HudiConfigs
+from hudi_sql.config.keygen import TimestampKeyGenConfig
 from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import HudiConfigError, HudiKeyError
 from hudi_sql.keygen.datetime_pattern import (
@@ -91,26 +91,6 @@ _TYPE_UNIT = {
     TimestampType.EPOCHMICROSECONDS: TimeUnit.MICROSECONDS,
 }
 
-# The keys Hudi copies into hoodie.properties for a timestamp key generator
-# (HoodieTableConfig.PERSISTED_CONFIG_LIST of 0.15), in that order. The timestamp type is not
-# among them: Apache Hudi keeps it in the catalog's TBLPROPERTIES (or the write's options), and so
-# does hudi-sql; a later SQL write reads it from there.
-PERSISTED_KEYS: tuple[HudiTableConfig, ...] = (
-    HudiTableConfig.TIMESTAMP_SCALAR_UNIT,
-    HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER,
-    HudiTableConfig.TIMESTAMP_INPUT_FORMAT,
-    HudiTableConfig.TIMESTAMP_INPUT_TIMEZONE,
-    HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT,
-    HudiTableConfig.TIMESTAMP_OUTPUT_TIMEZONE,
-    HudiTableConfig.TIMESTAMP_TIMEZONE,
-    HudiTableConfig.DATETIME_PARSER_CLASS,
-)
-
-
-def _zone(raw: str | None) -> str | None:
-    return raw.strip() if raw is not None and raw.strip() else None
-
-
 @dataclass(frozen=True)
 class TimestampOptions:
     """The ``hoodie.keygen.timebased.*`` options, validated as ``HoodieDateTimeParser`` does.
@@ -134,14 +114,14 @@ class TimestampOptions:
     persisted: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_configs(cls, configs: HudiConfigs) -> TimestampOptions:
-        """Read and check the options.
+    def from_config(cls, config: TimestampKeyGenConfig) -> TimestampOptions:
+        """Check the options as ``HoodieDateTimeParser`` does.
 
         Raises:
             HudiConfigError: the type or output format is missing, DATE_STRING has no input
                 format, a value is not allowed, or a pattern uses a letter Spark cannot handle.
         """
-        raw_type = configs.get(HudiTableConfig.TIMESTAMP_TYPE)
+        raw_type = config.timestamp_type
         if not raw_type:
             raise HudiConfigError(
                 f"The timestamp key generator needs '{HudiTableConfig.TIMESTAMP_TYPE.key}'.",
@@ -154,7 +134,7 @@ class TimestampOptions:
                 f"Option '{HudiTableConfig.TIMESTAMP_TYPE.key}' does not allow {raw_type!r}.",
                 help="one of " + ", ".join(t.value for t in TimestampType),
             ) from None
-        output_format = str(configs.get(HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT) or "")
+        output_format = config.output_format
         if not output_format.strip():
             raise HudiConfigError(
                 f"The timestamp key generator needs '{HudiTableConfig.TIMESTAMP_OUTPUT_FORMAT.key}'.",
@@ -163,9 +143,8 @@ class TimestampOptions:
         joda_to_spark_pattern(output_format)
         input_formats: tuple[str, ...] = ()
         if timestamp_type.reads_strings:
-            listed = str(configs.get(HudiTableConfig.TIMESTAMP_INPUT_FORMAT) or "")
-            delimiter = str(configs.get(HudiTableConfig.TIMESTAMP_INPUT_FORMAT_DELIMITER) or ",")
-            input_formats = tuple(p.strip() for p in re.split(delimiter, listed) if p.strip())
+            input_formats = tuple(p.strip() for p in re.split(config.input_format_delimiter, config.input_format)
+                                  if p.strip())
             if not input_formats:
                 raise HudiConfigError(
                     f"Timestamp type {timestamp_type.value} "
@@ -174,7 +153,7 @@ class TimestampOptions:
                 )
             for pattern in input_formats:
                 joda_to_spark_pattern(pattern)
-        raw_unit = str(configs.get(HudiTableConfig.TIMESTAMP_SCALAR_UNIT) or "SECONDS").strip().upper()
+        raw_unit = config.scalar_unit
         try:
             scalar_unit = TimeUnit(raw_unit)
         except ValueError:
@@ -182,21 +161,14 @@ class TimestampOptions:
                 f"Option '{HudiTableConfig.TIMESTAMP_SCALAR_UNIT.key}' does not allow {raw_unit!r}.",
                 help="one of " + ", ".join(u.value for u in TimeUnit),
             ) from None
-        parser = str(configs.get(HudiTableConfig.DATETIME_PARSER_CLASS) or DEFAULT_DATE_TIME_PARSER)
+        parser = config.parser_class or DEFAULT_DATE_TIME_PARSER
         if parser != DEFAULT_DATE_TIME_PARSER:
             raise HudiConfigError(
                 f"Date-time parser '{parser}' is a JVM class hudi-sql cannot run.",
                 help=f"remove '{HudiTableConfig.DATETIME_PARSER_CLASS.key}' to use Hudi's default parser",
             )
-        if configs.is_set(HudiTableConfig.TIMESTAMP_TIMEZONE):
-            input_zone = output_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_TIMEZONE))
-        else:
-            input_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_INPUT_TIMEZONE))
-            output_zone = _zone(configs.get(HudiTableConfig.TIMESTAMP_OUTPUT_TIMEZONE))
-        persisted = {key.key: configs.raw()[key.key] for key in PERSISTED_KEYS if configs.is_set(key)}
-        return cls(
-            timestamp_type, output_format, input_formats, input_zone, output_zone, scalar_unit, persisted
-        )
+        return cls(timestamp_type, output_format, input_formats, config.input_timezone, config.output_timezone,
+                   scalar_unit, config.persisted)
 
     @property
     def time_unit(self) -> TimeUnit | None:

@@ -1,7 +1,7 @@
 """What one completed instant of the data table changes in its metadata table (pure).
 
 Every instant that adds or removes files is recorded in the metadata table before it completes
-(:mod:`hudi_sql.metadata.sync`). This module reads the instant's own metadata, the value the
+(:mod:`hudi_sql.metadata.maintenance.sync`). This module reads the instant's own metadata, the value the
 timeline writer is about to publish, into a :class:`FileChanges`, and turns that into the
 ``files`` partition's records (``HoodieTableMetadataUtil.convertMetadataTo*Records``):
 
@@ -13,13 +13,13 @@ timeline writer is about to publish, into a :class:`FileChanges`, and turns that
   files it deleted. Apache Hudi removes a rolled-back write's entries by rolling back the
   metadata table's deltacommit of that write, which it can do only while that deltacommit is
   not compacted yet; recording the deletions keeps the listing right in every case (the
-  deltacommit is still rolled back when it can be, :mod:`hudi_sql.metadata.sync`);
+  deltacommit is still rolled back when it can be, :mod:`hudi_sql.metadata.maintenance.sync`);
 * a restore is the rollbacks it made, in one record set;
 * savepoints, and instants that change no file, change nothing.
 
 The index partitions' changes are the same files: :meth:`FileChanges.base_files_added` and
 :meth:`FileChanges.base_files_deleted` list what ``column_stats`` and ``bloom_filters`` must
-add or tombstone (their records need the files' footers: :mod:`hudi_sql.metadata.file_stats`).
+add or tombstone (their records need the files' footers: :mod:`hudi_sql.metadata.writer.file_stats`).
 """
 
 from __future__ import annotations

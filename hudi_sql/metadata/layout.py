@@ -75,7 +75,7 @@ class MetadataPartition(str, Enum):
 
     The value is the folder name, which is also the name ``hoodie.table.metadata.partitions``
     lists. Only the first three are maintained here; a table declaring another one loses it on
-    our first write (see :mod:`hudi_sql.metadata.sync`).
+    our first write (see :mod:`hudi_sql.metadata.maintenance.sync`).
     """
 
     FILES = "files"

@@ -53,7 +53,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hudi_sql.config import HudiTableConfig
 from hudi_sql.errors import HudiFileFormatError, TableNotFoundError, UnsupportedFeatureError
 from hudi_sql.hfile import HFileReader
 from hudi_sql.log.block import (
@@ -383,8 +382,7 @@ def merge_file_slice(
 
 def declared_partitions(data: TableMetaClient) -> frozenset[str]:
     """The complete metadata partitions ``hoodie.table.metadata.partitions`` declares."""
-    declared = str(data.table_config.get(HudiTableConfig.METADATA_PARTITIONS) or "")
-    return frozenset(p.strip() for p in declared.split(",") if p.strip())
+    return frozenset(data.config.metadata_partitions)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
 
-from hudi_sql.config import CdcLoggingMode, HudiConfigs, HudiReadConfig, HudiServiceConfig, HudiTableConfig
+from hudi_sql.config import CdcLoggingMode, HudiReadConfig, HudiServiceConfig, HudiTableConfig
 from hudi_sql.config.operation import WriteOperationType
 from hudi_sql.config.resolve import TableConfig
+from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import WriteStat
 from hudi_sql.model.file_names import BaseFileName, LogFileName
@@ -77,14 +78,14 @@ class CdcPlan:
     end: str | None
 
 
-def _range(meta: TableMetaClient, options: HudiConfigs) -> tuple[str, str | None]:
-    begin_raw = options.get(HudiReadConfig.BEGIN_INSTANT)
+def _range(meta: TableMetaClient, read: ReadConfig) -> tuple[str, str | None]:
+    begin_raw = read.begin_instant
     if not begin_raw:
         raise HudiConfigError(
             f"A CDC query needs '{HudiReadConfig.BEGIN_INSTANT.key}'.",
             help="set it to an instant time (exclusive), or 'earliest' for every change")
     begin = EARLIEST if str(begin_raw).lower() in ("earliest", "0", "000") else normalize_instant_time(begin_raw)
-    end_raw = options.get(HudiReadConfig.END_INSTANT)
+    end_raw = read.end_instant
     completed = meta.timeline.completed_writes()
     end = normalize_instant_time(end_raw) if end_raw else (completed.last.instant_time if completed.last else None)
     if end is not None and begin != EARLIEST and end < begin:
@@ -94,7 +95,7 @@ def _range(meta: TableMetaClient, options: HudiConfigs) -> tuple[str, str | None
     return begin, end
 
 
-def plan_cdc(meta: TableMetaClient, options: HudiConfigs) -> CdcPlan:
+def plan_cdc(meta: TableMetaClient, read: ReadConfig) -> CdcPlan:
     """The splits of the changes in the options' (begin, end] range.
 
     Raises:
@@ -107,7 +108,7 @@ def plan_cdc(meta: TableMetaClient, options: HudiConfigs) -> CdcPlan:
         raise UnsupportedFeatureError(
             f"CDC queries read table version 6; '{meta.table_name}' is version {meta.table_version}.",
             help="use a 'latest_state' incremental query, or CALL downgrade_table to version 6")
-    begin, end = _range(meta, options)
+    begin, end = _range(meta, read)
     mode = TableConfig.of(meta.properties).cdc_logging_mode or CdcLoggingMode.DATA_BEFORE_AFTER
     schema = meta.latest_schema(end) if end else meta.latest_schema()
     completed = meta.timeline.completed_writes()

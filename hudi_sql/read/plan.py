@@ -25,13 +25,13 @@ from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
 from hudi_sql.config import (
-    HudiConfigs,
     HudiMetadataConfig,
     HudiReadConfig,
     HudiServiceConfig,
     QueryType,
     TableType,
 )
+from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.metadata.index_keys import column_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
@@ -82,7 +82,7 @@ def partition_values(partition_path: str, fields: tuple[str, ...], *, hive_style
     return values
 
 
-def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
+def plan_read(meta: TableMetaClient, read: ReadConfig, *,
               partition_filter: Callable[[str], bool] | None = None,
               data_filters: Sequence[ColumnPredicate] = ()) -> ReadPlan:
     """The files a query reads (see the module doc).
@@ -91,12 +91,12 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
         partition_filter: keeps a partition path when it returns True (partition pruning).
         data_filters: the query's filters on data columns, for data skipping.
     """
-    query_type: QueryType = options.get(HudiReadConfig.QUERY_TYPE)
+    query_type = read.query_type
     completed = meta.timeline.completed_writes()
     latest = completed.last.instant_time if completed.last else None
     if query_type is QueryType.INCREMENTAL:
-        return _plan_incremental(meta, options, latest)
-    as_of_raw = options.get(HudiReadConfig.AS_OF_INSTANT)
+        return _plan_incremental(meta, read, latest)
+    as_of_raw = read.as_of_instant
     as_of = normalize_instant_time(as_of_raw) if as_of_raw else latest
     if as_of_raw and as_of is not None:
         _check_not_cleaned(meta, as_of_raw, as_of)
@@ -112,12 +112,12 @@ def plan_read(meta: TableMetaClient, options: HudiConfigs, *,
     schema = meta.latest_schema(as_of) if as_of else meta.latest_schema()
     if as_of is None:
         return ReadPlan(query_type, None, schema)
-    view = FileSystemView(meta, as_of=as_of, use_metadata=options.get(HudiMetadataConfig.ENABLE))
+    view = FileSystemView(meta, as_of=as_of, use_metadata=read.use_metadata)
     partitions = [p for p in view.partition_paths() if partition_filter is None or partition_filter(p)]
     slices, stitched = bootstrap_slices(meta, view.latest_file_slices(partitions))
     skipping = None
-    if options.get(HudiMetadataConfig.DATA_SKIPPING) and query_type is not QueryType.INCREMENTAL:
-        skipping = skip_by_column_stats(meta, slices, data_filters, schema, enabled=options.get(HudiMetadataConfig.ENABLE))
+    if read.data_skipping and query_type is not QueryType.INCREMENTAL:
+        skipping = skip_by_column_stats(meta, slices, data_filters, schema, enabled=read.use_metadata)
         slices = list(skipping.kept)
         _log.info("Data skipping on '%s': %d of %d file slices skipped.", meta.base_path, skipping.skipped,
                   skipping.total)
@@ -189,8 +189,8 @@ def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], pre
     return skip_file_slices(slices, predicates, stats, types)
 
 
-def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str | None) -> ReadPlan:
-    begin_raw = options.get(HudiReadConfig.BEGIN_INSTANT)
+def _plan_incremental(meta: TableMetaClient, read: ReadConfig, latest: str | None) -> ReadPlan:
+    begin_raw = read.begin_instant
     if not begin_raw:
         raise HudiConfigError(
             f"An incremental query needs '{HudiReadConfig.BEGIN_INSTANT.key}'.",
@@ -201,7 +201,7 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
             f"Incremental queries need _hoodie_commit_time, and table '{meta.table_name}' does not populate meta "
             "fields.", help="use a snapshot or time-travel query instead")
     begin = EARLIEST if str(begin_raw).lower() in ("earliest", "0", "000") else normalize_instant_time(begin_raw)
-    end_raw = options.get(HudiReadConfig.END_INSTANT)
+    end_raw = read.end_instant
     end = normalize_instant_time(end_raw) if end_raw else latest
     if end_raw and end is not None and begin != EARLIEST and end < begin:
         raise HudiConfigError(
@@ -246,14 +246,14 @@ def _plan_incremental(meta: TableMetaClient, options: HudiConfigs, latest: str |
     missing = [path for path in native if not meta.storage.exists(path)]
     if missing:
         # The cleaner removed files the range needs (Hudi: "Found deleted files in commit metadata").
-        if not options.get(HudiReadConfig.INCR_FALLBACK_FULL_SCAN):
+        if not read.incremental_fallback_full_scan:
             raise HudiTimelineError(
                 f"The incremental range ({begin}, {end}] of '{meta.table_name}' needs {len(missing)} file(s) the "
                 f"cleaner already deleted, e.g. '{missing[0]}'.",
                 help="start the range at a later instant, or set "
                      f"{HudiReadConfig.INCR_FALLBACK_FULL_SCAN.key}=true to scan the table instead")
         # Hudi's fallback: the latest snapshot, filtered to rows last written inside the range.
-        snapshot = plan_read(meta, HudiConfigs.of({}))
+        snapshot = plan_read(meta, ReadConfig())
         return ReadPlan(QueryType.INCREMENTAL, end, schema, snapshot.native_files, snapshot.merge_slices,
                         begin=begin, end=end, completed_instants=snapshot.completed_instants)
     merge: list[FileSlice] = []

@@ -47,9 +47,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiWriteConfig, TableType
+from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.config.operation import WriteOperationType
-from hudi_sql.config.resolve import CleanConfig, resolve_options
+from hudi_sql.config.resolve import Resolved, resolve_options
+from hudi_sql.config.scoped import CleanConfig
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
@@ -279,10 +280,10 @@ def collect_report(meta: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
                                                                              instant.action.value)))
         for instant in timeline.completed_writes()
     )
-    small_limit = int(configs.get(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT))
-    max_size = int(configs.get(HudiWriteConfig.PARQUET_MAX_FILE_SIZE))
+    resolved = Resolved.of(configs)
+    small_limit, max_size = resolved.write.small_file_limit, resolved.write.max_file_size
     partitions, slices = _file_layout(meta, small_limit)
-    clean_settings = CleanConfig.of(configs)
+    clean_settings = resolved.clean
     is_mor = meta.table_type is TableType.MERGE_ON_READ
     deltas, last_compaction = _since_compaction(commits) if is_mor else (None, None)
     settings = {
@@ -292,7 +293,7 @@ def collect_report(meta: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
         "cleaner_commits_retained": clean_settings.commits_retained,
         "cleaner_file_versions_retained": clean_settings.file_versions_retained,
         "cleaner_hours_retained": clean_settings.hours_retained,
-        "compaction_max_delta_commits": int(configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS)),
+        "compaction_max_delta_commits": resolved.compaction.max_delta_commits,
     }
     return TableReport(
         table_name=meta.table_name,

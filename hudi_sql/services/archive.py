@@ -56,15 +56,16 @@ import fastavro
 from hudi_sql.commit.instant_files import InstantFileWriter, NoOpLockProvider
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiCompactionConfig, HudiConfigs, HudiServiceConfig, TableType
-from hudi_sql.config.resolve import CleanConfig
+from hudi_sql.config import HudiConfigs, HudiServiceConfig, TableType
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.config.scoped import CleanConfig
 from hudi_sql.errors import HudiConfigError, HudiError, HudiFileFormatError, TableNotFoundError
 from hudi_sql.log.block import BlockType, CorruptBlock, HeaderKey
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_avro_data_content, frame_block
 from hudi_sql.log.reader import read_raw_blocks
 from hudi_sql.metadata.layout import MetadataPartition, metadata_base_path
+from hudi_sql.metadata.maintenance.services import COMMITS_RETAINED as METADATA_COMMITS_RETAINED
 from hudi_sql.metadata.reader import declared_partitions
-from hudi_sql.metadata.services import COMMITS_RETAINED as METADATA_COMMITS_RETAINED
 from hudi_sql.model.avro_metadata import AvroMetadataKind, schema_json
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
 from hudi_sql.model.instant_payloads import decode_record
@@ -93,25 +94,23 @@ class ArchiveSettings:
     compaction_max_delta_commits: int | None = None  # set when the compaction trigger counts commits
 
     @classmethod
-    def from_configs(cls, configs: HudiConfigs, table_type: TableType = TableType.COPY_ON_WRITE) -> ArchiveSettings:
-        """Typed settings.
+    def of(cls, options: Resolved, table_type: TableType = TableType.COPY_ON_WRITE) -> ArchiveSettings:
+        """The archival options with what bounds them from the cleaner's and the compaction's.
 
         Raises:
             HudiConfigError: ``hoodie.keep.min.commits`` is below 1 or not below ``hoodie.keep.max.commits``.
         """
-        low = configs.get(HudiServiceConfig.ARCHIVE_MIN_COMMITS)
-        high = configs.get(HudiServiceConfig.ARCHIVE_MAX_COMMITS)
+        config, compaction = options.archive, options.compaction
+        low, high = config.min_commits, config.max_commits
         if low < 1 or high <= low:
             min_key, max_key = HudiServiceConfig.ARCHIVE_MIN_COMMITS.key, HudiServiceConfig.ARCHIVE_MAX_COMMITS.key
             raise HudiConfigError(
                 f"Archival needs 1 <= {min_key} < {max_key}; got {low} and {high}.",
                 help=f"e.g. {min_key}=20, {max_key}=30")
         delta = None
-        if table_type is TableType.MERGE_ON_READ and configs.get(HudiCompactionConfig.TRIGGER_STRATEGY) in (
-                "NUM_COMMITS", "NUM_AND_TIME"):
-            delta = configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS)
-        return cls(low, high, max(1, configs.get(HudiServiceConfig.ARCHIVE_BATCH_SIZE)),
-                   CleanConfig.of(configs), table_type, delta)
+        if table_type is TableType.MERGE_ON_READ and compaction.trigger_strategy in ("NUM_COMMITS", "NUM_AND_TIME"):
+            delta = compaction.max_delta_commits
+        return cls(low, high, max(1, config.batch_size), options.clean, table_type, delta)
 
 
 @dataclass(frozen=True)
@@ -268,10 +267,6 @@ def _last_clean(meta_client: TableMetaClient) -> tuple[str, str | None] | None:
     return last.instant_time, ectr.instant_time if ectr else None
 
 
-def _configs(options: HudiConfigs | Mapping[str, object] | None) -> HudiConfigs:
-    return options if isinstance(options, HudiConfigs) else HudiConfigs.of(options or {})
-
-
 def _metadata_table(data: TableMetaClient) -> TableMetaClient | None:
     """The data table's metadata table, when it has one we keep (table version 6, ``files`` declared)."""
     if data.table_version != 6 or MetadataPartition.FILES.value not in declared_partitions(data):
@@ -288,10 +283,11 @@ def _latest_compaction(metadata: TableMetaClient) -> str:
     return last.instant_time if last is not None else ""
 
 
-def plan_archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None) -> ArchivePlan:
+def plan_archive(meta_client: TableMetaClient,
+                 options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> ArchivePlan:
     """The archival the table needs now (possibly empty); nothing is written."""
     meta_client.reload_timeline()
-    settings = ArchiveSettings.from_configs(_configs(configs), meta_client.table_type)
+    settings = ArchiveSettings.of(Resolved.of(options), meta_client.table_type)
     metadata = _metadata_table(meta_client)
     bound = _latest_compaction(metadata) if metadata is not None else None
     return plan_archive_from(meta_client.timeline, settings, last_clean=_last_clean(meta_client), retain_from=bound)
@@ -425,21 +421,21 @@ def _encode_blocks(records: Sequence[Mapping[str, Any]], batch_size: int) -> byt
 # -- execution ---------------------------------------------------------------------------------
 
 
-def archive(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,
+def archive(meta_client: TableMetaClient, options: Resolved | HudiConfigs | Mapping[str, object] | None = None, *,
             dry_run: bool = False) -> ArchiveResult:
     """Archive what :func:`plan_archive` selects: write the archive file (``.hoodie/archived/`` on
     timeline layout 1, the LSM timeline on layout 2), then delete the instant files.
 
     With *dry_run* only the plan is returned (and logged).
     """
-    resolved = _configs(configs)
+    resolved = Resolved.of(options)
     with service_scope(resolved):
         plan = plan_archive(meta_client, resolved)
         if dry_run:
             for instant in plan.instants:
                 _log.info("Archival (dry run) would archive %s", instant.file_name)
             return ArchiveResult(plan, dry_run=dry_run)
-        settings = ArchiveSettings.from_configs(resolved, meta_client.table_type)
+        settings = ArchiveSettings.of(resolved, meta_client.table_type)
         metadata = _metadata_table(meta_client)
         if plan.is_empty and metadata is None:
             return ArchiveResult(plan)
@@ -483,10 +479,10 @@ def _archive(meta_client: TableMetaClient, writer: InstantFileWriter, plan: Arch
 
 
 def maybe_archive(meta_client: TableMetaClient,
-                  configs: HudiConfigs | Mapping[str, object] | None = None) -> ArchiveResult | None:
+                  options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> ArchiveResult | None:
     """The post-commit hook: archive when ``hoodie.archive.automatic`` is on (Java ``autoArchiveOnCommit``)."""
-    resolved = _configs(configs)
-    if not resolved.get(HudiServiceConfig.ARCHIVE_AUTOMATIC):
+    resolved = Resolved.of(options)
+    if not resolved.archive.automatic:
         return None
     return archive(meta_client, resolved)
 

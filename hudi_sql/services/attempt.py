@@ -16,13 +16,13 @@ from contextlib import contextmanager
 
 from hudi_sql.commit.heartbeat import Heartbeat, claim_service_instant
 from hudi_sql.commit.locks import current_concurrency
-from hudi_sql.commit.markers import read_markers
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.instant import Instant
 from hudi_sql.model.instant_payloads import Payload
 from hudi_sql.model.timeline import Timeline
 from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.write.markers import read_markers
 
 
 def pending_to_run(pending: Timeline, instant_time: str | None, what: str, table: str, help: str) -> str | None:

@@ -68,8 +68,9 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiConfigs, HudiServiceConfig
-from hudi_sql.config.resolve import CleanConfig
+from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.config.scoped import CleanConfig
 from hudi_sql.config.services import CleanerPolicy
 from hudi_sql.errors import HudiError
 from hudi_sql.model.file_group import FileGroup, FileSlice
@@ -279,10 +280,6 @@ def _check_latest_slices_kept(active: list[FileGroup], doomed: list[str]) -> Non
 # -- loading the inputs --------------------------------------------------------------------
 
 
-def _configs(options: HudiConfigs | Mapping[str, object] | None) -> HudiConfigs:
-    return options if isinstance(options, HudiConfigs) else HudiConfigs.of(options or {})
-
-
 def load_clean_inputs(meta_client: TableMetaClient) -> CleanInputs:
     """Read the listings and instant files the cleaner decides from (the I/O half of planning)."""
     meta_client.reload_timeline()
@@ -317,7 +314,7 @@ def _last_completed_clean(meta_client: TableMetaClient) -> dict[str, Any] | None
     return meta_client.clean_metadata(last.instant_time)
 
 
-def plan_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,
+def plan_clean(meta_client: TableMetaClient, options: Resolved | HudiConfigs | Mapping[str, object] | None = None, *,
                now: datetime | None = None) -> CleanerPlan | None:
     """The clean the table needs now, or ``None``; nothing is written or deleted.
 
@@ -326,10 +323,10 @@ def plan_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str,
 
     Args:
         meta_client: the table (its timeline is reloaded).
-        configs: ``hoodie.cleaner.*`` / ``hoodie.clean.*`` options.
+        options: ``hoodie.cleaner.*`` / ``hoodie.clean.*`` options.
         now: the clock for KEEP_LATEST_BY_HOURS (default: the current UTC time).
     """
-    settings = CleanConfig.of(_configs(configs))
+    settings = Resolved.of(options).clean
     meta_client.reload_timeline()
     last_clean = _last_completed_clean(meta_client)
     last_commit_time = last_clean.get("lastCompletedCommitTimestamp", "") if last_clean else None
@@ -474,7 +471,7 @@ def finish_pending_cleans(meta_client: TableMetaClient, *, spark: SparkSession |
     return results
 
 
-def clean(path_or_meta: str | TableMetaClient, options: HudiConfigs | Mapping[str, object] | None = None, *,
+def clean(path_or_meta: str | TableMetaClient, options: Resolved | HudiConfigs | Mapping[str, object] | None = None, *,
           dry_run: bool = False, spark: SparkSession | None = None, now: datetime | None = None) -> CleanResult:
     """Clean the table: finish pending cleans, plan, and (unless *dry_run*) execute.
 
@@ -489,12 +486,12 @@ def clean(path_or_meta: str | TableMetaClient, options: HudiConfigs | Mapping[st
         The plan and what was deleted (``plan`` is ``None`` when nothing needs cleaning).
     """
     meta = path_or_meta if isinstance(path_or_meta, TableMetaClient) else TableMetaClient.load(path_or_meta)
-    configs = _configs(options)
-    with service_scope(configs):
-        settings = CleanConfig.of(configs)
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
+        settings = resolved.clean
         if not dry_run:
             finish_pending_cleans(meta, spark=spark, parallelism=settings.parallelism)
-        plan = plan_clean(meta, configs, now=now)
+        plan = plan_clean(meta, resolved, now=now)
         if dry_run:
             if plan is not None:
                 for path in plan.all_files():
@@ -506,11 +503,11 @@ def clean(path_or_meta: str | TableMetaClient, options: HudiConfigs | Mapping[st
         return execute_clean(meta, plan, spark=spark, parallelism=settings.parallelism)
 
 
-def maybe_clean(meta_client: TableMetaClient, configs: HudiConfigs | Mapping[str, object] | None = None, *,
+def maybe_clean(meta_client: TableMetaClient, options: Resolved | HudiConfigs | Mapping[str, object] | None = None, *,
                 spark: SparkSession | None = None) -> CleanResult | None:
     """The post-commit hook: clean when ``hoodie.clean.automatic`` is on (Java ``autoCleanOnCommit``)."""
-    resolved = _configs(configs)
-    if not resolved.get(HudiServiceConfig.CLEAN_AUTOMATIC):
+    resolved = Resolved.of(options)
+    if not resolved.clean.automatic:
         return None
     return clean(meta_client, resolved, spark=spark)
 

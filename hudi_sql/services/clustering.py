@@ -64,8 +64,9 @@ from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.commit.transaction import Transaction
-from hudi_sql.config import HudiConfigs, HudiServiceConfig, HudiWriteConfig, IndexType
-from hudi_sql.config.resolve import ClusteringConfig
+from hudi_sql.config import HudiConfigs, HudiServiceConfig, IndexType
+from hudi_sql.config.resolve import Resolved, WriteConfig
+from hudi_sql.config.scoped import ClusteringConfig
 from hudi_sql.errors import (
     CommitConflictError,
     HudiConfigError,
@@ -218,10 +219,10 @@ def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
     return ClusteringInputs(timeline, partitions, frozenset(view.replaced_file_groups()), frozenset(busy))
 
 
-def plan_clustering(meta: TableMetaClient, configs: HudiConfigs, *,
+def plan_clustering(meta: TableMetaClient, config: ClusteringConfig, *,
                     instant_time: str) -> ClusteringPlan | None:
     """The plan a clustering at *instant_time* would run (nothing is written: a dry run)."""
-    settings = ClusteringConfig.of(configs).for_planning()
+    settings = config.for_planning()
     return plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
 
 
@@ -244,19 +245,19 @@ def _check_sort_columns(columns: Iterable[str], schema_json: str | None, table: 
             raise HudiConfigError(f"Clustering sort column '{column}' is a {kind}; only scalar columns sort.")
 
 
-def _check_index(configs: HudiConfigs, table: str) -> None:
-    if configs.get(HudiWriteConfig.INDEX_TYPE) is IndexType.BUCKET:
+def _check_index(write: WriteConfig, table: str) -> None:
+    if write.index_type is IndexType.BUCKET:
         raise UnsupportedFeatureError(
             f"Cannot cluster '{table}': it uses the BUCKET index, whose file groups are named by bucket "
             "and must not be rewritten into new file groups.")
 
 
-def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = None) -> ClusteringPlan | None:
+def schedule_clustering(meta: TableMetaClient, options: Resolved | HudiConfigs | None = None) -> ClusteringPlan | None:
     """Write ``<t>.replacecommit.requested`` (``<t>.clustering.requested`` on version 8) with the
     plan (or nothing when there is nothing to do)."""
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
-        _check_index(configs, meta.table_name)
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
+        _check_index(resolved.write, meta.table_name)
         with TimelineWriter(meta).transaction("schedule clustering") as writer:
             clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
             writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
@@ -264,7 +265,7 @@ def schedule_clustering(meta: TableMetaClient, configs: HudiConfigs | None = Non
                 raise HudiTimelineError(
                     f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
                     help="finish or roll back the write first")
-            settings = ClusteringConfig.of(configs).for_planning()
+            settings = resolved.clustering.for_planning()
             _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
             instant_time = writer.next_instant_time()
             plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
@@ -310,7 +311,7 @@ def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
 
 
 def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
-                   configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
+                   options: Resolved | HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
     """Execute a scheduled clustering (the earliest pending one by default) and commit it.
 
     Raises:
@@ -319,8 +320,8 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
             clustering was rolled back.
         ConcurrentWriterError: another run is executing that clustering (its heartbeat is alive).
     """
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
         meta.reload_timeline()
         instant_time = pending_to_run(
             pending_clustering_instants(meta), instant_time, "clustering", meta.table_name,
@@ -339,7 +340,7 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
                     for p, ids in plan.replaced_file_ids().items()}
         with attempt(meta, "clustering", inflight, CommitMetadata(workload, CLUSTER_OPERATION)) as heartbeat:
-            metadata = _execute_clustering(spark, meta, plan, instant_time, configs, schema_json)
+            metadata = _execute_clustering(spark, meta, plan, instant_time, resolved, schema_json)
             meta.reload_timeline()
             _abort_on_conflict(meta, plan)
             Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, pending_action=meta.clustering_action,
@@ -350,7 +351,7 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
 
 
 def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: ClusteringPlan, instant_time: str,
-                        configs: HudiConfigs, schema_json: str | None) -> CommitMetadata:
+                        resolved: Resolved, schema_json: str | None) -> CommitMetadata:
     """Rewrite every group of *plan* in Spark tasks; the commit metadata of the new files."""
     from pyspark.sql.types import StructType
 
@@ -365,7 +366,7 @@ def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: Cluste
     frame = task_frame(spark, rows, "group_index int, partition_path string, slices string, file_ids string")
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
-    options = handle_options(meta, configs, instant_time, schema_json or "", struct.json())
+    options = handle_options(meta, resolved, instant_time, schema_json or "", struct.json())
     clusterer = clusterer_task(
         meta.base_path, json.dumps(options), struct.json(), plan.sort_columns, plan.preserve_hoodie_metadata,
         tuple(meta.timeline.completed_writes().times()), first.instant_time if first else None,
@@ -402,23 +403,25 @@ def cluster(spark: SparkSession, path: str, options: Mapping[str, Any] | None = 
     merged = {str(k): v for k, v in (options or {}).items()}
     if order is not None:
         merged[str(HudiServiceConfig.CLUSTERING_SORT_COLUMNS)] = order
-    configs = HudiConfigs.of(merged)
+    resolved = Resolved.of(merged)
     if schedule and instant_time is None:
-        plan = schedule_clustering(meta, configs)
+        plan = schedule_clustering(meta, resolved)
         if plan is None and not execute:
             return None
         instant_time = plan.instant_time if plan else None
     if not execute:
         return instant_time
-    result = run_clustering(spark, meta, instant_time, configs)
+    result = run_clustering(spark, meta, instant_time, resolved)
     return result[0] if result else None
 
 
-def maybe_cluster(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
+def maybe_cluster(spark: SparkSession, meta: TableMetaClient,
+                  options: Resolved | HudiConfigs | Mapping[str, object]) -> str | None:
     """Inline clustering after a commit (``hoodie.clustering.inline``): once at least
     ``hoodie.clustering.inline.max.commits`` commits completed since the last clustering,
     schedule a clustering and run it (Java's ``inlineClustering``). Returns its instant."""
-    config = ClusteringConfig.of(configs)
+    resolved = Resolved.of(options)
+    config = resolved.clustering
     if not config.inline:
         return None
     meta.reload_timeline()
@@ -427,8 +430,8 @@ def maybe_cluster(spark: SparkSession, meta: TableMetaClient, configs: HudiConfi
     if since < wanted:
         _log.debug("Inline clustering waits: %d of %d commits since the last clustering.", since, wanted)
         return None
-    plan = schedule_clustering(meta, configs)
+    plan = schedule_clustering(meta, resolved)
     if plan is None:
         return None
-    run_clustering(spark, meta, plan.instant_time, configs)
+    run_clustering(spark, meta, plan.instant_time, resolved)
     return plan.instant_time

@@ -12,13 +12,12 @@ __all__ = ["STATUS_DDL", "clusterer_task", "handle_options"]
 import json
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from typing import Any
 
 import pyarrow as pa
 
-from hudi_sql.commit.markers import IOType
-from hudi_sql.config import HudiConfigs, HudiServiceConfig
-from hudi_sql.config.resolve import WriteConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import COMMIT_SEQNO_FIELD, COMMIT_TIME_FIELD
@@ -28,6 +27,7 @@ from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.table.meta_client import TableMetaClient
 from hudi_sql.write.handles import TaskIdentity, conform, write_rolling
+from hudi_sql.write.markers import IOType
 from hudi_sql.write.plan import HandleOptions
 
 STATUS_DDL = ("partition_path string, file_id string, path string, num_writes long, file_size long, "
@@ -93,11 +93,10 @@ def _restamp(rows: pa.Table, instant_time: str, partition_id: int) -> pa.Table:
                            pa.array([f"{instant_time}_{partition_id}_{i}" for i in range(n)], pa.string()))
 
 
-def handle_options(meta: TableMetaClient, configs: HudiConfigs, instant_time: str, schema_json: str,
-                    spark_schema_json: str) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    target = configs.get(HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES)
+def handle_options(meta: TableMetaClient, options: Resolved, instant_time: str, schema_json: str,
+                   spark_schema_json: str) -> dict[str, Any]:
+    """The clusterer's handle options: the write's file settings, files sized by the clustering's target."""
+    target = options.clustering.target_file_max_bytes
     return asdict(HandleOptions.for_table(
         meta, instant_time=instant_time, avro_schema=schema_json, spark_schema_json=spark_schema_json,
-        file=FileWriteSettings.from_config(WriteConfig.of(configs), max_file_size=target)))
+        file=FileWriteSettings.from_config(options.write, max_file_size=target)))

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.commit.transaction import Transaction
-from hudi_sql.config import HudiCompactionConfig, HudiConfigs, TableType
-from hudi_sql.config.resolve import WriteConfig
+from hudi_sql.config import HudiConfigs, TableType
+from hudi_sql.config.resolve import Resolved, WriteConfig
+from hudi_sql.config.scoped import CompactionConfig
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.commit_metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
@@ -62,13 +63,13 @@ _log = logging.getLogger(__name__)
 UNBOUNDED = "UnBoundedCompactionStrategy"
 
 
-def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time: str) -> CompactionPlan | None:
+def plan_compaction(meta: TableMetaClient, config: CompactionConfig, *, instant_time: str) -> CompactionPlan | None:
     """Slices with log files, chosen by the strategy; ``None`` when there is nothing to compact."""
     if meta.table_type is not TableType.MERGE_ON_READ:
         raise UnsupportedFeatureError(f"Table '{meta.table_name}' is Copy-On-Write: it has nothing to compact.")
     pending = pending_compaction_operations(meta)
     view = FileSystemView(meta)
-    threshold = configs.get(HudiCompactionConfig.LOGFILE_NUM_THRESHOLD)
+    threshold = config.logfile_num_threshold
     candidates = []
     for file_slice in view.latest_file_slices():
         if not file_slice.has_logs or (file_slice.partition_path, file_slice.file_id) in pending:
@@ -86,10 +87,10 @@ def plan_compaction(meta: TableMetaClient, configs: HudiConfigs, *, instant_time
              "TOTAL_IO_READ_MB": (log_bytes + base_bytes) / mb, "TOTAL_IO_WRITE_MB": base_bytes / mb,
              "TOTAL_IO_MB": (log_bytes + 2 * base_bytes) / mb},
         ))
-    strategy = str(configs.get(HudiCompactionConfig.STRATEGY))
+    strategy = config.strategy
     if not strategy.endswith(UNBOUNDED):
         candidates.sort(key=lambda op: -op.metrics["TOTAL_LOG_FILES_SIZE"])
-        budget = configs.get(HudiCompactionConfig.TARGET_IO)
+        budget = config.target_io_mb
         chosen: list[CompactionOperation] = []
         used = 0.0
         for op in candidates:
@@ -114,17 +115,17 @@ def pending_compaction_operations(meta: TableMetaClient) -> dict[tuple[str, str]
     return meta.pending_compaction_operations()
 
 
-def schedule_compaction(meta: TableMetaClient, configs: HudiConfigs | None = None) -> CompactionPlan | None:
+def schedule_compaction(meta: TableMetaClient, options: Resolved | HudiConfigs | None = None) -> CompactionPlan | None:
     """Write ``<tc>.compaction.requested`` for the slices worth compacting (or nothing)."""
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
         with TimelineWriter(meta).transaction("schedule compaction") as writer:
             if meta.timeline.pending_writes():
                 raise HudiTimelineError(
                     f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
                     f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
             instant_time = writer.next_instant_time()
-            plan = plan_compaction(meta, configs, instant_time=instant_time)
+            plan = plan_compaction(meta, resolved.compaction, instant_time=instant_time)
             if plan is None:
                 return None
             writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
@@ -133,7 +134,7 @@ def schedule_compaction(meta: TableMetaClient, configs: HudiConfigs | None = Non
         return plan
 
 
-def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime | None = None) -> bool:
+def should_trigger(meta: TableMetaClient, config: CompactionConfig, *, now: datetime | None = None) -> bool:
     """Hudi's inline trigger: deltacommits (and/or time) since the last compaction."""
     completed = meta.timeline.completed()
     last_compaction = None
@@ -142,24 +143,24 @@ def should_trigger(meta: TableMetaClient, configs: HudiConfigs, *, now: datetime
             last_compaction = instant.instant_time
     deltas = [i for i in completed.with_actions(Action.DELTA_COMMIT)
               if last_compaction is None or i.instant_time > last_compaction]
-    by_count = len(deltas) >= configs.get(HudiCompactionConfig.MAX_DELTA_COMMITS)
+    by_count = len(deltas) >= config.max_delta_commits
     since = last_compaction or (deltas[0].instant_time if deltas else None)
     elapsed = ((now or datetime.now(timezone.utc)) - parse_instant_time(since)).total_seconds() if since else 0
-    by_time = elapsed >= configs.get(HudiCompactionConfig.MAX_DELTA_SECONDS)
-    strategy = configs.get(HudiCompactionConfig.TRIGGER_STRATEGY)
+    by_time = elapsed >= config.max_delta_seconds
+    strategy = config.trigger_strategy
     return {"NUM_COMMITS": by_count, "TIME_ELAPSED": by_time, "NUM_OR_TIME": by_count or by_time,
             "NUM_AND_TIME": by_count and by_time}[strategy]
 
 
 def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str | None = None,
-                   configs: HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
+                   options: Resolved | HudiConfigs | None = None) -> tuple[str, CommitMetadata] | None:
     """Execute a scheduled compaction (the earliest pending one by default) and commit it.
 
     Raises:
         ConcurrentWriterError: another run is executing that compaction (its heartbeat is alive).
     """
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
         meta.reload_timeline()
         instant_time = pending_to_run(meta.timeline.pending_compactions(), instant_time, "compaction",
                                       meta.table_name, help="CALL show_compaction(table => ...) lists them")
@@ -167,7 +168,7 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
             return None
         plan = meta.compaction_plan(instant_time)
         with attempt(meta, "compaction", Instant(instant_time, Action.COMPACTION, State.INFLIGHT), None) as heartbeat:
-            metadata = _execute_compaction(spark, meta, plan, instant_time, configs)
+            metadata = _execute_compaction(spark, meta, plan, instant_time, resolved.write)
             txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION,
                                      heartbeat=heartbeat)
             txn.complete(metadata)
@@ -176,7 +177,7 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
 
 
 def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: CompactionPlan, instant_time: str,
-                        configs: HudiConfigs) -> CommitMetadata:
+                        write: WriteConfig) -> CommitMetadata:
     """Merge every slice of *plan* in Spark tasks; the commit metadata of the new base files."""
     from pyspark.sql.types import StructType
 
@@ -193,7 +194,7 @@ def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: Compac
     ordering_field, payload = meta.record_payload()
     first = meta.timeline.write_timeline().first
     options = HandleOptions.for_table(meta, instant_time=instant_time, avro_schema="", spark_schema_json=struct.json(),
-                                      file=FileWriteSettings.from_config(WriteConfig.of(configs)))
+                                      file=FileWriteSettings.from_config(write))
     compactor = compactor_task(options, completed, first.instant_time if first else None, ordering_field, payload,
                                meta.recomputed_key_spec())
 
@@ -218,13 +219,13 @@ def compact(spark: SparkSession, path: str, options: dict[str, Any] | None = Non
             execute: bool = True, instant_time: str | None = None) -> str | None:
     """``hudi_sql.compact``: schedule and/or execute a compaction; returns its instant (or None)."""
     meta = TableMetaClient.load(path)
-    configs = HudiConfigs.of(options or {})
+    resolved = Resolved.of(options)
     if schedule and instant_time is None:
-        plan = schedule_compaction(meta, configs)
+        plan = schedule_compaction(meta, resolved)
         if plan is None and not execute:
             return None
         instant_time = plan.instant_time if plan else None
     if not execute:
         return instant_time
-    result = run_compaction(spark, meta, instant_time, configs)
+    result = run_compaction(spark, meta, instant_time, resolved)
     return result[0] if result else None

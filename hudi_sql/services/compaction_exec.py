@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 from pyspark.sql.types import StructType
 
-from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
 from hudi_sql.keygen.record_key import RecordKeySpec
 from hudi_sql.log.scanner import scan_file_slice_logs
 from hudi_sql.model.file_names import BaseFileName, make_write_token
@@ -27,6 +26,7 @@ from hudi_sql.read.file_group_reader import FileSliceSpec, read_file_slice, stor
 from hudi_sql.spark.schema import to_arrow_schema
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.write.handles import write_base_file
+from hudi_sql.write.markers import IOType, Marker, write_direct_marker
 from hudi_sql.write.plan import HandleOptions
 
 STATUS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "

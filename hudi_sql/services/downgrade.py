@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiTableConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
@@ -58,7 +59,7 @@ _PAYLOAD_OF_MODE = {"EVENT_TIME_ORDERING": Payload.DEFAULT.java_class,
 
 
 def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 6,
-                    configs: HudiConfigs | None = None) -> UpgradeResult:
+                    configs: Resolved | HudiConfigs | None = None) -> UpgradeResult:
     """Downgrade the version 8 table to *to_version* (6), or finish a downgrade that was cut short.
 
     Raises:

@@ -24,8 +24,8 @@ __all__ = [
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiServiceConfig
-from hudi_sql.config.resolve import ClusteringConfig
+from hudi_sql.config import HudiServiceConfig
+from hudi_sql.config.scoped import ClusteringConfig
 from hudi_sql.errors import HudiConfigError, HudiError, did_you_mean
 from hudi_sql.model.instant import Action, Instant
 
@@ -88,8 +88,8 @@ def pending_clustering_file_groups(meta: TableMetaClient) -> dict[tuple[str, str
     return out
 
 
-def _update_strategy_allows(configs: HudiConfigs) -> bool:
-    strategy = ClusteringConfig.of(configs).updates_strategy.strip()
+def _update_strategy_allows(config: ClusteringConfig) -> bool:
+    strategy = config.updates_strategy.strip()
     name = strategy.rsplit(".", 1)[-1]
     if name == "SparkAllowUpdateStrategy":
         return True
@@ -102,7 +102,7 @@ def _update_strategy_allows(configs: HudiConfigs) -> bool:
         help=f"use {REJECT_UPDATE_STRATEGY} (the default) or {ALLOW_UPDATE_STRATEGY}")
 
 
-def check_updates_against_pending_clustering(meta: TableMetaClient, configs: HudiConfigs,
+def check_updates_against_pending_clustering(meta: TableMetaClient, config: ClusteringConfig,
                                              touched: Iterable[tuple[str, str]]) -> None:
     """Reject a write that updates or deletes records of file groups under pending clustering.
 
@@ -118,7 +118,7 @@ def check_updates_against_pending_clustering(meta: TableMetaClient, configs: Hud
         ClusteringUpdateConflictError: a touched group is under pending clustering (reject strategy).
         HudiConfigError: the strategy option names an unknown class.
     """
-    allow = _update_strategy_allows(configs)
+    allow = _update_strategy_allows(config)
     touched = set(touched)
     if allow or not touched:
         return

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
 from hudi_sql.model.commit_metadata import CommitMetadata
@@ -63,7 +64,7 @@ _EVENT_TIME_PAYLOAD = Payload.EVENT_TIME.java_class
 
 
 def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 8,
-                  configs: HudiConfigs | None = None) -> UpgradeResult:
+                  configs: Resolved | HudiConfigs | None = None) -> UpgradeResult:
     """Upgrade the table to *to_version* (8), or finish an upgrade that was cut short.
 
     Raises:

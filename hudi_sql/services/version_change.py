@@ -23,6 +23,7 @@ from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, TableType
 from hudi_sql.config.compaction import HudiCompactionConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.model.instant import Instant
 from hudi_sql.services.compaction import run_compaction, schedule_compaction
@@ -50,7 +51,7 @@ class UpgradeResult:
     compaction: str | None = None
 
 
-def change_table_version(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs | None, *,
+def change_table_version(spark: SparkSession, meta: TableMetaClient, options: Resolved | HudiConfigs | None, *,
                          source: int, target: int, verb: str, move: Callable[[TimelineWriter], int],
                          check: Callable[[], None] | None = None) -> UpgradeResult:
     """Move the table from version *source* to *target* with the direction's *move*, or finish a
@@ -59,8 +60,8 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, configs: Hu
     Raises:
         UnsupportedFeatureError: the table is at neither version.
     """
-    configs = configs or HudiConfigs()
-    with service_scope(configs):
+    resolved = Resolved.of(options)
+    with service_scope(resolved):
         if meta.table_version == target:
             with TimelineWriter(meta).transaction(f"finish the {verb} to version {target}") as writer:
                 leftovers = delete_instants_of_layout(meta, writer, READ_SUPPORT[source].timeline_layout)
@@ -75,7 +76,7 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, configs: Hu
         if check is not None:
             check()
         rollback_failed_writes(meta)
-        compaction = compact_all_log_files(spark, meta, configs) if meta.table_type is TableType.MERGE_ON_READ else None
+        compaction = compact_all_log_files(spark, meta, resolved) if meta.table_type is TableType.MERGE_ON_READ else None
         with TimelineWriter(meta).transaction(f"{verb} to version {target}") as writer:
             meta.reload_timeline()
             refuse_pending_writes(meta, verb)
@@ -85,16 +86,16 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, configs: Hu
     return UpgradeResult(source, target, moved, compaction)
 
 
-def compact_all_log_files(spark: SparkSession, meta: TableMetaClient, configs: HudiConfigs) -> str | None:
+def compact_all_log_files(spark: SparkSession, meta: TableMetaClient, resolved: Resolved) -> str | None:
     """Run the pending compactions, then one more over every slice that still has log files (the
     step before a change of log naming, in either direction); returns that last compaction."""
     meta.reload_timeline()
     for pending in meta.timeline.pending_compactions().instants:
-        run_compaction(spark, meta, pending.instant_time, configs)
-    plan = schedule_compaction(meta, configs.with_options({HudiCompactionConfig.STRATEGY.key: _ALL_SLICES}))
+        run_compaction(spark, meta, pending.instant_time, resolved)
+    plan = schedule_compaction(meta, resolved.with_options({HudiCompactionConfig.STRATEGY.key: _ALL_SLICES}))
     if plan is None:
         return None
-    run_compaction(spark, meta, plan.instant_time, configs)
+    run_compaction(spark, meta, plan.instant_time, resolved)
     return plan.instant_time
 
 

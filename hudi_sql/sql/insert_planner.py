@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hudi_sql.config import HudiConfigs, HudiWriteConfig, TableType
+from hudi_sql.config.scoped import SqlInsertConfig
 from hudi_sql.errors import HudiConfigError, HudiSqlError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.planner import HudiTableFacts, write_options
@@ -72,22 +73,22 @@ def plan_insert(
         spark_overwrite_mode: Spark's ``spark.sql.sources.partitionOverwriteMode``.
     """
     probe = write_options(table, session)
-    configs = HudiConfigs.of(probe, validate=False)
+    config = SqlInsertConfig.of(HudiConfigs.of(probe, validate=False))
     statement_options: dict[str, str] = {}
     static = {p.column: p.text or "" for p in statement.partition_spec if p.value is not None}
     if statement.overwrite:
-        return _plan_overwrite(table, probe, static, spark_overwrite_mode)
+        return _plan_overwrite(table, probe, config, static, spark_overwrite_mode)
 
-    policy = str(configs.get(HudiWriteConfig.INSERT_DUP_POLICY)).lower()
-    explicit = configs.get(HudiWriteConfig.SQL_INSERT_INTO_OPERATION)
-    legacy_mode = configs.get(HudiWriteConfig.SQL_INSERT_MODE)
+    policy = config.dup_policy
+    explicit = config.insert_into_operation
+    legacy_mode = config.legacy_insert_mode
     refused_by = ""
     if explicit:
         operation = WriteOperationType.parse(str(explicit))
     elif legacy_mode and table.table_version < 8:
         # Older scripts' insert mode, honoured only while the newer key is unset (Apache Hudi 0.14+'s
         # rule); Apache Hudi 1.x no longer reads it, so a version 8+ table ignores it too.
-        operation = _legacy_insert_operation(str(legacy_mode), table, configs)
+        operation = _legacy_insert_operation(str(legacy_mode), table, config)
         if (legacy_mode == "strict" and operation is WriteOperationType.UPSERT
                 and table.table_type is TableType.COPY_ON_WRITE):
             # Apache Hudi writes such an upsert with a payload that fails on any stored key.
@@ -104,7 +105,7 @@ def plan_insert(
             help=f"set {HudiWriteConfig.SQL_INSERT_INTO_OPERATION.key}=insert, or the dup policy to none",
         )
     statement_options[HudiWriteConfig.OPERATION.key] = operation.value.lower()
-    statement_options.update(_combine_default(table, configs))
+    statement_options.update(_combine_default(table, config))
     if policy == DupPolicy.DROP:
         statement_options[HudiWriteConfig.INSERT_DROP_DUPS.key] = "true"
     elif policy == DupPolicy.FAIL:
@@ -112,23 +113,22 @@ def plan_insert(
     return InsertPlan(operation, {**probe, **statement_options}, dup_policy=policy, refused_by=refused_by)
 
 
-def _combine_default(table: HudiTableFacts, configs: HudiConfigs) -> dict[str, str]:
+def _combine_default(table: HudiTableFacts, config: SqlInsertConfig) -> dict[str, str]:
     """Apache Hudi's SQL default of :attr:`HudiWriteConfig.COMBINE_BEFORE_INSERT` (a batch's rows
     of one key combined by the ordering field when the table has one), unless the session or
     table sets it."""
-    if configs.is_set(HudiWriteConfig.COMBINE_BEFORE_INSERT):
+    if config.combine_set:
         return {}
     return {HudiWriteConfig.COMBINE_BEFORE_INSERT.key: str(bool(table.precombine_field)).lower()}
 
 
-def _legacy_insert_operation(mode: str, table: HudiTableFacts, configs: HudiConfigs) -> WriteOperationType:
+def _legacy_insert_operation(mode: str, table: HudiTableFacts, config: SqlInsertConfig) -> WriteOperationType:
     """The operation Apache Hudi 0.14–0.15 deduce from ``hoodie.sql.insert.mode`` (``upsert``,
     ``strict``, ``non-strict``), ``hoodie.sql.bulk.insert.enable`` and the session's
     ``hoodie.datasource.write.insert.drop.duplicates``: bulk insert only in non-strict mode and
     without dropping duplicates; upsert in the other modes when the table has record key and
     ordering fields; insert otherwise."""
-    bulk = bool(configs.get(HudiWriteConfig.SQL_ENABLE_BULK_INSERT))
-    drop_duplicates = bool(configs.get(HudiWriteConfig.INSERT_DROP_DUPS))
+    bulk, drop_duplicates = config.bulk_insert_enabled, config.drop_duplicates
     if bulk and mode != "non-strict":
         raise HudiConfigError(
             f"Table with primaryKey can not use bulk insert in {mode} mode.",
@@ -145,15 +145,12 @@ def _legacy_insert_operation(mode: str, table: HudiTableFacts, configs: HudiConf
     return WriteOperationType.INSERT
 
 
-def _plan_overwrite(
-    table: HudiTableFacts, probe: Mapping[str, str], static: Mapping[str, str], spark_overwrite_mode: str
-) -> InsertPlan:
-    configs = HudiConfigs.of(probe, validate=False)
-    explicit = probe.get(HudiWriteConfig.OPERATION.key)
-    chosen = WriteOperationType.parse(explicit) if explicit else None
+def _plan_overwrite(table: HudiTableFacts, probe: Mapping[str, str], config: SqlInsertConfig,
+                    static: Mapping[str, str], spark_overwrite_mode: str) -> InsertPlan:
+    chosen = config.operation
     if chosen not in (WriteOperationType.INSERT_OVERWRITE, WriteOperationType.INSERT_OVERWRITE_TABLE):
         chosen = None  # only an overwrite operation option decides an INSERT OVERWRITE, as in Apache Hudi
-    mode = str(configs.get(HudiWriteConfig.OVERWRITE_MODE) or spark_overwrite_mode or "static").upper()
+    mode = (config.overwrite_mode or spark_overwrite_mode or "static").upper()
     if mode not in ("STATIC", "DYNAMIC"):
         raise HudiConfigError(
             f"'{HudiWriteConfig.OVERWRITE_MODE.key}' (or spark.sql.sources.partitionOverwriteMode) is '{mode}'.",
@@ -167,7 +164,7 @@ def _plan_overwrite(
     else:
         operation = WriteOperationType.INSERT_OVERWRITE
     replace_static = static_mode and operation is WriteOperationType.INSERT_OVERWRITE and bool(static)
-    options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower(), **_combine_default(table, configs)}
+    options = {**probe, HudiWriteConfig.OPERATION.key: operation.value.lower(), **_combine_default(table, config)}
     return InsertPlan(operation, options, static_partition=dict(static) if replace_static else None)
 
 

@@ -39,7 +39,7 @@ from hudi_sql.config import (
     QueryType,
     TableType,
 )
-from hudi_sql.config.resolve import TableConfig
+from hudi_sql.config.resolve import Resolved, TableConfig
 from hudi_sql.config.sql_aliases import (
     PRECOMBINE_FIELD,
     PRIMARY_KEY,
@@ -54,6 +54,7 @@ from hudi_sql.keygen.field_value import resolve_field
 from hudi_sql.model.schema import META_FIELDS
 from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql import statements as st
+from hudi_sql.table.new_table import NewTable
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
@@ -127,10 +128,6 @@ class HudiTableFacts:
     data_schema: StructType | None = field(default=None, hash=False, compare=False)
     catalog_schema: StructType | None = field(default=None, hash=False, compare=False)
 
-    @property
-    def configs(self) -> HudiConfigs:
-        return HudiConfigs.of(self.table_properties, validate=False)
-
     @cached_property
     def table_config(self) -> TableConfig:
         """The table's ``hoodie.properties`` read as the meta client reads them (one set of rules)."""
@@ -154,7 +151,7 @@ class HudiTableFacts:
 
     @property
     def table_version(self) -> int:
-        return int(self.configs.get(HudiTableConfig.VERSION))
+        return self.table_config.version
 
     @property
     def hive_style(self) -> bool:
@@ -237,7 +234,7 @@ def write_options(
 ) -> dict[str, str]:
     """The options of a SQL write to *table*, layered as Hudi's SQL does (see the module doc)."""
     base = {
-        HudiTableConfig.NAME.key: str(table.table_properties.get(HudiTableConfig.NAME.key, table.name)),
+        HudiTableConfig.NAME.key: table.table_config.name or table.name,
         HudiWriteConfig.TABLE_TYPE.key: table.table_type.value,
     }
     if table.key_generator_class:
@@ -329,55 +326,39 @@ def plan_create(
                   if statement.precombine_field else None)
     options = statement.hoodie_options()
     validate_options(options, where)
-    configs = HudiConfigs.of(options)
+    # the table version: TBLPROPERTIES, else the session's SET hoodie.write.table.version=8
+    configs = HudiConfigs.layered({k: v for k, v in (session or {}).items()
+                                   if k == HudiWriteConfig.WRITE_TABLE_VERSION.key}, options)
+    write = Resolved(configs).write
     keygen_session = {k: v for k, v in (session or {}).items() if k in _KEYGEN_SESSION_KEYS}
     table_type = statement.table_type or TableType.COPY_ON_WRITE
-    hive_style = (
-        configs.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING)
-        if configs.is_set(HudiWriteConfig.HIVE_STYLE_PARTITIONING)
-        else True
-    )
+    # Apache Hudi's SQL layer partitions hive-style unless told otherwise (its DataFrame writer does not)
+    hive_style = write.hive_style_partitioning if configs.is_set(HudiWriteConfig.HIVE_STYLE_PARTITIONING) else True
     keygen_options = {
         HudiWriteConfig.RECORD_KEY_FIELDS.key: ",".join(record_keys),
         HudiWriteConfig.PARTITION_PATH_FIELDS.key: ",".join(partitions),
-        HudiWriteConfig.HIVE_STYLE_PARTITIONING.key: str(bool(hive_style)).lower(),
-        HudiWriteConfig.URL_ENCODE_PARTITIONING.key: str(
-            bool(configs.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
-        ).lower(),
+        HudiWriteConfig.HIVE_STYLE_PARTITIONING.key: str(hive_style).lower(),
+        HudiWriteConfig.URL_ENCODE_PARTITIONING.key: str(write.url_encode_partitioning).lower(),
     }
     declared_class = _declared_key_generator(options)
-    if declared_class is not None:
+    if declared_class is not None:  # (a key generator type in the options reaches it through them)
         keygen_options[HudiWriteConfig.KEY_GENERATOR_CLASS.key] = declared_class
-    elif HudiWriteConfig.KEY_GENERATOR_TYPE.key in options:
-        keygen_options[HudiWriteConfig.KEY_GENERATOR_TYPE.key] = options[HudiWriteConfig.KEY_GENERATOR_TYPE.key]
     keygen_configs = HudiConfigs.layered(keygen_session, options, keygen_options)
     keygen = key_generator_for(keygen_configs, sql=True)
     ordered = order_columns(
         StructType([StructField(f.name, f.dataType, True, f.metadata) for f in schema.fields]), partitions
     )
-    props: dict[str, str] = {
-        HudiTableConfig.NAME.key: name,
-        HudiTableConfig.TYPE.key: table_type.value,
-        HudiTableConfig.DATABASE_NAME.key: database,
-        HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(ordered, name, style="create"),
-        HudiTableConfig.DROP_PARTITION_COLUMNS.key: "false",
-        **keygen.table_properties(),
-        **TableConfig.cdc_properties(HudiConfigs.of(options, validate=False)),
-    }
-    if precombine:
-        props[HudiTableConfig.PRECOMBINE_FIELD.key] = precombine
-    if not configs.get(HudiWriteConfig.POPULATE_META_FIELDS):
-        props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-    # the table version: TBLPROPERTIES, else the session's SET hoodie.write.table.version=8
-    versions = HudiConfigs.layered({k: v for k, v in (session or {}).items()
-                                    if k == HudiWriteConfig.WRITE_TABLE_VERSION.key}, options)
-    version = versions.get(HudiWriteConfig.WRITE_TABLE_VERSION)
-    if version is not None:
-        props[HudiTableConfig.VERSION.key] = str(version)
-    payload = options.get(HudiWriteConfig.PAYLOAD_CLASS.key)
-    if payload or (table_type is TableType.MERGE_ON_READ and version in (None, 6)):
-        # version 8 without a payload: the merge mode follows the ordering field, as in Apache Hudi 1.x
-        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload or DEFAULT_SQL_PAYLOAD
+    version = write.write_table_version
+    payload = write.payload_class.java_class if write.payload_class else None
+    if payload is None and table_type is TableType.MERGE_ON_READ and version in (None, 6):
+        payload = DEFAULT_SQL_PAYLOAD
+    # (version 8 without a payload: the merge mode follows the ordering field, as in Apache Hudi 1.x)
+    props = NewTable(
+        name=name, table_type=table_type, database=database,
+        create_schema=avro_schema_json(ordered, name, style="create"), key_generator=keygen.table_properties(),
+        ordering_field=precombine, populate_meta_fields=write.populate_meta_fields, payload_class=payload,
+        version=version, cdc=TableConfig.cdc_properties(HudiConfigs.of(options, validate=False)),
+    ).properties()
     catalog = dict(statement.properties)
     catalog.setdefault(TYPE.name, table_type_short_name(table_type))
     if record_keys:

@@ -24,7 +24,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from catalog.spark_catalog import SparkSessionCatalog
-from hudi_sql.spark.session import register, spark_session
+from hudi_sql.engine.session import register, spark_session
 from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.dispatch import run

@@ -1,8 +1,8 @@
 """``df.writeStream.format("hudi").start(path)``: each micro-batch upserted as one commit, once.
 
 Why ``foreachBatch``: a Hudi write runs its own index lookup, shuffle and commit, which the data
-source API does not allow (:mod:`hudi_sql.spark.datasource`), while ``foreachBatch`` hands the
-driver each micro-batch as a DataFrame; :func:`hudi_sql.write.api.write` then does the data work
+source API does not allow (:mod:`hudi_sql.engine.datasource`), while ``foreachBatch`` hands the
+driver each micro-batch as a DataFrame; :func:`hudi_sql.engine.write.write` then does the data work
 in Spark tasks, on a standalone cluster as anywhere.
 
 Exactly once, Apache Hudi's way. Every commit of the sink records its micro-batch in the
@@ -44,10 +44,12 @@ from hudi_sql.config import (
     HudiWriteConfig,
     TableType,
 )
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.config.scoped import StreamingConfig
+from hudi_sql.engine.write_client import WriteClient
 from hudi_sql.errors import HudiConfigError, HudiError
 from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.client import WriteClient
 from hudi_sql.write.operation import WriteOperationType
 
 if TYPE_CHECKING:
@@ -96,14 +98,16 @@ class StreamingSink:
                                   "writeStream.format('hudi').option('checkpointLocation', ...).start(path).")
         self.path = path
         configs = HudiConfigs.of(options)  # a bad option fails the query's start, not its first batch
-        self.identifier = configs.get(HudiStreamingConfig.CHECKPOINT_IDENTIFIER)
-        self.retries = configs.get(HudiStreamingConfig.RETRY_COUNT)
-        self.retry_interval = configs.get(HudiStreamingConfig.RETRY_INTERVAL_MS) / 1000.0
-        self.ignore_failed_batch = configs.get(HudiStreamingConfig.IGNORE_FAILED_BATCH)
-        self.operation = configs.get(HudiWriteConfig.OPERATION)
-        self.configs = configs
+        self.streaming = StreamingConfig.of(configs)
+        self.identifier = self.streaming.checkpoint_identifier
+        self.retries = self.streaming.retries
+        self.retry_interval = self.streaming.retry_interval_ms / 1000.0
+        self.ignore_failed_batch = self.streaming.ignore_failed_batch
         self.options = dict(options)
-        WriteClient(path, self.options)  # resolves every write option now
+        client = WriteClient(path, self.options)  # resolves every write option now
+        self.operation = client.config.operation
+        self.table_type = client.config.table_type
+        self.compaction_set = configs.is_set(HudiCompactionConfig.INLINE)
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         self.write_batch(batch, batch_id)
@@ -124,8 +128,8 @@ class StreamingSink:
             meta = TableMetaClient.load(self.path, storage=storage) if exists else None
             if self._holds(meta, batch_id):
                 return
-            table_type = meta.table_type if meta is not None else self.configs.get(HudiWriteConfig.TABLE_TYPE)
-            options = {**self.options, **_compaction_options(self.configs, table_type),
+            table_type = meta.table_type if meta is not None else self.table_type
+            options = {**self.options, **self._compaction_options(table_type),
                        SINK_CHECKPOINT_KEY: json.dumps({self.identifier: str(batch_id)})}
             try:
                 result = WriteClient(self.path, options).write(batch)
@@ -150,6 +154,12 @@ class StreamingSink:
                                 help="the table is as it was before the batch; restart the query to resume "
                                      "from it") from exc
 
+    def _compaction_options(self, table_type: TableType) -> dict[str, str]:
+        """The compaction a Merge-On-Read stream runs by default (see the module notes)."""
+        if table_type is not TableType.MERGE_ON_READ or not self.streaming.compacts or self.compaction_set:
+            return {}
+        return {HudiCompactionConfig.INLINE.key: "true"}
+
     def _holds(self, meta: TableMetaClient | None, batch_id: int) -> bool:
         """Whether the table already holds micro-batch *batch_id* of this stream (deletes are
         applied again regardless: a repeated delete changes nothing)."""
@@ -163,19 +173,11 @@ class StreamingSink:
         return True
 
 
-def _compaction_options(configs: HudiConfigs, table_type: TableType) -> dict[str, str]:
-    """The compaction a Merge-On-Read stream runs by default (see the module notes)."""
-    off = configs.get(HudiStreamingConfig.DISABLE_COMPACTION) or not configs.get(HudiStreamingConfig.ASYNC_COMPACTION)
-    if table_type is not TableType.MERGE_ON_READ or off or configs.is_set(HudiCompactionConfig.INLINE):
-        return {}
-    return {HudiCompactionConfig.INLINE.key: "true"}
-
-
 def start_options(options: Mapping[str, str], partition_by: Any) -> dict[str, str]:
     """The sink's options, with ``partitionBy`` columns as the partition path fields when the
     options name none (Apache Hudi reads ``partitionBy`` the same way)."""
     merged = dict(options)
-    if partition_by and not merged.get(HudiWriteConfig.PARTITION_PATH_FIELDS.key):
+    if partition_by and not Resolved.of(merged).write.partition_path_fields:
         names = [partition_by] if isinstance(partition_by, str) else list(partition_by)
         merged[HudiWriteConfig.PARTITION_PATH_FIELDS.key] = ",".join(str(n) for n in names)
     return merged

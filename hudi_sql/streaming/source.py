@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiStreamingConfig, IncrementalFormat, QueryType
+from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
+from hudi_sql.config.scoped import ReadConfig, StreamingConfig
 from hudi_sql.errors import HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.read.plan import EARLIEST, ReadPlan, plan_read
 from hudi_sql.services.archive import has_archived_instants
@@ -62,13 +63,13 @@ def latest_offset_instant(meta: TableMetaClient) -> str:
     return max(reachable) if reachable else EARLIEST
 
 
-def plan_range(meta: TableMetaClient, configs: HudiConfigs, begin: str, end: str) -> ReadPlan:
+def plan_range(meta: TableMetaClient, read: ReadConfig, begin: str, end: str) -> ReadPlan:
     """The read of one micro-batch: the records written in ``(begin, end]`` (see the module
     notes for ranges whose history is gone)."""
     archived = not meta.timeline.has_completion_times and (
         begin == EARLIEST or meta.timeline.is_before_start(begin)) and has_archived_instants(meta)
     if archived:
-        if begin != EARLIEST and not configs.get(HudiReadConfig.INCR_FALLBACK_FULL_SCAN):
+        if begin != EARLIEST and not read.incremental_fallback_full_scan:
             first = meta.timeline.first
             raise HudiTimelineError(
                 f"The stream from '{meta.base_path}' resumes after instant {begin}, but archival already "
@@ -76,13 +77,9 @@ def plan_range(meta: TableMetaClient, configs: HudiConfigs, begin: str, end: str
                 f"{first.instant_time if first else 'nothing'}), so their records cannot be read commit by commit.",
                 help=f"set {HudiReadConfig.INCR_FALLBACK_FULL_SCAN.key}=true to read the table's latest records "
                      "instead, or start a new query (new checkpointLocation)")
-        snapshot = plan_read(meta, configs.with_options({HudiReadConfig.AS_OF_INSTANT.key: end}))
+        snapshot = plan_read(meta, read.as_of(end))
         return replace(snapshot, query_type=QueryType.INCREMENTAL, begin=begin, end=end)
-    return plan_read(meta, configs.with_options({
-        HudiReadConfig.QUERY_TYPE.key: QueryType.INCREMENTAL.value,
-        HudiReadConfig.BEGIN_INSTANT.key: begin,
-        HudiReadConfig.END_INSTANT.key: end,
-    }))
+    return plan_read(meta, read.incremental(begin, end))
 
 
 class HudiStreamReader(DataSourceStreamReader):
@@ -92,16 +89,18 @@ class HudiStreamReader(DataSourceStreamReader):
         self.path = path
         self.options = dict(options)
         self.schema = schema
-        self.configs = HudiConfigs.of(self.options)  # bad options fail the query's start
+        configs = HudiConfigs.of(self.options)  # bad options fail the query's start
+        self.read_config = ReadConfig.of(configs)
+        self.streaming = StreamingConfig.of(configs)
         self.storage = Storage.for_options(self.options)  # a Python worker: no session to ask
-        if self.configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
+        if self.read_config.incremental_format is IncrementalFormat.CDC:
             raise UnsupportedFeatureError(
                 f"A stream from '{path}' emits each changed record's latest state; "
                 f"{HudiReadConfig.INCREMENTAL_FORMAT.key}=cdc is for batch reads only.",
                 help="read the changes in batches: hudi_table_changes(t, 'cdc', begin, end), or drop the option")
 
     def initialOffset(self) -> dict[str, Any]:
-        start = self.configs.get(HudiStreamingConfig.START_OFFSET)
+        start = self.streaming.start_offset
         if start == "earliest":
             return {_INSTANT: EARLIEST}
         if start == "latest":
@@ -119,7 +118,7 @@ class HudiStreamReader(DataSourceStreamReader):
         if until <= begin:
             return []
         meta = TableMetaClient.load(self.path, storage=self.storage)
-        context, specs = slice_read(meta, plan_range(meta, self.configs, begin, until), self.schema)
+        context, specs = slice_read(meta, plan_range(meta, self.read_config, begin, until), self.schema)
         return [SliceInputPartition(spec, context) for spec in specs]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:

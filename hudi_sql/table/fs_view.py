@@ -35,7 +35,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from hudi_sql.config.metadata import current_metadata_config
-from hudi_sql.config.table import HudiTableConfig
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.metadata.reader import MetadataFileListing, MetadataTableReader
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
@@ -245,8 +244,7 @@ class FileSystemView:
             self._partitions = listing.partitions
         if self._partitions is None:
             partitioned = bool(self.meta_client.partition_fields) and not str(
-                self.meta_client.properties.get(HudiTableConfig.KEY_GENERATOR_CLASS.key, "")
-            ).endswith("NonpartitionedKeyGenerator")
+                self.meta_client.config.key_generator_class or "").endswith("NonpartitionedKeyGenerator")
             self._partitions = list_partition_paths(self.meta_client.storage, self.meta_client.base_path,
                                                     partitioned=partitioned)
         return self._partitions

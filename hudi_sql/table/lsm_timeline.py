@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_sql.config import HudiTableConfig
 from hudi_sql.errors import HudiFileFormatError
 
 if TYPE_CHECKING:
@@ -53,8 +52,7 @@ class ArchivedInstant:
 
 def lsm_history_path(meta: TableMetaClient) -> str:
     """``.hoodie/timeline/history`` (or wherever ``hoodie.timeline.history.path`` puts it)."""
-    history = meta.properties.get(HudiTableConfig.TIMELINE_HISTORY_PATH.key) or HudiTableConfig.TIMELINE_HISTORY_PATH.default
-    return f"{meta.timeline_path_of_layout(2)}/{history}"
+    return f"{meta.timeline_path_of_layout(2)}/{meta.config.timeline_history_path}"
 
 
 def _latest_version(meta: TableMetaClient) -> int:

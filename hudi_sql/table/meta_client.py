@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, HudiTableConfig, TableType
+from hudi_sql.config import HudiReadConfig, HudiTableConfig, TableType
 from hudi_sql.config.resolve import TableConfig
 from hudi_sql.errors import (
     HudiFileFormatError,
@@ -88,7 +88,8 @@ class TableMetaClient:
         layout = TableLayout.of(base_path)
         properties = _read_properties(storage, layout)
         support = check_readable(properties, base_path=layout.base_path)
-        return cls(layout, properties, _load_timeline(storage, layout, support, properties), storage)
+        timeline = _load_timeline(storage, layout, support, TableConfig.of(properties).timeline_path)
+        return cls(layout, properties, timeline, storage)
 
     @staticmethod
     def exists(base_path: str, *, storage: Storage | None = None) -> bool:
@@ -100,7 +101,7 @@ class TableMetaClient:
         return TableMetaClient.load(self.layout.base_path, storage=self.storage)
 
     def reload_timeline(self) -> None:
-        self.timeline = _load_timeline(self.storage, self.layout, self.version_support, self.properties)
+        self.timeline = _load_timeline(self.storage, self.layout, self.version_support, self.config.timeline_path)
 
     # -- table version -------------------------------------------------------------------
 
@@ -123,12 +124,12 @@ class TableMetaClient:
     @property
     def timeline_path(self) -> str:
         """Folder of the active timeline: ``.hoodie`` (layout 1) or ``.hoodie/<hoodie.timeline.path>``."""
-        return _timeline_path(self.layout, self.timeline_layout, self.properties)
+        return _timeline_path(self.layout, self.timeline_layout, self.config.timeline_path)
 
     def timeline_path_of_layout(self, timeline_layout: int) -> str:
         """Folder the timeline of *timeline_layout* lives in, whatever the table's version says now
         (an upgrade writes layout 2 while the table is still version 6)."""
-        return _timeline_path(self.layout, timeline_layout, self.properties)
+        return _timeline_path(self.layout, timeline_layout, self.config.timeline_path)
 
     def instant_file_path(self, instant: Instant) -> str:
         """Path of *instant*'s file; on layout 2 a completed instant is looked up for its completion time."""
@@ -142,30 +143,26 @@ class TableMetaClient:
 
     # -- properties ----------------------------------------------------------------------
 
-    @cached_property
-    def table_config(self) -> HudiConfigs:
-        return HudiConfigs.of(self.properties, validate=False)
-
     @property
     def base_path(self) -> str:
         return self.layout.base_path
 
     @property
     def table_name(self) -> str:
-        return str(self.table_config.get(HudiTableConfig.NAME))
+        return self.config.name
 
     @property
     def table_type(self) -> TableType:
-        return self.table_config.get(HudiTableConfig.TYPE)
+        return self.config.table_type
 
     @property
     def record_key_fields(self) -> tuple[str, ...]:
-        return self.table_config.get(HudiTableConfig.RECORD_KEY_FIELDS)
+        return self.config.record_key_fields
 
     @cached_property
     def config(self) -> TableConfig:
         """``hoodie.properties`` typed: the one reading of it (:meth:`TableConfig.of` says its rules)."""
-        return TableConfig.of(self.table_config)
+        return TableConfig.of(self.properties)
 
     @property
     def partition_fields(self) -> tuple[str, ...]:
@@ -193,17 +190,17 @@ class TableMetaClient:
         cfg = HudiTableConfig
         if self.table_version >= 9:
             return self._version_9_merge()
-        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper()
+        config = self.config
+        mode = config.record_merge_mode
         if self.table_version < 8 or not mode:
-            named = self.properties.get(cfg.PAYLOAD_CLASS.key)
-            return self.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
+            return self.precombine_field, Payload.of(config.declared_payload_class,
+                                                     default=Payload.OVERWRITE_WITH_LATEST)
         if mode == "COMMIT_TIME_ORDERING":
             return None, Payload.OVERWRITE_WITH_LATEST
         if mode == "EVENT_TIME_ORDERING":
             return self.precombine_field, Payload.EVENT_TIME_ORDERING
-        strategy = self.properties.get(cfg.RECORD_MERGE_STRATEGY_ID.key)
-        named = self.properties.get(cfg.PAYLOAD_CLASS.key)
-        if strategy == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:  # CUSTOM, run by a payload class
+        named = config.declared_payload_class
+        if config.record_merge_strategy_id == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:  # CUSTOM, by a payload
             return self.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
         raise UnsupportedFeatureError(
             f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
@@ -217,12 +214,11 @@ class TableMetaClient:
         marker). The combinations that are rules hudi-sql runs map onto them; the others fail
         naming the property, rather than merging differently from Apache Hudi."""
         cfg = HudiTableConfig
-        fields = list(self.table_config.get(cfg.ORDERING_FIELDS)) or (
-            [self.precombine_field] if self.precombine_field else [])
-        mode = (self.properties.get(cfg.RECORD_MERGE_MODE.key) or "").strip().upper() or (
-            "EVENT_TIME_ORDERING" if fields else "COMMIT_TIME_ORDERING")
-        partial = (self.table_config.get(cfg.PARTIAL_UPDATE_MODE) or "NONE").strip().upper()
-        delete = (self.table_config.get(cfg.MERGE_DELETE_FIELD), self.table_config.get(cfg.MERGE_DELETE_MARKER))
+        config = self.config
+        fields = list(config.ordering_fields) or ([self.precombine_field] if self.precombine_field else [])
+        mode = config.record_merge_mode or ("EVENT_TIME_ORDERING" if fields else "COMMIT_TIME_ORDERING")
+        partial = config.partial_update_mode
+        delete = (config.merge_delete_field, config.merge_delete_marker)
 
         def refuse(what: str) -> UnsupportedFeatureError:
             return UnsupportedFeatureError(
@@ -245,15 +241,14 @@ class TableMetaClient:
         if any(delete):
             raise refuse(f"with the delete marker {cfg.MERGE_DELETE_FIELD.key}={delete[0]}, "
                          f"{cfg.MERGE_DELETE_MARKER.key}={delete[1]} under {mode}")
-        strategy = self.properties.get(cfg.RECORD_MERGE_STRATEGY_ID.key)
-        named = self.properties.get(cfg.PAYLOAD_CLASS.key)
-        if mode == "CUSTOM" and strategy == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:
+        named = config.declared_payload_class
+        if mode == "CUSTOM" and config.record_merge_strategy_id == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:
             return (fields[0] if fields else None), Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
         raise refuse(f"with {cfg.RECORD_MERGE_MODE.key}={mode} (a custom merger is Java code)")
 
     @property
     def populate_meta_fields(self) -> bool:
-        return bool(self.table_config.get(HudiTableConfig.POPULATE_META_FIELDS))
+        return self.config.populate_meta_fields
 
     def recomputed_key_spec(self) -> RecordKeySpec | None:
         """How a reader finds a stored row's record key: ``None`` when ``_hoodie_record_key`` holds
@@ -281,7 +276,6 @@ class TableMetaClient:
         self.storage.write_bytes(self.layout.properties_path, format_properties(new))
         self.storage.delete(backup)
         self.properties = new
-        self.__dict__.pop("table_config", None)
         self.__dict__.pop("config", None)
 
     # -- commit metadata -----------------------------------------------------------------
@@ -414,7 +408,7 @@ class TableMetaClient:
             schema = self.commit_metadata(instant).schema
             if schema:
                 return schema
-        return self.table_config.get(HudiTableConfig.CREATE_SCHEMA)
+        return self.config.create_schema
 
 
 #: ``hoodie.record.merge.strategy.id`` of Apache Hudi 1.x's merge modes (``HoodieRecordMerger``).
@@ -523,17 +517,14 @@ def _read_properties(storage: Storage, layout: TableLayout) -> dict[str, str]:
     )
 
 
-def _timeline_path(layout: TableLayout, timeline_layout: int, properties: Mapping[str, str]) -> str:
-    if timeline_layout == 1:
-        return layout.meta_path
-    folder = properties.get(HudiTableConfig.TIMELINE_PATH.key) or str(HudiTableConfig.TIMELINE_PATH.default)
-    return f"{layout.meta_path}/{folder}"
+def _timeline_path(layout: TableLayout, timeline_layout: int, folder: str) -> str:
+    """The timeline's folder: ``.hoodie`` on layout 1, ``.hoodie/<folder>`` on layout 2."""
+    return layout.meta_path if timeline_layout == 1 else f"{layout.meta_path}/{folder}"
 
 
-def _load_timeline(storage: Storage, layout: TableLayout, support: TableVersionSupport,
-                   properties: Mapping[str, str]) -> Timeline:
+def _load_timeline(storage: Storage, layout: TableLayout, support: TableVersionSupport, folder: str) -> Timeline:
     """The active timeline; folders (``archived/``, layout 2's ``history/``) are not instants."""
-    folder = _timeline_path(layout, support.timeline_layout, properties)
+    folder = _timeline_path(layout, support.timeline_layout, folder)
     if support.timeline_layout == 2 and not storage.exists(folder):
         return Timeline.of(())
     instants = []

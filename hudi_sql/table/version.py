@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hudi_sql.config import HudiTableConfig
+from hudi_sql.config.resolve import TableConfig
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 
 
@@ -66,26 +67,19 @@ _MISSING_BY_VERSION = {
 
 def table_version_of(properties: Mapping[str, str]) -> int:
     """``hoodie.table.version`` of *properties* (6 when absent, as for tables of Hudi before 0.14)."""
-    raw = properties.get(HudiTableConfig.VERSION.key)
-    if raw is None or not raw.strip():
-        return 6
-    try:
-        return int(raw.strip())
-    except ValueError:
-        raise HudiConfigError(f"{HudiTableConfig.VERSION.key}='{raw}' is not a table version number.",
-                              help="hoodie.properties is damaged; restore it from hoodie.properties.backup") from None
+    return TableConfig.of(properties).version
 
 
 def timeline_layout_of(properties: Mapping[str, str]) -> int:
     """The timeline layout the table's version implies (``hoodie.timeline.layout.version`` must agree)."""
-    version = table_version_of(properties)
-    support = READ_SUPPORT.get(version)
+    config = TableConfig.of(properties)
+    support = READ_SUPPORT.get(config.version)
     expected = support.timeline_layout if support else 1
-    raw = properties.get(HudiTableConfig.TIMELINE_LAYOUT_VERSION.key)
-    if raw is not None and raw.strip() and raw.strip() != str(expected):
+    declared = config.declared_timeline_layout
+    if declared is not None and declared != str(expected):
         raise HudiConfigError(
-            f"Table version {version} uses timeline layout {expected}, but "
-            f"{HudiTableConfig.TIMELINE_LAYOUT_VERSION.key}={raw.strip()}.",
+            f"Table version {config.version} uses timeline layout {expected}, but "
+            f"{HudiTableConfig.TIMELINE_LAYOUT_VERSION.key}={declared}.",
             help="hoodie.properties is inconsistent; it was not written by Apache Hudi",
         )
     return expected
@@ -110,7 +104,7 @@ def check_readable(properties: Mapping[str, str], *, base_path: str) -> TableVer
             help=f"readable table versions: {known}; read it with Apache Hudi or the Rust reader "
                  "(pip install hudi), or have Apache Hudi 1.x write it at version 8",
         )
-    table_format = (properties.get(HudiTableConfig.TABLE_FORMAT.key) or "native").strip().lower()
+    table_format = TableConfig.of(properties).table_format
     if table_format != "native":
         raise UnsupportedFeatureError(
             f"Table '{base_path}' declares {HudiTableConfig.TABLE_FORMAT.key}={table_format}: its timeline and "

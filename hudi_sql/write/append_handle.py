@@ -25,7 +25,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.types import StructType
 
-from hudi_sql.commit.markers import IOType, Marker
 from hudi_sql.log.block import DeleteRecord, ordering_values
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
@@ -41,6 +40,7 @@ from hudi_sql.write.handles import (
     meta_columns,
     write_marker,
 )
+from hudi_sql.write.markers import IOType, Marker
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
 

@@ -43,8 +43,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_sql.commit.marker_server import post_marker
-from hudi_sql.commit.markers import IOType, Marker, write_direct_marker
 from hudi_sql.index.bloom_footer import footer_metadata
 from hudi_sql.keygen.arrow_key import arrow_record_keys
 from hudi_sql.keygen.record_key import RecordKeySpec
@@ -64,6 +62,8 @@ from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.properties import PartitionMetadata
 from hudi_sql.write.cdc_log import CdcChanges, write_cdc_log
+from hudi_sql.write.marker_server import post_marker
+from hudi_sql.write.markers import IOType, Marker, write_direct_marker
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
 IS_DELETE_COLUMN = "_hoodie_is_delete"

@@ -1,7 +1,7 @@
 """What a write returns, and the small helpers every write path shares on its way there.
 
-Both the record writes (:mod:`hudi_sql.write.client`) and the overwrite operations
-(:mod:`hudi_sql.write.overwrite`) turn their tasks' write-status rows into :class:`WriteStat`
+Both the record writes (:mod:`hudi_sql.engine.write_client`) and the overwrite operations
+(:mod:`hudi_sql.engine.overwrite`) turn their tasks' write-status rows into :class:`WriteStat`
 values grouped by partition, and decide whether the input batch must be cached between the
 profile and the execute job. They live here, below both, so that neither entry point imports
 the other's internals.

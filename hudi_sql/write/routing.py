@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from hudi_sql.commit.marker_server import MarkerServer
-from hudi_sql.config import HudiConfigs, IndexType
+from hudi_sql.config import IndexType
+from hudi_sql.config.scoped import IndexConfig
 from hudi_sql.index.base import FILE_ID_COLUMN
 from hudi_sql.index.bucket import BUCKET_ID_COLUMN, bucket_hash_fields, bucket_id_column, bucket_num
 from hudi_sql.model.commit_metadata import WriteStat
@@ -28,6 +28,7 @@ from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.spark.tasks import WRITE_STATUS_DDL, bucket_writer
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.write.handles import BUCKET_COLUMN
+from hudi_sql.write.marker_server import MarkerServer
 from hudi_sql.write.plan import SLOTS, BucketType, WritePlan
 from hudi_sql.write.result import to_write_stat
 
@@ -45,7 +46,7 @@ class Execution:
     marker_batches: int
 
 
-def execute_plan(tagged: DataFrame, plan: WritePlan, configs: HudiConfigs, index_type: IndexType) -> Execution:
+def execute_plan(tagged: DataFrame, plan: WritePlan, index: IndexConfig, index_type: IndexType) -> Execution:
     """Route records to buckets and run one write task per bucket."""
     spark = tagged.sparkSession
     update_ids = [(b.partition_path, b.file_id, b.bucket_id) for b in plan.buckets
@@ -64,8 +65,8 @@ def execute_plan(tagged: DataFrame, plan: WritePlan, configs: HudiConfigs, index
             # A new bucket b takes the insert range [b, b + 1): route by the bucket number,
             # which the index left on the records (not on a table's first write).
             slot = F.col(BUCKET_ID_COLUMN) if BUCKET_ID_COLUMN in routed.columns else bucket_id_column(
-                F.col(RECORD_KEY_FIELD), bucket_hash_fields(configs, plan.handle_options.record_key_fields),
-                bucket_num(configs))
+                F.col(RECORD_KEY_FIELD), bucket_hash_fields(index, plan.handle_options.record_key_fields),
+                bucket_num(index))
         elif plan.sort_mode == "GLOBAL_SORT":
             # Key order decides the file: each new file holds one contiguous key range.
             rank = F.percent_rank().over(Window.partitionBy(PARTITION_PATH_FIELD).orderBy(RECORD_KEY_FIELD))

@@ -31,7 +31,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_sql.commit.markers import IOType, Marker
 from hudi_sql.errors import HudiKeyError
 from hudi_sql.keygen.arrow_key import arrow_record_keys
 from hudi_sql.keygen.record_key import RecordKeySpec
@@ -48,6 +47,7 @@ from hudi_sql.write.handles import (
     write_base_file,
     write_marker,
 )
+from hudi_sql.write.markers import IOType, Marker
 from hudi_sql.write.plan import HandleOptions
 
 

@@ -5,7 +5,7 @@ Bucket numbers are checked against Java itself: the session's JVM computes
 (re-stated in :func:`_java_hash_keys`).
 
 The write tests need the write path wired to the bucket index (``plan_bucket_writes`` and routing
-by ``bucket_id_column`` in ``hudi_sql/write/client.py``); until then they are expected to fail.
+by ``bucket_id_column`` in ``hudi_sql/engine/write_client.py``); until then they are expected to fail.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import hudi_sql
-from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError
 from hudi_sql.index.bucket import (  # importing it registers the BUCKET index
     bucket_file_id,
@@ -77,13 +77,13 @@ def test_bucket_file_id_names_the_bucket() -> None:
 
 
 def test_bucket_config_is_validated() -> None:
-    assert bucket_hash_fields(HudiConfigs.of({}), ("id", "name")) == ("id", "name")
-    assert bucket_hash_fields(HudiConfigs.of({"hoodie.bucket.index.hash.field": "name"}), ("id", "name")) == ("name",)
+    assert bucket_hash_fields(Resolved.of({}).index, ("id", "name")) == ("id", "name")
+    assert bucket_hash_fields(Resolved.of({"hoodie.bucket.index.hash.field": "name"}).index, ("id", "name")) == ("name",)
     with pytest.raises(HudiConfigError, match="subset"):
-        bucket_hash_fields(HudiConfigs.of({"hoodie.bucket.index.hash.field": "p"}), ("id",))
-    assert bucket_num(HudiConfigs.of({"hoodie.bucket.index.num.buckets": "8"})) == 8
+        bucket_hash_fields(Resolved.of({"hoodie.bucket.index.hash.field": "p"}).index, ("id",))
+    assert bucket_num(Resolved.of({"hoodie.bucket.index.num.buckets": "8"}).index) == 8
     with pytest.raises(HudiConfigError, match="num.buckets"):
-        bucket_num(HudiConfigs.of({"hoodie.bucket.index.num.buckets": "0"}))
+        bucket_num(Resolved.of({"hoodie.bucket.index.num.buckets": "0"}).index)
 
 
 def _slice(partition: str, file_id: str) -> FileSlice:
@@ -235,7 +235,7 @@ def test_bucket_index_rejects_table_not_written_by_buckets(spark: Any, tmp_path:
     import importlib
 
     # A fixed uuid file id: a random one starts with 8 digits (a valid bucket id) 2% of the time.
-    monkeypatch.setattr(importlib.import_module("hudi_sql.write.client"), "new_file_id",
+    monkeypatch.setattr(importlib.import_module("hudi_sql.engine.write_client"), "new_file_id",
                         lambda: "8b2c4c1e-1f3a-4c1e-9f3a-0d5e6f7a8b9c-0")
     path = tmp_path / "t"
     _write(spark, path, [("k1", "n", "a", 1, "v1")], _options(**{"hoodie.index.type": "SIMPLE"}))

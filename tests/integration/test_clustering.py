@@ -20,6 +20,8 @@ from table_helpers import rows_of, rust_table
 import hudi_sql
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.config.scoped import ClusteringConfig
 from hudi_sql.errors import CommitConflictError, HudiConfigError
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
 from hudi_sql.model.commit_metadata import CommitMetadata
@@ -158,7 +160,7 @@ def test_cluster_rewrites_small_files_sorted_and_keeps_the_snapshot(spark: Any, 
     options = {"hoodie.clustering.plan.strategy.target.file.max.bytes": str(target_for_two_files(table.path)),
                "hoodie.clustering.plan.strategy.max.num.groups": "10", **SMALL_ROW_GROUPS}
     meta = TableMetaClient.load(table.path)
-    dry_run = plan_clustering(meta, HudiConfigs.layered(options), instant_time="29990101000000000")
+    dry_run = plan_clustering(meta, Resolved.of(options).clustering, instant_time="29990101000000000")
     assert dry_run is not None
     expected_files = {}
     for group in dry_run.groups:
@@ -272,24 +274,24 @@ def test_update_of_a_group_under_pending_clustering_is_rejected(spark: Any, tabl
     meta = TableMetaClient.load(table.path)
     touched = group_of_key(spark, table.path, 101)
     with pytest.raises(ClusteringUpdateConflictError) as error:
-        check_updates_against_pending_clustering(meta, HudiConfigs(), {touched, ("a", "not-a-group")})
+        check_updates_against_pending_clustering(meta, ClusteringConfig(), {touched, ("a", "not-a-group")})
     message = str(error.value)
     assert touched[1] in message and instant in message and "partition 'a'" in message
     assert "SparkAllowUpdateStrategy" in message  # the help line names the way out
     assert error.value.file_groups == {touched: instant}
     # Groups not under clustering, and the allow strategy, pass.
-    check_updates_against_pending_clustering(meta, HudiConfigs(), {("a", "not-a-group")})
+    check_updates_against_pending_clustering(meta, ClusteringConfig(), {("a", "not-a-group")})
     check_updates_against_pending_clustering(
-        meta, HudiConfigs.of({"hoodie.clustering.updates.strategy": ALLOW_UPDATE_STRATEGY}), {touched})
+        meta, Resolved.of({"hoodie.clustering.updates.strategy": ALLOW_UPDATE_STRATEGY}).clustering, {touched})
     with pytest.raises(HudiConfigError, match="SparkRejectUpdateStrategy"):
-        typo = HudiConfigs.of({"hoodie.clustering.updates.strategy": "SparkRejectUpdateStrateg"})
+        typo = Resolved.of({"hoodie.clustering.updates.strategy": "SparkRejectUpdateStrateg"}).clustering
         check_updates_against_pending_clustering(meta, typo, {touched})
 
 
 def _write_path_checks_pending_clustering() -> bool:
     """Whether the lead wired the check into the write path (and rollback spares scheduled clusterings)."""
     rollback = importlib.import_module("hudi_sql.commit.rollback")
-    client = importlib.import_module("hudi_sql.write.client")  # hudi_sql.write is also a function
+    client = importlib.import_module("hudi_sql.engine.write_client")  # hudi_sql.write is also a function
     return ("check_updates_against_pending_clustering" in inspect.getsource(client)
             and "clustering" in inspect.getsource(rollback.rollback_failed_writes))
 
@@ -310,7 +312,7 @@ def test_upsert_into_a_group_under_pending_clustering_fails_and_writes_nothing(s
 
 def test_allowed_update_makes_the_pending_clustering_roll_back(spark: Any, table: SmallFiles,
                                                                monkeypatch: pytest.MonkeyPatch):
-    client = importlib.import_module("hudi_sql.write.client")  # hudi_sql.write is also a function
+    client = importlib.import_module("hudi_sql.engine.write_client")  # hudi_sql.write is also a function
 
     def rollback_failed_writes_but_clustering(meta: TableMetaClient) -> list:
         """What the write path must do: leave scheduled clusterings alone (Java's getInstantsToRollback)."""

@@ -188,7 +188,7 @@ def test_data_source_read_option_ignore_corrupt_files_skips_undecodable_log_bloc
         spark: Any, mor_table: tuple[str, str], tmp_path: Path) -> None:
     """Plain Spark sessions read through ``pyspark_hudi``, which sees read options only: Spark's
     per-read ``ignoreCorruptFiles`` does it there (the data source's reader, driven directly)."""
-    from hudi_sql.spark.datasource import HudiDataSource
+    from hudi_sql.engine.datasource import HudiDataSource
 
     path = str(tmp_path / "table")
     shutil.copytree(mor_table[0], path)

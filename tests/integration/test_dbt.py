@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from process_helpers import free_port, stop_process_group
 
-from hudi_sql.spark.session import child_process_env
+from hudi_sql.engine.session import child_process_env
 
 pytestmark = [pytest.mark.engines]
 

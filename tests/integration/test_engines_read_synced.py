@@ -30,7 +30,7 @@ import pytest
 from process_helpers import HiveMetastore, free_port, session_spark_conf, stop_process_group, wait_for_port
 
 import hudi_sql
-from hudi_sql.spark.session import child_process_env
+from hudi_sql.engine.session import child_process_env
 
 pytestmark = [pytest.mark.spark, pytest.mark.engines]
 

@@ -20,6 +20,7 @@ from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.config import HudiConfigs
+from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.log import BlockType, CommandBlock, read_log_blocks, read_raw_blocks
 from hudi_sql.model.file_names import LogFileName
 from hudi_sql.model.instant import Action
@@ -196,10 +197,10 @@ def test_mor_parquet_data_blocks_read_by_both_readers(spark: Any, parquet_block_
 
 def test_mor_snapshot_plan_merges_only_file_groups_with_logs(parquet_block_table: PartlyUpdated) -> None:
     path, _ = parquet_block_table
-    plan = plan_read(TableMetaClient.load(path), HudiConfigs.of({}))
+    plan = plan_read(TableMetaClient.load(path), ReadConfig())
     assert len(plan.merge_slices) == 1 and len(plan.native_files) == 2
     assert plan.merge_slices[0].partition_path == "a"
-    read_optimized = plan_read(TableMetaClient.load(path), HudiConfigs.of(RO))
+    read_optimized = plan_read(TableMetaClient.load(path), ReadConfig.of(HudiConfigs.of(RO)))
     assert len(read_optimized.merge_slices) == 0 and len(read_optimized.native_files) == 3
 
 
@@ -220,7 +221,7 @@ def test_mor_inline_compaction_after_max_delta_commits_ro_equals_snapshot(spark:
     assert meta.commit_metadata(compaction).compacted
     snapshot = check_both_readers(spark, path, model)
     assert rows_of(our_table(spark, path, RO)) == rows_of(snapshot)
-    assert plan_read(meta, HudiConfigs.of({})).merge_slices == ()
+    assert plan_read(meta, ReadConfig()).merge_slices == ()
 
 
 def test_mor_write_during_pending_compaction_is_read_then_kept_by_compaction(spark: Any,

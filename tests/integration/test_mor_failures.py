@@ -19,12 +19,12 @@ import pytest
 from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 import hudi_sql
-from hudi_sql.config import HudiConfigs
+from hudi_sql.config.scoped import ReadConfig
+from hudi_sql.engine.read import table_struct
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.log import BlockType, CommandBlock, read_log_blocks, read_raw_blocks
 from hudi_sql.model.file_names import LogFileName
 from hudi_sql.model.payload import Payload
-from hudi_sql.read.api import table_struct
 from hudi_sql.read.file_group_reader import read_file_slice
 from hudi_sql.read.merge_exec import slice_specs
 from hudi_sql.read.plan import plan_read
@@ -188,7 +188,7 @@ def _damaged_copy(source: str, target: Path, damage: str) -> str:
 def _read_slice_in_process(path: str) -> pa.Table:
     """The one merged slice, read by the file group reader in this process (not in a Spark task)."""
     meta = TableMetaClient.load(path)
-    plan = plan_read(meta, HudiConfigs.of({}))
+    plan = plan_read(meta, ReadConfig())
     (spec,) = slice_specs(plan)
     first = meta.timeline.first
     return read_file_slice(spec, to_arrow_schema(table_struct(plan.schema_json)),

@@ -23,8 +23,8 @@ import hudi_sql
 from bench.stress import OCC_OPTIONS, ROW_SCHEMA, Writer, check, run_together, seed, writer_spec
 from hudi_sql.config import HudiConfigs
 from hudi_sql.config.concurrency import STORAGE_LOCK_PROVIDER, ConcurrencyConfig, HudiConcurrencyConfig
+from hudi_sql.engine.session import child_process_env
 from hudi_sql.errors import LockTimeoutError, StorageError
-from hudi_sql.spark.session import child_process_env
 from hudi_sql.table.meta_client import TableMetaClient
 from tools.s3.seaweedfs import BUCKET, ObjectStoreServer
 

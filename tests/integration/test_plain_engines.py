@@ -29,7 +29,7 @@ import pytest
 from process_helpers import HiveMetastore, stop_process_group
 
 import hudi_sql
-from hudi_sql.spark.session import child_process_env
+from hudi_sql.engine.session import child_process_env
 
 pytestmark = [pytest.mark.spark, pytest.mark.engines]
 

@@ -22,8 +22,8 @@ from process_helpers import free_port, kill_tree
 from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
+from hudi_sql.engine.session import child_process_env
 from hudi_sql.model.instant import Action, State
-from hudi_sql.spark.session import child_process_env
 from hudi_sql.table.meta_client import TableMetaClient
 
 pytestmark = [pytest.mark.spark, pytest.mark.processes]

@@ -15,8 +15,8 @@ import pytest
 
 import hudi_sql
 from hudi_sql.errors import HudiError
+from hudi_sql.metadata.maintenance.sync import storage_listing
 from hudi_sql.metadata.reader import MetadataTableReader
-from hudi_sql.metadata.sync import storage_listing
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.instant import Action, parse_instant_time

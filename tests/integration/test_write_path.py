@@ -13,10 +13,10 @@ from table_helpers import data_rows, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.commit.transaction import Transaction
+from hudi_sql.engine.write_client import WriteClient
 from hudi_sql.model.instant import Action
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.client import WriteClient
 
 pytestmark = pytest.mark.spark
 

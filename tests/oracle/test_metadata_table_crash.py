@@ -36,7 +36,7 @@ OPTIONS = {"hoodie.table.name": "crash_mdt", "hoodie.datasource.write.recordkey.
 
 def _kill_at(path: Path, state: Path, point: str) -> str:
     """Run the killable write until *point*, SIGKILL it and everything it started; its instant."""
-    from hudi_sql.spark.session import child_process_env
+    from hudi_sql.engine.session import child_process_env
 
     proc = subprocess.Popen([sys.executable, str(DRIVER), str(path), str(state), point, json.dumps(OPTIONS)],
                             env=child_process_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

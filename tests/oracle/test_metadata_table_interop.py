@@ -164,8 +164,8 @@ def test_apache_hudi_reads_our_index_partitions_and_skips_files_with_our_statist
 
 def test_we_read_apache_hudis_index_partitions_and_write_the_same_records(
         spark: Any, oracle: Oracle, tmp_path: Path) -> None:
-    from hudi_sql.metadata.file_stats import footer_bloom_filter, parquet_column_stats
     from hudi_sql.metadata.index_keys import bloom_filter_key, column_stats_key
+    from hudi_sql.metadata.writer.file_stats import footer_bloom_filter, parquet_column_stats
     from hudi_sql.model.schema import META_FIELDS
     from hudi_sql.storage.fs import Storage
 

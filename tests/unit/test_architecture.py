@@ -22,7 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("hudi_sql", "catalog")
 
-#: Layers from the bottom up; a module's layer is that of its longest matching prefix.
+#: Layers from the bottom up, by folder (a package, or a module at the top of ``hudi_sql``); a
+#: module's layer is that of its longest matching prefix. No entry names a module inside a
+#: folder: a module that belongs to another layer moves to that layer's folder.
 LAYERS: dict[str, int] = {
     "hudi_sql.errors": 0,
     # spec core: pure values and the storage boundary
@@ -35,44 +37,25 @@ LAYERS: dict[str, int] = {
     "hudi_sql.table": 2,
     # the metadata table: its format, its reader and what an instant changes in it
     "hudi_sql.metadata": 2,
-    # planning and execution (Spark tasks)
+    # planning and execution (Spark tasks): the index, the read and write paths (markers
+    # included: tasks write them before their files), Spark's side of both, and the metadata
+    # table's files and index records
     "hudi_sql.index": 3,
     "hudi_sql.read": 3,
     "hudi_sql.write": 3,
     "hudi_sql.spark": 3,
-    # commit protocol and the timeline
+    "hudi_sql.metadata.writer": 3,
+    # commit protocol and the timeline, and keeping the metadata table in step inside it
     "hudi_sql.commit": 4,
-    # the metadata table's files (their bloom filters are the index's), what a data file puts in
-    # its index partitions (the bloom filter from the file's footer) and the Spark work over them
-    "hudi_sql.metadata.file_writer": 3,
-    "hudi_sql.metadata.file_stats": 3,
-    "hudi_sql.metadata.index_records": 3,
-    "hudi_sql.metadata.metadata_exec": 3,
-    # the commit-protocol step keeping the metadata table in step, and its own table services
-    "hudi_sql.metadata.sync": 4,
-    "hudi_sql.metadata.services": 4,
-    # markers are written by tasks before their files: execution, read back by the commit
-    "hudi_sql.commit.markers": 3,
-    "hudi_sql.commit.marker_server": 3,
+    "hudi_sql.metadata.maintenance": 4,
     # table services
     "hudi_sql.services": 5,
-    # the engine's public entry points
-    "hudi_sql.write.client": 6,
-    # the overwrite operations: orchestration like the client (begins and completes a
-    # replacecommit through commit.transaction), entered only from the client
-    "hudi_sql.write.overwrite": 6,
-    "hudi_sql.write.api": 6,
-    # bootstrap: an existing Parquet table written through the client
-    "hudi_sql.write.bootstrap": 6,
-    "hudi_sql.read.api": 6,
-    "hudi_sql.spark.datasource": 6,
-    "hudi_sql.spark.format_hook": 6,
-    # Structured Streaming: the sink (above the write client) and the source (the data source's)
+    # the engine's entry points (write client, DataFrame functions, data source, session),
+    # Structured Streaming, the health report, and the package's own exports
+    "hudi_sql.engine": 6,
     "hudi_sql.streaming": 6,
-    "hudi_sql.spark.session": 6,
-    "hudi_sql": 6,
-    # the table health report: figures from the timeline, listings and the clean planner
     "hudi_sql.report": 6,
+    "hudi_sql": 6,
     # catalog and Hive sync: above the engine, loaded by it only as plugins
     "catalog": 7,
     # the SQL layer
@@ -80,7 +63,6 @@ LAYERS: dict[str, int] = {
     # command-line apps and servers
     "hudi_sql.apps": 9,
     "hudi_sql.quickstart": 9,
-    "hudi_sql.report.cli": 9,
 }
 
 #: Where ``hoodie.*`` literals may live: the option registry and the catalog's option scopes.
@@ -134,6 +116,14 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tupl
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     return {m: {t for t, _ in _imports(m, p, modules)} for m, p in modules.items()}
+
+
+def test_the_layer_map_is_a_folder_map() -> None:
+    """Every entry of :data:`LAYERS` is a package, or a module at the top of a package root:
+    folders are the layers, with no module of one folder placed in another layer."""
+    not_folders = [name for name in LAYERS
+                   if not (ROOT / name.replace(".", "/")).is_dir() and name.count(".") > 1]
+    assert not not_folders, f"layer entries that are modules inside a folder: {not_folders}"
 
 
 def test_imports_follow_the_layer_order() -> None:
@@ -231,6 +221,48 @@ def test_option_keys_live_only_in_the_registry() -> None:
     assert not stray, f"{len(stray)} hoodie.* literals outside the registry:\n" + "\n".join(stray)
 
 
+def _option_member(node: ast.expr) -> bool:
+    """``HudiWriteConfig.OPERATION`` or ``HudiWriteConfig.OPERATION.key``: a registered option."""
+    if isinstance(node, ast.Attribute) and node.attr == "key":
+        node = node.value
+    return (isinstance(node, ast.Attribute) and node.attr.isupper() and isinstance(node.value, ast.Name)
+            and node.value.id.endswith("Config"))
+
+
+def _option_value_reads(tree: ast.AST) -> Iterator[ast.expr]:
+    """Reads of an option's value: ``configs.get(Scope.OPTION)``, ``props.get(Scope.OPTION.key)``,
+    ``props[Scope.OPTION.key]``. (Whether an option is given — ``is_set``, ``in`` — and assembling
+    option maps for another layer are not reads.)"""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and _option_member(node.args[0])) or isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _option_member(node.slice):
+            yield node
+
+
+def test_option_values_are_read_only_where_options_are_resolved() -> None:
+    """Options are resolved once into typed configs (``hudi_sql.config.resolve``: the write, read,
+    service, index, SQL insert and table configs; ``hudi_sql.config.keygen``) and those are handed
+    down; the rest of the code reads typed fields, never an option key."""
+    stray = []
+    for path in sorted(_modules().values()):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(OPTION_HOMES):
+            continue
+        source = path.read_text()
+        stray += [f"{rel}:{node.lineno}: {ast.get_source_segment(source, node)}"
+                  for node in _option_value_reads(ast.parse(source, str(path)))]
+    assert not stray, "option values read outside the config layer (take the typed config):\n" + "\n".join(stray)
+
+
+def test_the_option_read_check_sees_each_form_of_read() -> None:
+    tree = ast.parse("a = configs.get(HudiWriteConfig.OPERATION)\nb = props.get(HudiTableConfig.NAME.key, 'x')\n"
+                     "c = props[HudiTableConfig.TYPE.key]\nif configs.is_set(HudiWriteConfig.OPERATION): pass\n"
+                     "out[HudiWriteConfig.OPERATION.key] = 'upsert'\nd = row.get('name')\n")
+    assert [ast.unparse(n) for n in _option_value_reads(tree)] == [
+        "configs.get(HudiWriteConfig.OPERATION)", "props.get(HudiTableConfig.NAME.key, 'x')",
+        "props[HudiTableConfig.TYPE.key]"]
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_module_is_over_the_size_limit(package: str) -> None:
     big = [f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / package).rglob("*.py")
@@ -253,7 +285,7 @@ DIRECT_FILE_ACCESS = re.compile(
 #: Modules that touch local files on purpose, and why.
 LOCAL_FILE_MODULES = {
     "hudi_sql/storage/": "the storage interface itself",
-    "hudi_sql/write/bootstrap.py": "bootstrap lists a local source folder (refused for object stores)",
+    "hudi_sql/engine/bootstrap.py": "bootstrap lists a local source folder (refused for object stores)",
     "hudi_sql/table/bootstrap_index.py": "records a local source file's status as Hadoop's local file system does",
     "hudi_sql/hfile/reader.py": "HFileReader.open(path) reads a local file for tools; tables pass bytes",
 }

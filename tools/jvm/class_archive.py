@@ -38,7 +38,7 @@ _LOG_TO_STDERR = "-Xlog:disable -Xlog:all=warning:stderr"
 _TRAINING = r"""
 import os, sys
 import hudi_sql
-from hudi_sql.spark.session import spark_session
+from hudi_sql.engine.session import spark_session
 work = sys.argv[1]
 spark = spark_session(master="local[2]", state_dir=os.path.join(work, "state"),
                       conf={"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false"})

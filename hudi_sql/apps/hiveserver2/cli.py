@@ -34,8 +34,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.hiveserver2.server import start_thriftserver
+from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.errors import HudiError
-from hudi_sql.spark.session import default_state_dir, spark_session
 from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:

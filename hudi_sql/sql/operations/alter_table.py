@@ -58,7 +58,7 @@ def rename_table(ctx: OperationContext, statement: st.AlterTableRename, resolved
         k: meta.properties.get(k)
         for k in (HudiTableConfig.NAME.key, HudiTableConfig.CHECKSUM.key, HudiTableConfig.DATABASE_NAME.key)
     }
-    database = meta.properties.get(HudiTableConfig.DATABASE_NAME.key, "default")
+    database = meta.config.database_name
     meta.update_properties(
         {
             HudiTableConfig.NAME.key: new_ident.name,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from catalog.base import TableIdent, TableInfo
+from hudi_sql.engine.read import read_table
 from hudi_sql.errors import TableNotFoundError, UnsupportedFeatureError, did_you_mean
-from hudi_sql.read.api import read_table
 from hudi_sql.spark.local_frame import local_frame
 from hudi_sql.spark.schema import from_avro_schema
 from hudi_sql.sql import statements as st
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from catalog.base import Catalog
+    from hudi_sql.engine.write_client import WriteResult
     from hudi_sql.read.skipping import ColumnPredicate
-    from hudi_sql.write.client import WriteResult
 
 METRICS_SCHEMA = (
     "num_affected_rows long, num_inserted_rows long, num_updated_rows long, "

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs, TableType
+from hudi_sql.config.scoped import ReadConfig
+from hudi_sql.engine.write_client import WriteClient
 from hudi_sql.keygen import key_generator_for
 from hudi_sql.read.plan import plan_read
 from hudi_sql.sql import statements as st
@@ -36,7 +38,6 @@ from hudi_sql.sql.operations.update_delete import delete_frame, update_frames
 from hudi_sql.sql.planner import HudiTableFacts, read_options, write_options
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.client import WriteClient
 from hudi_sql.write.operation import WriteOperationType
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _read_plan_lines(ctx: OperationContext, ref: st.TableRef) -> list[str]:
     options = read_options(ref, ctx.options)
     meta = TableMetaClient.load(location)
     time_zone = ctx.spark.conf.get("spark.sql.session.timeZone") or "UTC"
-    plan = plan_read(meta, HudiConfigs.of(options), data_filters=localized(ref.filters, time_zone))
+    plan = plan_read(meta, ReadConfig.of(HudiConfigs.of(options)), data_filters=localized(ref.filters, time_zone))
     native = sum(_file_size(meta, p) for p in plan.native_files)
     merged_base = sum(s.base_file.size for s in plan.merge_slices if s.base_file is not None)
     logs = [log for s in plan.merge_slices for log in s.log_files]

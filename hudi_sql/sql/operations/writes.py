@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from hudi_sql.commit.rollback import rollback_failed_writes, rollback_latest_commit
-from hudi_sql.config import HudiConfigs, HudiWriteConfig
+from hudi_sql.config import HudiWriteConfig
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.engine.write import write
 from hudi_sql.errors import CommitStateUnknownError, HudiError
 from hudi_sql.model.schema import META_FIELDS, RECORD_KEY_FIELD
 from hudi_sql.sql.operations.columns import column
@@ -22,13 +24,12 @@ from hudi_sql.sql.operations.context import METRICS_SCHEMA, OperationContext
 from hudi_sql.sql.operations.pipeline import checkpoint_options
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.api import write
 from hudi_sql.write.handles import IS_DELETE_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from hudi_sql.write.client import WriteResult
+    from hudi_sql.engine.write_client import WriteResult
 
 _log = logging.getLogger(__name__)
 
@@ -167,7 +168,7 @@ def write_changes(
 
 def global_index(facts: HudiTableFacts, session: Mapping[str, str]) -> bool:
     """Whether the table's index (as the session and table set it) is a global one."""
-    return bool(HudiConfigs.of(write_options(facts, session)).get(HudiWriteConfig.INDEX_TYPE).is_global)
+    return Resolved.of(write_options(facts, session)).index.index_type.is_global
 
 
 def drop_meta_columns(df: DataFrame) -> DataFrame:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.planner import write_options
@@ -154,7 +155,7 @@ class ProcedureContext:
     def meta(self, args: Mapping[str, Any]) -> TableMetaClient:
         return TableMetaClient.load(self.table_location(args))
 
-    def write_configs(self, args: Mapping[str, Any], extra: Mapping[str, str] | None = None) -> Any:
+    def write_configs(self, args: Mapping[str, Any], extra: Mapping[str, str] | None = None) -> HudiConfigs:
         """The table's write options (session and table properties layered) plus *extra*."""
         base: dict[str, str] = {}
         if args.get("table"):
@@ -162,6 +163,10 @@ class ProcedureContext:
         else:
             base = {k: v for k, v in self.runner.options.items() if k.startswith("hoodie.")}
         return HudiConfigs.of({**base, **(extra or {})})
+
+    def resolve(self, args: Mapping[str, Any], extra: Mapping[str, str] | None = None) -> Resolved:
+        """The procedure's options (:meth:`write_configs`) resolved once, for the services it runs."""
+        return Resolved(self.write_configs(args, extra))
 
 
 def parse_options(text: str | None, where: str) -> dict[str, str]:

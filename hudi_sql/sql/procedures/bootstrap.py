@@ -6,10 +6,11 @@ from typing import Any
 
 from catalog.hive.config import HiveSyncConfig
 from hudi_sql.config import HudiBootstrapConfig, TableType
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.engine.bootstrap import BootstrapRequest
+from hudi_sql.engine.bootstrap import run_bootstrap as bootstrap
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
-from hudi_sql.write.bootstrap import BootstrapRequest
-from hudi_sql.write.bootstrap import run_bootstrap as bootstrap
 
 
 @procedure(
@@ -58,7 +59,7 @@ def run_bootstrap(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
     if args["enable_hive_sync"]:
         options.update({HiveSyncConfig.ENABLED.key: "true", HiveSyncConfig.DATABASE.key: database,
                         HiveSyncConfig.TABLE.key: name})
-    selector = options.get(HudiBootstrapConfig.MODE_SELECTOR.key, HudiBootstrapConfig.MODE_SELECTOR.spec.default)
+    selector = Resolved.of(options).bootstrap.mode_selector
     request = BootstrapRequest(
         table_name=name, table_type=TableType.parse(str(args["table_type"])), source_path=str(args["bootstrap_path"]),
         base_path=str(args["base_path"]), record_key_fields=str(args["rowKey_field"]),

@@ -72,7 +72,7 @@ def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
         )
     meta = ctx.meta(args)
     _require_mor(meta, "run_compaction")
-    configs = ctx.write_configs(args, parse_options(args["options"], "CALL run_compaction"))
+    resolved = ctx.resolve(args, parse_options(args["options"], "CALL run_compaction"))
     instants: list[str] = []
     if args["timestamp"] is not None and not args["instants"]:
         instants, op = [str(args["timestamp"])], "execute"
@@ -83,7 +83,7 @@ def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
     if op in ("schedule", "scheduleandexecute"):
         # Apache Hudi schedules only when the trigger is met (hoodie.compact.inline.trigger.strategy,
         # by default 5 deltacommits since the last compaction), from a procedure as inline.
-        plan = schedule_compaction(meta, configs) if should_trigger(meta, configs) else None
+        plan = schedule_compaction(meta, resolved) if should_trigger(meta, resolved.compaction) else None
         if plan is not None:
             instants = [plan.instant_time]
         elif op == "schedule":
@@ -93,7 +93,7 @@ def run_compaction(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
         if args["limit"] is not None:
             targets = targets[: args["limit"]]
         for instant_time in targets:
-            execute(ctx.spark, meta, instant_time, configs)
+            execute(ctx.spark, meta, instant_time, resolved)
             meta.reload_timeline()
         instants = targets
     states = dict(_compactions(meta))

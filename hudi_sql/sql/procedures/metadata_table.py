@@ -19,8 +19,8 @@ from hudi_sql.config.metadata import HudiMetadataConfig, MetadataConfig, metadat
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.metadata.index_keys import column_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
+from hudi_sql.metadata.maintenance.sync import storage_listing
 from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions
-from hudi_sql.metadata.sync import storage_listing
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from catalog.hive.config import HiveSyncConfig
 from catalog.hive.sync import HiveSyncTool
-from hudi_sql.config import HudiServiceConfig, HudiTableConfig
+from hudi_sql.config import HudiServiceConfig
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.read.plan import partition_values
 from hudi_sql.services.archive import archive, read_archived_instants
@@ -176,8 +176,7 @@ def _partitions_satisfying(ctx: ProcedureContext, meta: Any, predicate: str) -> 
                            help="leave predicate out to cluster the whole table")
     view = FileSystemView(meta)
     paths = [] if view.is_empty else view.partition_paths()
-    hive_style = meta.table_config.get(HudiTableConfig.HIVE_STYLE_PARTITIONING)
-    url_encoded = meta.table_config.get(HudiTableConfig.URL_ENCODE_PARTITIONING)
+    hive_style, url_encoded = meta.config.hive_style_partitioning, meta.config.url_encode_partitioning
     rows = [(path, *(values[f] for f in fields)) for path in paths
             if (values := partition_values(path, fields, hive_style=hive_style, url_encoded=url_encoded))]
     ddl = ", ".join(["__hudi_partition_path string", *(f"`{f}` string" for f in fields)])

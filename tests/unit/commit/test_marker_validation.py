@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from hudi_sql.commit.marker_server import MarkerServer, post_marker
-from hudi_sql.commit.markers import IOType, Marker, read_markers, validate_marker_name
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiTableConfig
 from hudi_sql.errors import PathOutsideTableError
@@ -19,6 +17,8 @@ from hudi_sql.model.instant import Action
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.table.meta_client import init_table
+from hudi_sql.write.marker_server import MarkerServer, post_marker
+from hudi_sql.write.markers import IOType, Marker, read_markers, validate_marker_name
 
 INSTANT = "20260101000000000"
 GOOD = "p/abcd-0_0-1-2_20260101000000000.parquet.marker.CREATE"

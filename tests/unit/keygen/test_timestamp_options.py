@@ -8,6 +8,7 @@ import pytest
 from pyspark.sql.types import DateType, LongType, StringType, TimestampType
 
 from hudi_sql.config import HudiConfigs
+from hudi_sql.config.keygen import TimestampKeyGenConfig
 from hudi_sql.errors import HudiConfigError, HudiKeyError
 from hudi_sql.keygen import TimestampOptions, TimeUnit
 from hudi_sql.keygen import TimestampType as KeygenTimestampType
@@ -20,9 +21,8 @@ BASE = {
 
 def _with(options: dict[str, Any]) -> TimestampOptions:
     merged = {**BASE, **options}
-    return TimestampOptions.from_configs(
-        HudiConfigs.of({k: v for k, v in merged.items() if v is not None}, validate=False)
-    )
+    return TimestampOptions.from_config(TimestampKeyGenConfig.of(
+        HudiConfigs.of({k: v for k, v in merged.items() if v is not None}, validate=False)))
 
 
 def test_timestamp_options_defaults_no_zone_and_seconds_scalar_unit() -> None:

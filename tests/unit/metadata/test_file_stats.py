@@ -11,8 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_sql.index.bloom_footer import footer_metadata
-from hudi_sql.metadata.file_stats import column_stats_of_records, footer_bloom_filter, parquet_column_stats
 from hudi_sql.metadata.records import ColumnStats, StatKind
+from hudi_sql.metadata.writer.file_stats import (
+    column_stats_of_records,
+    footer_bloom_filter,
+    parquet_column_stats,
+)
 from hudi_sql.storage.fs import Storage
 
 D = decimal.Decimal

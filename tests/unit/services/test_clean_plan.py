@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from hudi_sql.config import HudiConfigs, TableType
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.config.services import CleanerPolicy
 from hudi_sql.errors import HudiConfigError, HudiTimelineError
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
@@ -375,7 +376,7 @@ def test_plan_archive_mor_keeps_deltacommits_the_compaction_trigger_counts():
 
 def test_archive_settings_min_must_be_below_max():
     with pytest.raises(HudiConfigError, match="keep.min.commits"):
-        ArchiveSettings.from_configs(HudiConfigs.of({"hoodie.keep.min.commits": 5, "hoodie.keep.max.commits": 5}))
+        ArchiveSettings.of(Resolved.of({"hoodie.keep.min.commits": 5, "hoodie.keep.max.commits": 5}))
 
 
 # -- restore planning ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hudi_sql.config import HudiConfigs
-from hudi_sql.config.resolve import ClusteringConfig
+from hudi_sql.config.scoped import ClusteringConfig
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize, serialize
 from hudi_sql.model.instant import Action, Instant, State

@@ -6,17 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from hudi_sql.config import BootstrapMode, HudiConfigs
+from hudi_sql.config import BootstrapMode
+from hudi_sql.config.resolve import Resolved
+from hudi_sql.config.scoped import BootstrapConfig
+from hudi_sql.engine.bootstrap import hive_style_partitioning, partition_modes, source_partitions
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_sql.storage.fs import Storage
-from hudi_sql.write.bootstrap import hive_style_partitioning, partition_modes, source_partitions
 
 SELECTORS = "org.apache.hudi.client.bootstrap.selector."
 PARTITIONS = ["dt=2024-01-01", "dt=2024-01-02", "dt=2024-02-01"]
 
 
 def test_the_full_record_and_metadata_only_selectors_give_every_partition_their_mode() -> None:
-    configs = HudiConfigs.of({})
+    configs = BootstrapConfig()
     assert set(partition_modes(PARTITIONS, SELECTORS + "FullRecordBootstrapModeSelector", configs).values()) == {
         BootstrapMode.FULL_RECORD}
     assert set(partition_modes(PARTITIONS, "MetadataOnlyBootstrapModeSelector", configs).values()) == {
@@ -24,21 +26,21 @@ def test_the_full_record_and_metadata_only_selectors_give_every_partition_their_
 
 
 def test_the_regex_selector_gives_matching_partitions_the_regex_mode_and_the_rest_the_other() -> None:
-    configs = HudiConfigs.of({"hoodie.bootstrap.mode.selector.regex": "dt=2024-01-.*",
-                              "hoodie.bootstrap.mode.selector.regex.mode": "full_record"})
+    configs = Resolved.of({"hoodie.bootstrap.mode.selector.regex": "dt=2024-01-.*",
+                           "hoodie.bootstrap.mode.selector.regex.mode": "full_record"}).bootstrap
     assert partition_modes(PARTITIONS, SELECTORS + "BootstrapRegexModeSelector", configs) == {
         "dt=2024-01-01": BootstrapMode.FULL_RECORD, "dt=2024-01-02": BootstrapMode.FULL_RECORD,
         "dt=2024-02-01": BootstrapMode.METADATA_ONLY}
-    by_default = partition_modes(PARTITIONS, SELECTORS + "BootstrapRegexModeSelector", HudiConfigs.of({}))
+    by_default = partition_modes(PARTITIONS, SELECTORS + "BootstrapRegexModeSelector", BootstrapConfig())
     assert set(by_default.values()) == {BootstrapMode.METADATA_ONLY}, "regex .* and mode METADATA_ONLY by default"
 
 
 def test_unknown_selectors_and_bad_regexes_are_refused_by_name() -> None:
     with pytest.raises(UnsupportedFeatureError, match="com.example.MySelector"):
-        partition_modes(PARTITIONS, "com.example.MySelector", HudiConfigs.of({}))
+        partition_modes(PARTITIONS, "com.example.MySelector", BootstrapConfig())
     with pytest.raises(HudiConfigError, match="not a regular expression"):
         partition_modes(PARTITIONS, "BootstrapRegexModeSelector",
-                        HudiConfigs.of({"hoodie.bootstrap.mode.selector.regex": "dt=("}))
+                        Resolved.of({"hoodie.bootstrap.mode.selector.regex": "dt=("}).bootstrap)
 
 
 def test_source_partitions_are_the_folders_holding_parquet_files(tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_source_partitions_are_the_folders_holding_parquet_files(tmp_path: Path)
 def test_a_base_path_holding_other_files_is_refused_before_anything_is_read(tmp_path: Path) -> None:
     """A failed bootstrap removes its base path whole: it may only be a new or empty folder."""
     from hudi_sql.config import TableType
-    from hudi_sql.write.bootstrap import BootstrapRequest, run_bootstrap
+    from hudi_sql.engine.bootstrap import BootstrapRequest, run_bootstrap
 
     source, base = tmp_path / "source" / "dt=1", tmp_path / "base"
     source.mkdir(parents=True)

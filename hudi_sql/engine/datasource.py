@@ -16,7 +16,7 @@ tasks) *before* it asks for :meth:`HudiDataSourceReader.partitions`, so the read
 what every task needs (:class:`SliceReadContext`) and the planned slices stay behind
 (``__getstate__``); each input partition then carries one file slice, read by
 :func:`~hudi_sql.read.file_group_reader.read_file_slice` as Arrow record batches. Unlike
-:mod:`hudi_sql.spark.format_hook` (the sessions hudi-sql sets up), base files are read in
+:mod:`hudi_sql.engine.format_hook` (the sessions hudi-sql sets up), base files are read in
 Python here too: the data source API has no way to hand them to Spark's Parquet reader.
 
 What it refuses, with a :class:`~hudi_sql.errors.HudiError` naming the alternative:
@@ -55,10 +55,11 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 
-from hudi_sql.config import HudiConfigs, HudiMetadataConfig, HudiReadConfig, IncrementalFormat, QueryType
+from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType
 from hudi_sql.config.registry import canonical_key
+from hudi_sql.config.scoped import ReadConfig
+from hudi_sql.engine.read import table_struct
 from hudi_sql.errors import HudiConfigError, HudiError, UnsupportedFeatureError
-from hudi_sql.read.api import table_struct
 from hudi_sql.read.glob import has_glob, resolve_glob
 from hudi_sql.read.plan import plan_read
 from hudi_sql.read.skipping import ColumnPredicate
@@ -133,9 +134,8 @@ def _read_options(options: Mapping[str, str]) -> dict[str, str]:
 
 
 def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadPlan]:
-    configs = HudiConfigs.of(_read_options(options))
-    if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
-            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
+    read = ReadConfig.of(HudiConfigs.of(_read_options(options)))
+    if read.wants_changes:
         # Rather than the latest state under a CDC request: hudi-sql's reader returns the changes.
         raise UnsupportedFeatureError(
             f"CDC queries ({HudiReadConfig.INCREMENTAL_FORMAT.key}=cdc) of '{path}' run in hudi-sql's reader.",
@@ -145,7 +145,7 @@ def _plan(path: str, options: Mapping[str, str]) -> tuple[TableMetaClient, ReadP
         glob = resolve_glob(path)
         path, partition_filter = glob.base_path, glob.partition_filter
     meta = TableMetaClient.load(path, storage=Storage.for_options(options))
-    return meta, plan_read(meta, configs, partition_filter=partition_filter)
+    return meta, plan_read(meta, read, partition_filter=partition_filter)
 
 
 class HudiDataSource(DataSource):
@@ -171,7 +171,7 @@ class HudiDataSource(DataSource):
         # Only a read that asks for data skipping takes Spark's pushed filters: Spark refuses a
         # reader with pushFilters in sessions without `spark.sql.python.filterPushdown.enabled`
         # (its default), which would fail every plain session's filtered read.
-        skipping = HudiConfigs.of(_read_options(options)).get(HudiMetadataConfig.DATA_SKIPPING)
+        skipping = ReadConfig.of(HudiConfigs.of(_read_options(options))).data_skipping
         reader_class = SkippingHudiDataSourceReader if skipping else HudiDataSourceReader
         return reader_class(meta, plan, schema, skip_undecodable_blocks=ignore.strip().lower() == "true",
                             options=options)
@@ -226,7 +226,7 @@ class SkippingHudiDataSourceReader(HudiDataSourceReader):
         meta, schema, skip_undecodable, options = self._replan
         predicates = [p for f in filters if (p := _predicate(f)) is not None]
         if predicates and self._specs is not None:
-            plan = plan_read(meta, HudiConfigs.of(_read_options(options)), data_filters=predicates)
+            plan = plan_read(meta, ReadConfig.of(HudiConfigs.of(_read_options(options))), data_filters=predicates)
             self.context, self._specs = slice_read(meta, plan, schema, skip_undecodable_blocks=skip_undecodable)
         return filters
 

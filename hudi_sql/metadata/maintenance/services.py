@@ -35,11 +35,11 @@ from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.errors import HudiError
 from hudi_sql.log.block import HeaderKey
 from hudi_sql.log.reader import read_raw_blocks
-from hudi_sql.metadata.file_writer import base_file_name
 from hudi_sql.metadata.layout import CLEAN_SUFFIX, COMPACTION_SUFFIX, MetadataPartition, suffixed
-from hudi_sql.metadata.metadata_exec import DRIVER_WORK_LIMIT, CompactionUnit, compact_unit, run_units
 from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions, latest_file_slices
 from hudi_sql.metadata.records import METADATA_SCHEMA_JSON
+from hudi_sql.metadata.writer.file_writer import base_file_name
+from hudi_sql.metadata.writer.metadata_exec import DRIVER_WORK_LIMIT, CompactionUnit, compact_unit, run_units
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import Action, Instant, State

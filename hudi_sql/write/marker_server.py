@@ -7,11 +7,11 @@ answer. The service collects the names arriving within a short window and adds t
 per line, to one of a few ``MARKERS<n>`` files (rewritten whole, as an object store has no
 append), then answers every waiting task: a task still
 never writes a data file before its marker is durable. ``MARKERS.type`` records the mode, so
-Java's rollback (and ours, :func:`~hudi_sql.commit.markers.read_markers`) reads them back.
+Java's rollback (and ours, :func:`~hudi_sql.write.markers.read_markers`) reads them back.
 
 The service binds the driver's address (loopback here) and lives for one write. It trusts no
 request: the URL carries a random per-write token (a request without it is refused with 403),
-and every name is checked by :func:`~hudi_sql.commit.markers.validate_marker_name` (file-name
+and every name is checked by :func:`~hudi_sql.write.markers.validate_marker_name` (file-name
 grammar, plain partition segments, inside the base path) before it is stored, so a marker can
 never make the commit's clean-up delete a file outside the table.
 """
@@ -30,11 +30,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from hudi_sql.commit.markers import MARKERS_TYPE_FILE, validate_marker_name
 from hudi_sql.errors import HudiError
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
 from hudi_sql.storage.uri import join
+from hudi_sql.write.markers import MARKERS_TYPE_FILE, validate_marker_name
 
 if TYPE_CHECKING:  # Self is in typing only from Python 3.11
     from typing_extensions import Self

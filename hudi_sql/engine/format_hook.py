@@ -5,7 +5,7 @@ workers, but base files must be read by Spark's native Parquet reader wherever n
 needed, and a write must control its own shuffle (index join, one task per file group) and
 commit. Neither fits the data source API. So in the sessions hudi-sql registers, the
 ``hudi`` format of ``DataFrameReader.load`` and ``DataFrameWriter.save`` is handled by
-:func:`hudi_sql.read.api.read_table` and :func:`hudi_sql.write.api.write`, and
+:func:`hudi_sql.engine.read.read_table` and :func:`hudi_sql.engine.write.write`, and
 ``DataFrameWriter.saveAsTable`` by the SQL session (it creates or resolves a catalog table);
 and ``DataStreamWriter.start`` by the streaming sink (:mod:`hudi_sql.streaming.sink`); every
 other format goes to Spark unchanged. Streaming reads are served by the ``hudi`` Python data
@@ -19,11 +19,11 @@ __all__ = ["HUDI_FORMAT_NAMES", "install"]
 import functools
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.read.api import read_table
+from hudi_sql.engine.read import read_table
+from hudi_sql.engine.write import write
 from hudi_sql.storage.settings import StorageSettings
 from hudi_sql.storage.uri import is_local
 from hudi_sql.streaming.sink import StreamingSink, start_options
-from hudi_sql.write.api import write
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -32,23 +32,14 @@ from typing import TYPE_CHECKING, Any
 from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
 from hudi_sql.config import (
-    HudiCompactionConfig,
     HudiConfigs,
     HudiTableConfig,
     HudiWriteConfig,
     IndexType,
     TableType,
 )
-from hudi_sql.config.concurrency import ConcurrencyConfig
-from hudi_sql.config.metadata import MetadataConfig
-from hudi_sql.config.resolve import (
-    ArchiveConfig,
-    CleanConfig,
-    ClusteringConfig,
-    CompactionConfig,
-    TableConfig,
-    WriteConfig,
-)
+from hudi_sql.config.resolve import Resolved, TableConfig, WriteConfig
+from hudi_sql.engine.overwrite import prepare_overwrite
 from hudi_sql.errors import (
     CommitConflictError,
     ConcurrentWriterError,
@@ -87,9 +78,9 @@ from hudi_sql.storage.parquet import FileWriteSettings
 from hudi_sql.storage.uri import is_local, qualify
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient, init_table
+from hudi_sql.table.new_table import NewTable
 from hudi_sql.table.version import DEFAULT_CREATE_VERSION
 from hudi_sql.write.operation import WriteOperationType
-from hudi_sql.write.overwrite import prepare_overwrite
 from hudi_sql.write.partitioner import SizingConfig, average_record_size, plan_buckets
 from hudi_sql.write.plan import (
     BucketInfo,
@@ -162,13 +153,12 @@ class WriteClient:
         self.instant_time = instant_time
         self.extra_table_properties = dict(table_properties or {})
         self.configs = HudiConfigs.of(options or {})
-        # Resolved once here (values parse or fail now); again with the table's fixed
-        # properties once the table is loaded (:meth:`write`).
-        self.config = WriteConfig.of(self.configs)
-        # The post-commit services' options too: one that is invalid fails the write here,
-        # before anything is written, not in a service whose failure is only logged.
-        for service_config in (CleanConfig, ArchiveConfig, CompactionConfig, ClusteringConfig, MetadataConfig):
-            service_config.of(self.configs)
+        # Every scope resolved once here, the post-commit services' too: a value that does not
+        # parse fails the write before anything is written, not in a service whose failure is
+        # only logged. The write's own config again with the table's fixed properties once the
+        # table is loaded (:meth:`write`).
+        self.resolved = Resolved(self.configs).check()
+        self.config = self.resolved.write
 
     # -- table ---------------------------------------------------------------------------
 
@@ -178,27 +168,14 @@ class WriteClient:
         if not name:
             raise HudiConfigError(f"Creating a table needs '{HudiTableConfig.NAME.key}'.",
                                   help=f"pass options={{'{HudiTableConfig.NAME.key}': 'my_table', ...}}")
-        props = {
-            HudiTableConfig.NAME.key: name,
-            HudiTableConfig.TYPE.key: config.table_type.value,
-            HudiTableConfig.DATABASE_NAME.key: config.database_name,
-            HudiTableConfig.HIVE_STYLE_PARTITIONING.key: str(config.hive_style_partitioning).lower(),
-            HudiTableConfig.URL_ENCODE_PARTITIONING.key: str(config.url_encode_partitioning).lower(),
-            HudiTableConfig.CREATE_SCHEMA.key: avro_schema_json(schema, name, style="create"),
-        }
-        props.update(keygen.table_properties())
-        props.update(TableConfig.cdc_properties(self.configs))
-        props.update(self.extra_table_properties)
-        ordering = config.precombine_field
-        if ordering:
-            props[HudiTableConfig.PRECOMBINE_FIELD.key] = ordering
-        if not config.populate_meta_fields:
-            props[HudiTableConfig.POPULATE_META_FIELDS.key] = "false"
-        payload = self._payload(None, ordering)
-        props[HudiTableConfig.PAYLOAD_CLASS.key] = payload.java_class
-        if config.write_table_version is not None:
-            props[HudiTableConfig.VERSION.key] = str(config.write_table_version)
-        return init_table(self.base_path, props)
+        table = NewTable(
+            name=name, table_type=config.table_type, database=config.database_name,
+            create_schema=avro_schema_json(schema, name, style="create"), key_generator=keygen.table_properties(),
+            ordering_field=config.precombine_field, populate_meta_fields=config.populate_meta_fields,
+            payload_class=self._payload(None, config.precombine_field).java_class,
+            version=config.write_table_version, cdc=TableConfig.cdc_properties(self.configs),
+            extra=self.extra_table_properties)
+        return init_table(self.base_path, table.properties())
 
     def _match_table_version(self, meta: TableMetaClient, df: DataFrame) -> TableMetaClient:
         """``hoodie.write.table.version`` against an existing table: equal or absent, nothing to do;
@@ -212,8 +189,8 @@ class WriteClient:
         asked = self.config.write_table_version
         if asked is None or asked == meta.table_version:
             return meta
-        if asked > meta.table_version and self.configs.get(HudiWriteConfig.AUTO_UPGRADE):
-            upgrade_table(df.sparkSession, meta, to_version=asked, configs=self.configs)
+        if asked > meta.table_version and self.config.auto_upgrade:
+            upgrade_table(df.sparkSession, meta, to_version=asked, configs=self.resolved)
             return TableMetaClient.load(self.base_path)
         raise HudiConfigError(
             f"'{HudiWriteConfig.WRITE_TABLE_VERSION.key}={asked}' differs from the version of the table at "
@@ -236,11 +213,11 @@ class WriteClient:
         The whole write, its commit and the table services after it run under one
         :class:`ConcurrencyConfig` (lock provider, heartbeats, failed-writes policy).
         """
-        concurrency = ConcurrencyConfig.of(self.configs)
+        concurrency = self.resolved.concurrency
         retries = concurrency.retries_on_conflict if (mode or "append").lower() == "append" else 0
         for attempt in range(retries + 1):
             try:
-                with write_scope(concurrency, MetadataConfig.of(self.configs)), \
+                with write_scope(concurrency, self.resolved.metadata), \
                         translated_task_errors():  # a task's error names its file
                     return self._write_once(df, mode=mode)
             except ConcurrentWriterError:
@@ -250,7 +227,7 @@ class WriteClient:
                     raise
                 _log.warning("Write to '%s' lost a conflict (%s); retrying (%d of %d).", self.base_path, exc,
                              attempt + 1, retries)
-                self.config = WriteConfig.of(self.configs)
+                self.config = self.resolved.write
         raise AssertionError("unreachable")
 
     def _write_once(self, df: DataFrame, *, mode: str) -> WriteResult:
@@ -321,11 +298,11 @@ class WriteClient:
 
                 tagged = tagged.where(F.col(FILE_ID_COLUMN).isNull())
                 profile = WorkloadProfile({p: PartitionWorkload(p, w.inserts) for p, w in profile.partitions.items()})
-            check_updates_against_pending_clustering(meta, self.configs, {
+            check_updates_against_pending_clustering(meta, self.resolved.clustering, {
                 (p, f) for p, w in profile.partitions.items() for f in (*w.updates_by_file_id, *w.deletes_by_file_id)})
             if (profile.total_inserts == 0 and profile.total_updates == 0
                     and not any(w.deletes_by_file_id for w in profile.partitions.values())
-                    and (not self.configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT)
+                    and (not config.allow_empty_commit
                          or _checkpoints_unchanged(meta, config.commit_extra_metadata))):
                 _log.info("Nothing to write to '%s'.", self.base_path)
                 return WriteResult(None, operation.value)
@@ -336,7 +313,7 @@ class WriteClient:
                               prepared.data_schema, ordering, keygen=keygen, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
-            execution = execute_plan(tagged, plan, self.configs, index_type)
+            execution = execute_plan(tagged, plan, self.resolved.index, index_type)
             index_stats = index.last_stats if index is not None else None
             self.last_marker_batches = execution.marker_batches
         finally:
@@ -363,9 +340,9 @@ class WriteClient:
         services: list[tuple[str, Callable[[], object]]] = [
             ("compaction", lambda: self._inline_compaction(spark, meta)
              if meta.table_type is TableType.MERGE_ON_READ else None),
-            ("clustering", lambda: maybe_cluster(spark, meta, self.configs)),
-            ("clean", lambda: maybe_clean(meta, self.configs, spark=spark)),
-            ("archival", lambda: maybe_archive(meta, self.configs)),
+            ("clustering", lambda: maybe_cluster(spark, meta, self.resolved)),
+            ("clean", lambda: maybe_clean(meta, self.resolved, spark=spark)),
+            ("archival", lambda: maybe_archive(meta, self.resolved)),
         ]
         services += [(action.name, partial(self._post_commit_action, action, spark, meta))
                      for action in post_commit_actions()]
@@ -387,15 +364,15 @@ class WriteClient:
 
     def _inline_compaction(self, spark: Any, meta: TableMetaClient) -> None:
         """``hoodie.compact.inline`` / ``hoodie.compact.schedule.inline`` after a deltacommit."""
-        inline = self.configs.get(HudiCompactionConfig.INLINE)
-        if not (inline or self.configs.get(HudiCompactionConfig.SCHEDULE_INLINE)):
+        compaction = self.resolved.compaction
+        if not (compaction.inline or compaction.schedule_inline):
             return
         meta.reload_timeline()
-        if not should_trigger(meta, self.configs):
+        if not should_trigger(meta, compaction):
             return
-        plan = schedule_compaction(meta, self.configs)
-        if plan is not None and inline:
-            run_compaction(spark, meta, plan.instant_time, self.configs)
+        plan = schedule_compaction(meta, self.resolved)
+        if plan is not None and compaction.inline:
+            run_compaction(spark, meta, plan.instant_time, self.resolved)
 
     def _tag(self, records: DataFrame, meta: TableMetaClient | None, view: FileSystemView | None,
              keygen: KeyGenerator, index_type: IndexType, uses_index: bool) -> tuple[DataFrame, Index | None]:
@@ -404,7 +381,7 @@ class WriteClient:
 
         if not uses_index or meta is None or view is None or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string")), None
-        index = index_for(IndexContext(meta, view, keygen, self.configs, index_type))
+        index = index_for(IndexContext(meta, view, keygen, self.resolved.index, index_type))
         return index.tag_location(records), index
 
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,
@@ -466,7 +443,7 @@ class WriteClient:
             # The file groups an overwrite replaces take no records: every bucket starts a new
             # file group (an overwrite tags no record, so none is an update of an existing one).
             buckets, ranges = plan_bucket_writes(
-                profile, latest, bucket_file_ids(view, with_inserts, bucket_num(self.configs),
+                profile, latest, bucket_file_ids(view, with_inserts, bucket_num(self.resolved.index),
                                                  keep_existing=not operation.is_overwrite))
         else:
             buckets, ranges = plan_buckets(profile, latest, self.sizing(meta), new_file_id,

@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
-    from hudi_sql.config import HudiConfigs
-    from hudi_sql.config.resolve import WriteConfig
+    from hudi_sql.config.resolve import Resolved, WriteConfig
     from hudi_sql.keygen.base import KeyGenerator
     from hudi_sql.table.meta_client import TableMetaClient
 
@@ -51,7 +50,7 @@ class OverwriteHost(Protocol):
 
     base_path: str
     config: WriteConfig
-    configs: HudiConfigs
+    resolved: Resolved
 
     def create_table(self, keygen: KeyGenerator, schema: StructType) -> TableMetaClient: ...
 
@@ -115,7 +114,7 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
                             keygen=keygen, use_small_files=False, combine_in_task=combine_in_task)
         workload = client._workload_metadata(profile, plan, operation)
         txn.start(workload, requested_payload=empty_requested_replace_metadata())
-        execution = (execute_plan(tagged, plan, client.configs, config.index_type)
+        execution = (execute_plan(tagged, plan, client.resolved.index, config.index_type)
                      if tagged is not None and plan.buckets else None)
     finally:
         if cached and tagged is not None:

@@ -46,9 +46,9 @@ from hudi_sql.config import (
     TableType,
 )
 from hudi_sql.config.bootstrap import FULL_RECORD_SELECTOR, METADATA_ONLY_SELECTOR, REGEX_SELECTOR
-from hudi_sql.config.concurrency import ConcurrencyConfig
-from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.registry import parse_list
+from hudi_sql.config.scoped import BootstrapConfig
+from hudi_sql.engine.write_client import WriteClient
 from hudi_sql.errors import HudiConfigError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.keygen import key_generator_for
 from hudi_sql.model.commit_metadata import CommitMetadata
@@ -64,7 +64,6 @@ from hudi_sql.storage.status import FileStatus
 from hudi_sql.storage.uri import qualify
 from hudi_sql.table.bootstrap_index import BootstrapFileMapping, stat_source_file, write_bootstrap_index
 from hudi_sql.table.meta_client import TableMetaClient
-from hudi_sql.write.client import WriteClient
 from hudi_sql.write.result import group_stats, to_write_stat
 from hudi_sql.write.skeleton import SkeletonSpec, skeleton_writer, spec_json
 
@@ -134,7 +133,7 @@ def source_partitions(storage: Storage, source_path: str) -> list[str]:
     return list(source_files(storage, source_path))
 
 
-def partition_modes(partitions: list[str], selector_class: str, configs: HudiConfigs) -> dict[str, BootstrapMode]:
+def partition_modes(partitions: list[str], selector_class: str, config: BootstrapConfig) -> dict[str, BootstrapMode]:
     """Each partition's mode by Apache Hudi's selector classes (the simple class name is enough)."""
     short = selector_class.rsplit(".", 1)[-1]
     if short == METADATA_ONLY_SELECTOR.rsplit(".", 1)[-1]:
@@ -142,13 +141,13 @@ def partition_modes(partitions: list[str], selector_class: str, configs: HudiCon
     if short == FULL_RECORD_SELECTOR.rsplit(".", 1)[-1]:
         return dict.fromkeys(partitions, BootstrapMode.FULL_RECORD)
     if short == REGEX_SELECTOR.rsplit(".", 1)[-1]:
-        pattern = configs.get(HudiBootstrapConfig.MODE_SELECTOR_REGEX)
+        pattern = config.mode_selector_regex
         try:
             regex = re.compile(pattern)
         except re.error as exc:
             raise HudiConfigError(f"'{pattern}' ({HudiBootstrapConfig.MODE_SELECTOR_REGEX.key}) is not a regular "
                                   f"expression: {exc}.") from None
-        matched: BootstrapMode = configs.get(HudiBootstrapConfig.MODE_SELECTOR_REGEX_MODE)
+        matched = config.regex_mode
         other = BootstrapMode.FULL_RECORD if matched is BootstrapMode.METADATA_ONLY else BootstrapMode.METADATA_ONLY
         return {p: matched if regex.fullmatch(p) else other for p in partitions}
     raise UnsupportedFeatureError(
@@ -190,11 +189,11 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     if qualify(request.source_path).rstrip("/") == qualify(request.base_path).rstrip("/"):
         raise HudiConfigError("A bootstrap writes a new table beside its source, not into it.",
                               help="base_path and bootstrap_path must differ")
-    configs = HudiConfigs.of(dict(request.options), validate=False)
+    config = BootstrapConfig.of(HudiConfigs.of(dict(request.options), validate=False))
     statuses = source_files(storage, request.source_path)
     files_by_partition = {p: [s.path for s in listed] for p, listed in statuses.items()}
     partitions = list(files_by_partition)
-    modes = partition_modes(partitions, request.selector_class, configs)
+    modes = partition_modes(partitions, request.selector_class, config)
     existed = TableMetaClient.exists(request.base_path, storage=storage)
     if existed and not request.overwrite:
         raise TableAlreadyExistsError(f"A Hudi table already exists at '{request.base_path}'.",
@@ -210,7 +209,7 @@ def run_bootstrap(spark: SparkSession, request: BootstrapRequest) -> BootstrapRe
     options = _write_options(request, hive_style=hive_style_partitioning(
         metadata_only, request.partition_path_field, request.options))
     properties = {HudiBootstrapConfig.BASE_PATH.key: request.source_path,
-                  HudiBootstrapConfig.INDEX_CLASS.key: configs.get(HudiBootstrapConfig.INDEX_CLASS)}
+                  HudiBootstrapConfig.INDEX_CLASS.key: config.index_class}
     instant, files, schema = FULL_BOOTSTRAP_INSTANT, 0, None
     try:
         if metadata_only:
@@ -319,7 +318,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
              for partition, statuses in partitions.items() for status in statuses]
     client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
                          table_properties=properties)
-    with write_scope(ConcurrencyConfig.of(client.configs), MetadataConfig.of(client.configs)), \
+    with write_scope(client.resolved.concurrency, client.resolved.metadata), \
             translated_task_errors():
         keygen = key_generator_for(client.configs, schema=schema)
         meta = client.create_table(keygen, schema)
@@ -330,7 +329,7 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
             handle = client.handle_options(meta, txn.instant_time, schema_json, schema, None, keygen=keygen)
             handle = replace(handle, spark_schema_json=_NO_DATA_COLUMNS)  # a skeleton has meta columns only
             frame = task_frame(spark, [(spec_json(s),) for s in specs], "spec string",
-                               max_tasks=client.configs.get(HudiBootstrapConfig.PARALLELISM))
+                               max_tasks=client.resolved.bootstrap.parallelism)
             stats = [to_write_stat(row.asDict())
                      for row in frame.mapInArrow(skeleton_writer(handle), WRITE_STATUS_DDL).collect()]
             write_bootstrap_index(meta.base_path, request.source_path, [

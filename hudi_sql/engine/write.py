@@ -7,8 +7,8 @@ __all__ = ["write"]
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.engine.write_client import WriteClient, WriteResult
 from hudi_sql.errors import HudiConfigError
-from hudi_sql.write.client import WriteClient, WriteResult
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

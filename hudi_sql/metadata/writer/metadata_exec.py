@@ -1,7 +1,7 @@
 """Running the metadata table's per-file-group work: in Spark tasks, or in place when it is small.
 
 The index partitions' records are made and written per file group
-(:func:`hudi_sql.metadata.index_records.run_group_task`) and their compaction merges per file
+(:func:`hudi_sql.metadata.writer.index_records.run_group_task`) and their compaction merges per file
 slice; each unit reads and writes files only under paths it was given, so it runs in a Spark
 task like any write handle. A change touching a few files is done on the driver instead: a Spark
 job costs more to schedule than reading a handful of footers.
@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from hudi_sql.metadata.file_writer import encode_base_file
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import BlockFilter, MetadataFileSlice, read_file_slice
+from hudi_sql.metadata.writer.file_writer import encode_base_file
 from hudi_sql.storage.fs import Storage
 
 T = TypeVar("T")

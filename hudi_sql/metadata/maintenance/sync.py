@@ -10,7 +10,7 @@ driven by its write client):
   options decide: ``hoodie.metadata.enable=false`` removes the metadata table, ``true`` creates
   the partitions that are on and missing, from a listing of storage (skipped, as in Apache Hudi,
   while another instant is pending: its files would be missed), then runs the metadata table's
-  clean and compaction when they are due (:mod:`hudi_sql.metadata.services`).
+  clean and compaction when they are due (:mod:`hudi_sql.metadata.maintenance.services`).
 * **before an instant completes** (:meth:`MetadataTableSync.apply`): the files it added and
   removed (:mod:`hudi_sql.metadata.changes`) are committed as a deltacommit of the metadata table
   at the data instant's time, one new log file per file group touched. A rollback also removes
@@ -27,7 +27,7 @@ services with the operation's options), else Apache Hudi's defaults.
 The files partition's records are small (one per data partition written), so its log files
 are written here, like the commit metadata that names the same files. The index partitions need
 each written file's footer or log records read: their file groups are written in Spark tasks
-when the change touches more than a handful of files (:mod:`hudi_sql.metadata.metadata_exec`).
+when the change touches more than a handful of files (:mod:`hudi_sql.metadata.writer.metadata_exec`).
 """
 
 from __future__ import annotations
@@ -43,22 +43,6 @@ from hudi_sql.config import HudiTableConfig
 from hudi_sql.config.metadata import MetadataConfig, current_metadata_config
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.metadata.changes import FileChanges, files_partition_records
-from hudi_sql.metadata.file_writer import (
-    base_file_name,
-    encode_base_file,
-    encode_init_block,
-    encode_log_block,
-    log_file_name,
-)
-from hudi_sql.metadata.index_records import (
-    GroupResult,
-    GroupTask,
-    IndexFile,
-    group_tasks,
-    index_files,
-    indexed_columns,
-    run_group_task,
-)
 from hudi_sql.metadata.layout import (
     PARTITION_LIST_KEY,
     REBUILD_HELP,
@@ -71,7 +55,7 @@ from hudi_sql.metadata.layout import (
     metadata_base_path,
     partition_identifier,
 )
-from hudi_sql.metadata.metadata_exec import run_units
+from hudi_sql.metadata.maintenance.services import MetadataServices
 from hudi_sql.metadata.reader import (
     MetadataFileSlice,
     MetadataTableReader,
@@ -79,7 +63,23 @@ from hudi_sql.metadata.reader import (
     latest_file_slices,
 )
 from hudi_sql.metadata.records import METADATA_SCHEMA_JSON, FileInfo, MetadataRecord, RecordType
-from hudi_sql.metadata.services import MetadataServices
+from hudi_sql.metadata.writer.file_writer import (
+    base_file_name,
+    encode_base_file,
+    encode_init_block,
+    encode_log_block,
+    log_file_name,
+)
+from hudi_sql.metadata.writer.index_records import (
+    GroupResult,
+    GroupTask,
+    IndexFile,
+    group_tasks,
+    index_files,
+    indexed_columns,
+    run_group_task,
+)
+from hudi_sql.metadata.writer.metadata_exec import run_units
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import BaseFileName, LogFileName, is_data_file_name, parse_cdc_log_name
 from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
@@ -152,8 +152,7 @@ class MetadataTableSync:
     def _drop_unmaintained(self) -> None:
         """Drop declared partitions we do not maintain (record index, partitions being indexed)."""
         meta = self.data
-        inflight = [p.strip() for p in str(meta.properties.get(HudiTableConfig.METADATA_PARTITIONS_INFLIGHT.key)
-                                           or "").split(",") if p.strip()]
+        inflight = list(meta.config.metadata_partitions_inflight)
         unknown = sorted(p for p in self.declared() if p not in {m.value for m in MAINTAINED}) + inflight
         if not unknown:
             return

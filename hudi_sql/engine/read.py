@@ -13,7 +13,8 @@ __all__ = ["read_table", "table_struct"]
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.config import HudiConfigs, HudiReadConfig, IncrementalFormat, QueryType
+from hudi_sql.config import HudiConfigs, QueryType
+from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.schema import COMMIT_TIME_FIELD
 from hudi_sql.read.bootstrap_read import read_bootstrap_slices
@@ -66,12 +67,12 @@ def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any]
         wanted = partition_filter
         partition_filter = reached if wanted is None else (lambda p: reached(p) and wanted(p))
     meta = TableMetaClient.load(path, storage=storage)
-    if (configs.get(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
-            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC):
+    read = ReadConfig.of(configs)
+    if read.wants_changes:
 
-        plan = plan_cdc(meta, configs)
+        plan = plan_cdc(meta, read)
         return read_cdc(spark, meta, plan, to_arrow_schema(table_struct(plan.schema_json)))
-    return dataframe_for_plan(spark, meta, plan_read(meta, configs, partition_filter=partition_filter,
+    return dataframe_for_plan(spark, meta, plan_read(meta, read, partition_filter=partition_filter,
                                                      data_filters=data_filters))
 
 

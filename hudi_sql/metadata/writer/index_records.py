@@ -2,7 +2,7 @@
 
 ``column_stats`` and ``bloom_filters`` describe data files one by one, so what an instant changes
 in them is a list of :class:`IndexFile` (added or deleted): base files added get their footer's
-statistics and bloom filter (:mod:`hudi_sql.metadata.file_stats`), log files added the
+statistics and bloom filter (:mod:`hudi_sql.metadata.writer.file_stats`), log files added the
 statistics their append task computed (carried on the write stat; a log file without them is
 simply not indexed, which readers take as "may match"), and deleted files a tombstone per record
 they had (``HoodieTableMetadataUtil.convertMetadataTo*Records``).
@@ -11,7 +11,7 @@ A bloom filter is a few hundred kilobytes, so the records are made where they ar
 driver only assigns each record key to its file group (keys are hashes of names, computable
 without the file) and hands each group a :class:`GroupTask`, which reads the footers it needs,
 builds its records and writes the group's new file, a log file or, when a partition is created,
-a base file (:func:`run_group_task`, run in Spark tasks by :mod:`hudi_sql.metadata.metadata_exec`).
+a base file (:func:`run_group_task`, run in Spark tasks by :mod:`hudi_sql.metadata.writer.metadata_exec`).
 Only small results come back: the file written and its size.
 """
 
@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.metadata.changes import FileChanges
-from hudi_sql.metadata.file_stats import footer_bloom_filter, parquet_column_stats
-from hudi_sql.metadata.file_writer import encode_base_file, encode_log_block
 from hudi_sql.metadata.index_keys import bloom_filter_key, column_stats_key
 from hudi_sql.metadata.layout import MetadataPartition, file_group_index
 from hudi_sql.metadata.records import BloomFilterEntry, ColumnStats, MetadataRecord, RecordType
+from hudi_sql.metadata.writer.file_stats import footer_bloom_filter, parquet_column_stats
+from hudi_sql.metadata.writer.file_writer import encode_base_file, encode_log_block
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.schema import META_FIELDS

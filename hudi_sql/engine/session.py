@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.spark.datasource import register_datasource
-from hudi_sql.spark.format_hook import install
+from hudi_sql.engine.datasource import register_datasource
+from hudi_sql.engine.format_hook import install
 from hudi_sql.storage.uri import is_local, qualify
 
 if TYPE_CHECKING:
