@@ -24,6 +24,7 @@ from hudi_sql.config import (
     QueryType,
     TableType,
 )
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.engine.read import read_table  # before `read` below: the subpackage would shadow it
 from hudi_sql.engine.session import spark_session
 from hudi_sql.engine.write import write
@@ -101,9 +102,10 @@ def cluster(spark: SparkSession, path: str, options: dict[str, Any] | None = Non
     return run_clustering(spark, path, options, order=order, schedule=schedule, execute=execute)
 
 
-def rollback(path: str, instant_time: str | None = None) -> RollbackResult:
-    """Roll back the latest completed commit of the table at *path* (recorded as a rollback instant)."""
-    return rollback_latest_commit(TableMetaClient.load(path), instant_time)
+def rollback(path: str, instant_time: str | None = None, options: dict[str, Any] | None = None) -> RollbackResult:
+    """Roll back the latest completed commit of the table at *path* (recorded as a rollback instant),
+    under the lock *options* name (``hoodie.write.lock.*``; default: Apache Hudi's single writer)."""
+    return rollback_latest_commit(TableMetaClient.load(path), Resolved.of(options), instant_time)
 
 
 def connect(spark: SparkSession | None = None, **kwargs: Any) -> HudiSession:

@@ -43,7 +43,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, TypeVar
 
-from hudi_sql.commit.locks import table_lock
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError, HudiTimelineError
 from hudi_sql.model.instant import Action, Instant, InstantTimeGenerator, State
 from hudi_sql.model.instant_payloads import Payload, encode_payload
@@ -77,10 +76,9 @@ class NoOpLockProvider:
 class InstantFileWriter:
     """Creates, transitions and deletes the instant files of one table (see the module doc)."""
 
-    def __init__(self, meta_client: TableMetaClient, lock_provider: LockProvider | None = None) -> None:
+    def __init__(self, meta_client: TableMetaClient, lock_provider: LockProvider) -> None:
         self.meta_client = meta_client
-        self.lock_provider: LockProvider = (lock_provider if lock_provider is not None
-                                            else table_lock(meta_client.base_path))
+        self.lock_provider = lock_provider
         self._depth = 0
 
     # -- the transaction seam ----------------------------------------------------------------

@@ -23,10 +23,11 @@ failed attempt the manager pauses ``hoodie.write.lock.client.wait_time_ms_betwee
 tries again, ``hoodie.write.lock.client.num_retries`` times, then raises
 :class:`~hudi_sql.errors.LockTimeoutError` naming the holder.
 
-Which options apply: the write client resolves a
-:class:`~hudi_sql.config.concurrency.ConcurrencyConfig` once and runs the whole write (its
-commit and the table services after it) inside :func:`concurrency_scope`; code reaching the
-timeline outside such a scope (SQL procedures, services called directly) uses the defaults.
+Which options apply: the operation's entry point resolves a
+:class:`~hudi_sql.config.concurrency.ConcurrencyConfig` once (``Resolved.concurrency``) and hands
+it down to every timeline writer of the operation: a write's to its commit and the table services
+after it, a service called on its own (``hudi_sql.compact``, ``CALL run_compaction``, the CLI) its
+own, so a compactor beside writer processes takes the same cross-process lock.
 """
 
 from __future__ import annotations
@@ -34,9 +35,6 @@ from __future__ import annotations
 __all__ = [
     "FileSystemLockProvider",
     "TableLock",
-    "concurrency_scope",
-    "current_concurrency",
-    "service_scope",
     "table_lock",
 ]
 
@@ -47,9 +45,6 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -63,8 +58,6 @@ from hudi_sql.config.concurrency import (
     ConcurrencyConfig,
     HudiConcurrencyConfig,
 )
-from hudi_sql.config.metadata import metadata_scope
-from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiConfigError, LockTimeoutError, UnsupportedFeatureError
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -73,40 +66,6 @@ from hudi_sql.storage.uri import is_local, qualify
 _log = logging.getLogger(__name__)
 
 LOCK_FILE_NAME = "lock"
-
-_CONFIG: ContextVar[ConcurrencyConfig | None] = ContextVar("hudi_concurrency", default=None)
-
-
-@contextmanager
-def concurrency_scope(config: ConcurrencyConfig) -> Iterator[ConcurrencyConfig]:
-    """Run the block (a write and its table services) with *config*'s locks and heartbeats."""
-    token = _CONFIG.set(config)
-    try:
-        yield config
-    finally:
-        _CONFIG.reset(token)
-
-
-@contextmanager
-def service_scope(options: Resolved) -> Iterator[ConcurrencyConfig]:
-    """Run a table service with the lock provider, heartbeats and metadata table options its options name.
-
-    Inside a write's scope (inline services after a commit) the write's options hold. Called on
-    its own (``hudi_sql.compact``, ``CALL run_compaction``, the CLI) a service resolves its own
-    options: a compactor beside writer processes must take the same cross-process lock.
-    """
-    current = _CONFIG.get()
-    if current is not None:
-        yield current
-        return
-    with concurrency_scope(options.concurrency) as config, metadata_scope(options.metadata):
-        yield config
-
-
-def current_concurrency() -> ConcurrencyConfig:
-    """The options of the enclosing :func:`concurrency_scope`, else Apache Hudi's defaults."""
-    return _CONFIG.get() or ConcurrencyConfig()
-
 
 class CrossProcessLock(Protocol):
     """A lock provider that excludes other processes (Hudi's ``LockProvider.tryLock``)."""
@@ -303,6 +262,6 @@ class TableLock:
             state.lock.release()
 
 
-def table_lock(base_path: str, config: ConcurrencyConfig | None = None) -> TableLock:
-    """The lock of the table at *base_path* under *config* (default: the current scope's)."""
-    return TableLock(base_path, config or current_concurrency())
+def table_lock(base_path: str, config: ConcurrencyConfig) -> TableLock:
+    """The lock of the table at *base_path* under *config*."""
+    return TableLock(base_path, config)

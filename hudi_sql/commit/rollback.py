@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hudi_sql.commit.heartbeat import delete_heartbeat, is_heartbeat_expired, live_writer_error
-from hudi_sql.commit.locks import current_concurrency
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy
+from hudi_sql.config.concurrency import FailedWritesPolicy
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiError, HudiFileFormatError, HudiTimelineError
 from hudi_sql.log.format import ROLLBACK_WRITE_TOKEN, encode_rollback_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName, parse_cdc_log_name
@@ -210,15 +210,16 @@ def _read_plan(meta_client: TableMetaClient, requested: Instant) -> RollbackPlan
     return RollbackPlan(instant, requests)
 
 
-def rollback_instant(meta_client: TableMetaClient, instant: Instant, *,
+def rollback_instant(meta_client: TableMetaClient, instant: Instant, options: Resolved, *,
                      rollback_time: str | None = None) -> RollbackResult:
-    """Roll back one write instant (pending or completed), recording a rollback instant."""
-    result = _rollback(meta_client, instant, rollback_time=rollback_time, only_if_pending=False)
+    """Roll back one write instant (pending or completed), recording a rollback instant; under the
+    lock and with the metadata table options of *options* (the operation's)."""
+    result = _rollback(meta_client, instant, options, rollback_time=rollback_time, only_if_pending=False)
     assert result is not None
     return result
 
 
-def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: str | None,
+def _rollback(meta_client: TableMetaClient, instant: Instant, options: Resolved, *, rollback_time: str | None,
               only_if_pending: bool) -> RollbackResult | None:
     """Plan and undo *instant* in one hold of the table lock.
 
@@ -230,7 +231,7 @@ def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: 
         raise HudiTimelineError(f"Cannot roll back {instant}: only commits, deltacommits, replacecommits "
                                 "and compactions can be rolled back.")
     started = time.time()
-    with TimelineWriter(meta_client).transaction(f"rollback {instant.instant_time}") as writer:
+    with TimelineWriter(meta_client, options).transaction(f"rollback {instant.instant_time}") as writer:
         pending = pending_rollbacks(meta_client, writer).get(instant.instant_time)
         if pending is not None:
             # an earlier rollback of this instant died: finish it, as itself, with its plan
@@ -264,13 +265,14 @@ def _rollback(meta_client: TableMetaClient, instant: Instant, *, rollback_time: 
                           tuple(f for p in parts.values() for f in (p["rollbackLogFiles"] or {})), tuple(parts))
 
 
-def rollback_own_failed_write(meta_client: TableMetaClient, instant: Instant) -> RollbackResult | None:
+def rollback_own_failed_write(meta_client: TableMetaClient, instant: Instant,
+                              options: Resolved) -> RollbackResult | None:
     """Roll back a write instant its own writer gave up (a lost conflict), unless it completed."""
-    return _rollback(meta_client, instant, rollback_time=None, only_if_pending=True)
+    return _rollback(meta_client, instant, options, rollback_time=None, only_if_pending=True)
 
 
 def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time: str, *,
-                 started: float | None = None, writer: TimelineWriter | None = None) -> dict[str, Any]:
+                 writer: TimelineWriter, started: float | None = None) -> dict[str, Any]:
     """Steps 3-6 of the protocol for *plan*'s instant; returns its ``HoodieRollbackMetadata`` record.
 
     Shared by rollback (which records the result as a rollback instant) and restore (which
@@ -281,7 +283,6 @@ def undo_instant(meta_client: TableMetaClient, plan: RollbackPlan, rollback_time
     started = time.time() if started is None else started
     instant = plan.instant
     storage = meta_client.storage
-    writer = writer or TimelineWriter(meta_client)
     with writer.transaction(f"undo {instant.instant_time}"):
         if instant.is_completed:
             writer.delete(instant)
@@ -337,8 +338,7 @@ def _write_rollback_block(meta_client: TableMetaClient, request: RollbackRequest
     return path, len(data)
 
 
-def rollback_failed_writes(meta_client: TableMetaClient,
-                           config: ConcurrencyConfig | None = None) -> list[RollbackResult]:
+def rollback_failed_writes(meta_client: TableMetaClient, options: Resolved) -> list[RollbackResult]:
     """Roll back the pending write instants whose writer is gone (``hoodie.cleaner.policy.failed.writes``).
 
     A pending instant whose heartbeat is alive belongs to a running writer and is never
@@ -348,11 +348,11 @@ def rollback_failed_writes(meta_client: TableMetaClient,
     the heartbeat checks and each rollback happen under the table lock, so a writer completing
     its instant meanwhile keeps its commit.
     """
-    config = config or current_concurrency()
+    config = options.concurrency
     if config.failed_writes is FailedWritesPolicy.NEVER:
         return []
     results = []
-    with TimelineWriter(meta_client).transaction("roll back failed writes") as writer:
+    with TimelineWriter(meta_client, options).transaction("roll back failed writes") as writer:
         # A scheduled clustering is a pending replacecommit on purpose, not a failed write.
         scheduled = {i.instant_time for i in meta_client.pending_clustering_instants()}
         # Rollbacks that died are finished first, newest target first (Java's order), whatever
@@ -360,7 +360,8 @@ def rollback_failed_writes(meta_client: TableMetaClient,
         resumable = {t: p for t, p in pending_rollbacks(meta_client, writer).items()
                      if p.plan.instant.action is not Action.COMPACTION and t not in scheduled}
         for target in sorted(resumable, reverse=True):
-            result = _rollback(meta_client, resumable[target].plan.instant, rollback_time=None, only_if_pending=True)
+            result = _rollback(meta_client, resumable[target].plan.instant, options, rollback_time=None,
+                               only_if_pending=True)
             if result is not None:
                 results.append(result)
         for instant in meta_client.timeline.pending_writes():
@@ -375,14 +376,15 @@ def rollback_failed_writes(meta_client: TableMetaClient,
                 _log.info("Pending write %s has a live heartbeat; left to its writer.", instant)
                 continue
             _log.warning("Rolling back failed write %s (no live heartbeat).", instant)
-            result = _rollback(meta_client, instant, rollback_time=None, only_if_pending=True)
+            result = _rollback(meta_client, instant, options, rollback_time=None, only_if_pending=True)
             if result is not None:
                 results.append(result)
     meta_client.reload_timeline()
     return results
 
 
-def rollback_latest_commit(meta_client: TableMetaClient, instant_time: str | None = None) -> RollbackResult:
+def rollback_latest_commit(meta_client: TableMetaClient, options: Resolved,
+                           instant_time: str | None = None) -> RollbackResult:
     """Roll back the latest completed write (only the latest: later writes may build on it)."""
     meta_client.reload_timeline()
     writes = meta_client.timeline.completed_writes()
@@ -396,4 +398,4 @@ def rollback_latest_commit(meta_client: TableMetaClient, instant_time: str | Non
             f"Commit {instant_time} is not the latest ({latest.instant_time}); only the latest commit can be "
             "rolled back.", help="roll back the later commits first, or restore to a savepoint",
         )
-    return rollback_instant(meta_client, latest)
+    return rollback_instant(meta_client, latest, options)

@@ -24,6 +24,8 @@ from __future__ import annotations
 __all__ = ["LockProvider", "NoOpLockProvider", "TimelineWriter"]
 
 from hudi_sql.commit.instant_files import InstantFileWriter, LockProvider, NoOpLockProvider
+from hudi_sql.commit.locks import table_lock
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.metadata.maintenance.sync import MetadataTableSync
 from hudi_sql.model.instant import Instant, State
 from hudi_sql.model.instant_payloads import Payload
@@ -31,11 +33,18 @@ from hudi_sql.table.meta_client import TableMetaClient
 
 
 class TimelineWriter(InstantFileWriter):
-    """The instant files of one data table, and its metadata table in step with them."""
+    """The instant files of one data table, and its metadata table in step with them.
 
-    def __init__(self, meta_client: TableMetaClient, lock_provider: LockProvider | None = None) -> None:
-        super().__init__(meta_client, lock_provider)
-        self.metadata_table = MetadataTableSync(meta_client)
+    *options* are the operation's (its entry point's :class:`Resolved`): the table lock and
+    heartbeats follow its concurrency options, the metadata table its metadata options.
+    """
+
+    def __init__(self, meta_client: TableMetaClient, options: Resolved,
+                 lock_provider: LockProvider | None = None) -> None:
+        super().__init__(meta_client, lock_provider if lock_provider is not None
+                         else table_lock(meta_client.base_path, options.concurrency))
+        self.options = options
+        self.metadata_table = MetadataTableSync(meta_client, options.metadata)
 
     def request(self, instant: Instant, payload: Payload = None, *, overwrite: bool = False) -> None:
         """Write ``<t>.<action>.requested``, the metadata table prepared first (see the module doc)."""

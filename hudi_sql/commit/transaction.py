@@ -36,11 +36,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from hudi_sql.commit.heartbeat import Heartbeat, delete_heartbeat, refuse_live_writers
-from hudi_sql.commit.locks import concurrency_scope, current_concurrency
 from hudi_sql.commit.rollback import rollback_own_failed_write
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config.concurrency import ConcurrencyConfig, HudiConcurrencyConfig
-from hudi_sql.config.metadata import MetadataConfig, metadata_scope
+from hudi_sql.config.concurrency import HudiConcurrencyConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import CommitConflictError, CommitStateUnknownError, HudiError
 from hudi_sql.log.reader import read_raw_blocks
 from hudi_sql.model.commit_metadata import CommitMetadata
@@ -58,9 +57,8 @@ _OPEN: ContextVar[list[Transaction] | None] = ContextVar("hudi_open_transactions
 
 
 @contextmanager
-def write_scope(config: ConcurrencyConfig, metadata: MetadataConfig | None = None) -> Iterator[ConcurrencyConfig]:
-    """One write and its table services under *config* (and *metadata*'s metadata table options);
-    instants it leaves open are given up.
+def write_scope() -> Iterator[None]:
+    """One write and its table services; instants it leaves open are given up.
 
     A write that fails after :meth:`Transaction.begin` must not leave its heartbeat beating
     (a live heartbeat keeps its instant from ever being rolled back): on the way out every
@@ -69,18 +67,17 @@ def write_scope(config: ConcurrencyConfig, metadata: MetadataConfig | None = Non
     opened: list[Transaction] = []
     token = _OPEN.set(opened)
     try:
-        with concurrency_scope(config), metadata_scope(metadata or MetadataConfig()):
-            try:
-                yield config
-            except BaseException as exc:
-                for txn in opened:
-                    if txn.is_open:
-                        txn.abort(exc)
-                raise
-            finally:
-                for txn in opened:
-                    if txn.is_open:
-                        txn.abort(RuntimeError("the write ended without completing its instant"))
+        try:
+            yield
+        except BaseException as exc:
+            for txn in opened:
+                if txn.is_open:
+                    txn.abort(exc)
+            raise
+        finally:
+            for txn in opened:
+                if txn.is_open:
+                    txn.abort(RuntimeError("the write ended without completing its instant"))
     finally:
         _OPEN.reset(token)
 
@@ -118,11 +115,13 @@ class PlanSnapshot:
 
 @dataclass
 class Transaction:
-    """One write instant from requested to completed."""
+    """One write instant from requested to completed, under the operation's *options* (its lock,
+    heartbeats, conflict detection and metadata table options)."""
 
     meta_client: TableMetaClient
     action: Action
     instant_time: str
+    options: Resolved
     snapshot: PlanSnapshot = field(default_factory=lambda: PlanSnapshot(frozenset(), {}))
     #: The action of the requested/inflight files when it differs from the completed one
     #: (a compaction is requested as ``compaction`` and completes as ``commit``).
@@ -132,18 +131,19 @@ class Transaction:
     heartbeat: Heartbeat | None = None
 
     @classmethod
-    def resume(cls, meta_client: TableMetaClient, action: Action, instant_time: str, *,
+    def resume(cls, meta_client: TableMetaClient, action: Action, instant_time: str, options: Resolved, *,
                pending_action: Action | None = None, heartbeat: Heartbeat | None = None) -> Transaction:
         """A transaction for an instant already requested (e.g. a scheduled compaction), with
         the *heartbeat* its executor beats (:func:`~hudi_sql.commit.heartbeat.claim_service_instant`),
         stopped when the transaction completes or aborts."""
-        with TimelineWriter(meta_client).transaction(f"resume {action.value} {instant_time}"):
+        with TimelineWriter(meta_client, options).transaction(f"resume {action.value} {instant_time}"):
             snapshot = PlanSnapshot.of(meta_client)
-        return cls(meta_client, action, instant_time, snapshot, pending_action, heartbeat=heartbeat)
+        return cls(meta_client, action, instant_time, options, snapshot, pending_action, heartbeat=heartbeat)
 
     @classmethod
-    def begin(cls, meta_client: TableMetaClient, action: Action, *, instant_time: str | None = None,
-              snapshot: PlanSnapshot | None = None, bucket_index: bool = False) -> Transaction:
+    def begin(cls, meta_client: TableMetaClient, action: Action, options: Resolved, *,
+              instant_time: str | None = None, snapshot: PlanSnapshot | None = None,
+              bucket_index: bool = False) -> Transaction:
         """Reserve a new instant under the lock: ``<t>.<action>.requested`` and its heartbeat.
 
         The time is generated under the table lock, after every instant on the timeline, and
@@ -154,8 +154,8 @@ class Transaction:
         Args:
             snapshot: the timeline the write's plan is built on (default: the current one).
         """
-        config = current_concurrency()
-        with TimelineWriter(meta_client).transaction(f"begin {action.value}") as writer:
+        config = options.concurrency
+        with TimelineWriter(meta_client, options).transaction(f"begin {action.value}") as writer:
             if not config.optimistic:
                 refuse_live_writers(meta_client, config)
             time_ = writer.new_instant_time(instant_time)
@@ -163,7 +163,7 @@ class Transaction:
             heartbeat = Heartbeat(meta_client.storage, meta_client.layout, time_,
                                   config.heartbeat_interval_ms).start()
             snapshot = snapshot or PlanSnapshot.of(meta_client)
-        txn = cls(meta_client, action, time_, snapshot, bucket_index=bucket_index, heartbeat=heartbeat)
+        txn = cls(meta_client, action, time_, options, snapshot, bucket_index=bucket_index, heartbeat=heartbeat)
         opened = _OPEN.get()
         if opened is not None:
             opened.append(txn)
@@ -180,7 +180,7 @@ class Transaction:
 
     @property
     def writer(self) -> TimelineWriter:
-        return TimelineWriter(self.meta_client)
+        return TimelineWriter(self.meta_client, self.options)
 
     def start(self, workload: CommitMetadata, *, requested_payload: bytes = b"") -> None:
         """Write the inflight file (the point after which rollback may be needed).
@@ -194,7 +194,7 @@ class Transaction:
             if not writer.exists(requested):
                 raise CommitConflictError(f"Instant {self.instant_time} was rolled back before it started.",
                                           help="another writer took its heartbeat for expired; run the write again")
-            if current_concurrency().early_conflict_detection:
+            if self.options.concurrency.early_conflict_detection:
                 self._check_overlaps(workload)
             if requested_payload:
                 writer.request(requested, requested_payload, overwrite=True)
@@ -225,7 +225,7 @@ class Transaction:
         try:
             if isinstance(error, CommitConflictError) and not isinstance(error, CommitStateUnknownError):
                 pending = Instant(self.instant_time, self.pending_action or self.action, State.INFLIGHT)
-                rollback_own_failed_write(self.meta_client, pending)
+                rollback_own_failed_write(self.meta_client, pending, self.options)
         except Exception:  # noqa: BLE001 - the original error is what the caller must see
             _log.exception("Could not roll back the failed instant %s; the next writer will.", self.instant_time)
         finally:

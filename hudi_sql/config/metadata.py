@@ -4,17 +4,14 @@ Keys and defaults are Apache Hudi 0.15's (``HoodieMetadataConfig``, ``DataSource
 ``HoodieIndexConfig``): the metadata table is on by default for writers and readers, its
 column statistics and bloom filter partitions are off until enabled, and queries skip files by
 column statistics only with ``hoodie.enable.data.skipping``. :class:`MetadataConfig` is the
-typed view the commit protocol and the planners take, resolved once per operation; a write or
-a table service runs inside :func:`metadata_scope` with it, where the commit protocol finds it.
+typed view the commit protocol and the planners take, resolved once per operation
+(``Resolved.metadata``) and handed to the timeline writer and the file-system views.
 """
 
 from __future__ import annotations
 
-__all__ = ["HudiMetadataConfig", "MetadataConfig", "current_metadata_config", "metadata_scope"]
+__all__ = ["HudiMetadataConfig", "MetadataConfig"]
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from hudi_sql.config.registry import ConfigOption, ConfigScope, HudiConfigs, parse_bool, parse_int, parse_str
@@ -104,21 +101,3 @@ class MetadataConfig:
                 f"'{index.key}=true' needs the metadata table, but '{m.ENABLE.key}=false'.",
                 help=f"set '{m.ENABLE.key}=true', or drop '{index.key}'")
         return config
-
-
-_SCOPE: ContextVar[MetadataConfig | None] = ContextVar("hudi_metadata_config", default=None)
-
-
-@contextmanager
-def metadata_scope(config: MetadataConfig) -> Iterator[MetadataConfig]:
-    """Run the block (a write and its table services) with *config*'s metadata table options."""
-    token = _SCOPE.set(config)
-    try:
-        yield config
-    finally:
-        _SCOPE.reset(token)
-
-
-def current_metadata_config() -> MetadataConfig:
-    """The options of the enclosing :func:`metadata_scope`, else Apache Hudi's defaults."""
-    return _SCOPE.get() or MetadataConfig()

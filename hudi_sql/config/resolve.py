@@ -407,6 +407,16 @@ class Resolved:
     def streaming(self) -> StreamingConfig:
         return StreamingConfig.of(self.configs)
 
+    def given(self, **scopes: object) -> Resolved:
+        """These options with some scopes' configs given as typed values (``given(concurrency=c)``):
+        for a caller that holds a typed config rather than option strings."""
+        unknown = set(scopes) - set(_SCOPES)
+        if unknown:
+            raise TypeError(f"not a scope of Resolved: {', '.join(sorted(unknown))}")
+        resolved = Resolved(self.configs)
+        resolved.__dict__.update(scopes)  # where each scope's cached config lives
+        return resolved
+
     def with_options(self, options: Mapping[str, object]) -> Resolved:
         """A new resolution with *options* over these (a service's own override, e.g. compacting
         every slice before a version change)."""

@@ -318,11 +318,11 @@ def _bootstrap_metadata_only(spark: SparkSession, request: BootstrapRequest, opt
              for partition, statuses in partitions.items() for status in statuses]
     client = WriteClient(request.base_path, options, instant_time=METADATA_BOOTSTRAP_INSTANT,
                          table_properties=properties)
-    with write_scope(client.resolved.concurrency, client.resolved.metadata), \
+    with write_scope(), \
             translated_task_errors():
         keygen = key_generator_for(client.configs, schema=schema)
         meta = client.create_table(keygen, schema)
-        txn = Transaction.begin(meta, Action.COMMIT, instant_time=METADATA_BOOTSTRAP_INSTANT)
+        txn = Transaction.begin(meta, Action.COMMIT, client.resolved, instant_time=METADATA_BOOTSTRAP_INSTANT)
         try:
             txn.start(CommitMetadata({}, BOOTSTRAP_OPERATION))
             schema_json = avro_schema_json(schema, meta.table_name)

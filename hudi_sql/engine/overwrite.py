@@ -93,7 +93,7 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
         profile = profile_workload(tagged, keygen, ordering) if tagged is not None else WorkloadProfile({})
         if meta is None:  # created only once the batch proved valid
             meta = client.create_table(keygen, data_schema)
-        view = FileSystemView(meta)
+        view = FileSystemView(meta, use_metadata=client.resolved.metadata.enable)
         if deleting:
             # Without patterns, the partitions the batch's records are in (its records are deletes
             # of keys no file group holds, as an overwrite tags none: they have no workload).
@@ -109,7 +109,7 @@ def prepare_overwrite(client: OverwriteHost, df: DataFrame, meta: TableMetaClien
                     for p in partitions if p in existing}
         replaced = {p: ids for p, ids in replaced.items() if ids}
         schema_json = avro_schema_json(data_schema, meta.table_name)
-        txn = Transaction.begin(meta, Action.REPLACE_COMMIT)
+        txn = Transaction.begin(meta, Action.REPLACE_COMMIT, client.resolved)
         plan = client._plan(meta, view, profile, operation, txn.instant_time, schema_json, data_schema, ordering,
                             keygen=keygen, use_small_files=False, combine_in_task=combine_in_task)
         workload = client._workload_metadata(profile, plan, operation)

@@ -210,14 +210,15 @@ class WriteClient:
         """Write *df*; a write that lost a commit conflict runs again on a fresh view of the table,
         ``hoodie.write.num.retries.on.conflict.failures`` times (its instant is rolled back first).
 
-        The whole write, its commit and the table services after it run under one
-        :class:`ConcurrencyConfig` (lock provider, heartbeats, failed-writes policy).
+        The whole write, its commit and the table services after it run under the client's
+        :class:`Resolved` options (lock provider, heartbeats, failed-writes policy, metadata table),
+        handed to each of them.
         """
         concurrency = self.resolved.concurrency
         retries = concurrency.retries_on_conflict if (mode or "append").lower() == "append" else 0
         for attempt in range(retries + 1):
             try:
-                with write_scope(concurrency, self.resolved.metadata), \
+                with write_scope(), \
                         translated_task_errors():  # a task's error names its file
                     return self._write_once(df, mode=mode)
             except ConcurrentWriterError:
@@ -254,7 +255,7 @@ class WriteClient:
             meta.require_writable("write")  # a table version we only read is refused, not corrupted
             meta = self._match_table_version(meta, df)
             self.config = WriteConfig.of(self.configs, TableConfig.of(meta.properties))
-            rollback_failed_writes(meta)
+            rollback_failed_writes(meta, self.resolved)
         keygen = self._key_generator(meta, df)
         _check_virtual_keys(keygen, meta.populate_meta_fields if meta is not None else self.config.populate_meta_fields)
         if keygen.auto_record_keys and not _operation_given(self.configs) and RECORD_KEY_FIELD not in df.columns:
@@ -281,7 +282,8 @@ class WriteClient:
             or index_type is IndexType.BUCKET)  # with buckets, the bucket decides the group for every operation
         # The conflict window starts at the timeline the plan is built on (from here on).
         snapshot = PlanSnapshot.of(meta) if meta is not None else None
-        view = FileSystemView(meta) if meta is not None else None
+        use_metadata = self.resolved.metadata.enable
+        view = FileSystemView(meta, use_metadata=use_metadata) if meta is not None else None
         tagged, index = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
         cached = not input_is_repeatable(df)
         if cached:
@@ -290,7 +292,7 @@ class WriteClient:
             profile = profile_workload(tagged, keygen, ordering)
             if meta is None:  # created only once the batch proved valid
                 meta = self.create_table(keygen, prepared.data_schema)
-                view = FileSystemView(meta)
+                view = FileSystemView(meta, use_metadata=use_metadata)
             assert view is not None
             schema_json = avro_schema_json(prepared.data_schema, meta.table_name)
             if operation is WriteOperationType.INSERT and config.insert_drop_duplicates:
@@ -307,7 +309,7 @@ class WriteClient:
                 _log.info("Nothing to write to '%s'.", self.base_path)
                 return WriteResult(None, operation.value)
             action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
-            txn = Transaction.begin(meta, action, instant_time=self.instant_time, snapshot=snapshot,
+            txn = Transaction.begin(meta, action, self.resolved, instant_time=self.instant_time, snapshot=snapshot,
                                     bucket_index=index_type is IndexType.BUCKET)
             plan = self._plan(meta, view, profile, operation, txn.instant_time, schema_json,
                               prepared.data_schema, ordering, keygen=keygen, use_small_files=operation is not

@@ -258,7 +258,7 @@ def _plan_incremental(meta: TableMetaClient, read: ReadConfig, latest: str | Non
                         begin=begin, end=end, completed_instants=snapshot.completed_instants)
     merge: list[FileSlice] = []
     if log_groups:
-        view = FileSystemView(meta, as_of=end)
+        view = FileSystemView(meta, as_of=end, use_metadata=read.use_metadata)
         by_id = {(s.partition_path, s.file_id): s for s in view.latest_file_slices(
             sorted({p for p, _ in log_groups}))}
         for key in sorted(log_groups):

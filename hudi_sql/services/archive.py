@@ -54,7 +54,6 @@ from typing import Any
 import fastavro
 
 from hudi_sql.commit.instant_files import InstantFileWriter, NoOpLockProvider
-from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, HudiServiceConfig, TableType
 from hudi_sql.config.resolve import Resolved
@@ -429,28 +428,27 @@ def archive(meta_client: TableMetaClient, options: Resolved | HudiConfigs | Mapp
     With *dry_run* only the plan is returned (and logged).
     """
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        plan = plan_archive(meta_client, resolved)
-        if dry_run:
-            for instant in plan.instants:
-                _log.info("Archival (dry run) would archive %s", instant.file_name)
-            return ArchiveResult(plan, dry_run=dry_run)
-        settings = ArchiveSettings.of(resolved, meta_client.table_type)
-        metadata = _metadata_table(meta_client)
-        if plan.is_empty and metadata is None:
-            return ArchiveResult(plan)
-        meta_client.require_writable("archive the timeline of")  # version 9 is read only
-        target = None
-        with TimelineWriter(meta_client).transaction("archive") as writer:
-            if not plan.is_empty:
-                target = _archive(meta_client, writer, plan, settings)
-            if metadata is not None:
-                own = plan_metadata_archive(meta_client, metadata, settings)
-                if not own.is_empty:  # under the data table's lock, as every metadata table change
-                    with InstantFileWriter(metadata, NoOpLockProvider()).transaction("archive") as own_writer:
-                        _archive(metadata, own_writer, own, settings)
-        meta_client.reload_timeline()
-        return ArchiveResult(plan, target)
+    plan = plan_archive(meta_client, resolved)
+    if dry_run:
+        for instant in plan.instants:
+            _log.info("Archival (dry run) would archive %s", instant.file_name)
+        return ArchiveResult(plan, dry_run=dry_run)
+    settings = ArchiveSettings.of(resolved, meta_client.table_type)
+    metadata = _metadata_table(meta_client)
+    if plan.is_empty and metadata is None:
+        return ArchiveResult(plan)
+    meta_client.require_writable("archive the timeline of")  # version 9 is read only
+    target = None
+    with TimelineWriter(meta_client, resolved).transaction("archive") as writer:
+        if not plan.is_empty:
+            target = _archive(meta_client, writer, plan, settings)
+        if metadata is not None:
+            own = plan_metadata_archive(meta_client, metadata, settings)
+            if not own.is_empty:  # under the data table's lock, as every metadata table change
+                with InstantFileWriter(metadata, NoOpLockProvider()).transaction("archive") as own_writer:
+                    _archive(metadata, own_writer, own, settings)
+    meta_client.reload_timeline()
+    return ArchiveResult(plan, target)
 
 
 def _archive(meta_client: TableMetaClient, writer: InstantFileWriter, plan: ArchivePlan,

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from hudi_sql.commit.heartbeat import Heartbeat, claim_service_instant
-from hudi_sql.commit.locks import current_concurrency
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.instant import Instant
 from hudi_sql.model.instant_payloads import Payload
@@ -39,18 +39,19 @@ def pending_to_run(pending: Timeline, instant_time: str | None, what: str, table
 
 
 @contextmanager
-def attempt(meta: TableMetaClient, what: str, inflight: Instant, workload: Payload) -> Iterator[Heartbeat]:
+def attempt(meta: TableMetaClient, what: str, inflight: Instant, workload: Payload,
+            options: Resolved) -> Iterator[Heartbeat]:
     """Claim and start the *what* (``"compaction"``, ``"clustering"``) at *inflight*: write
-    *workload* as its inflight file, or clear a dead attempt's leftovers. The block executes and
-    completes it. Yields the attempt's heartbeat.
+    *workload* as its inflight file, or clear a dead attempt's leftovers, under the lock and with
+    the heartbeats of *options*. The block executes and completes it. Yields the attempt's heartbeat.
 
     Raises:
         ConcurrentWriterError: another run is executing this instant (its heartbeat is alive).
     """
     heartbeat = None
     try:
-        with TimelineWriter(meta).transaction(f"start {what} {inflight.instant_time}") as writer:
-            heartbeat = claim_service_instant(meta, inflight, current_concurrency())
+        with TimelineWriter(meta, options).transaction(f"start {what} {inflight.instant_time}") as writer:
+            heartbeat = claim_service_instant(meta, inflight, options.concurrency)
             if meta.timeline.find(inflight.instant_time, inflight.action, inflight.state) is None:
                 writer.start(inflight, workload, overwrite=True)
             else:  # an earlier attempt died mid-way: its files are leftovers, named by its markers

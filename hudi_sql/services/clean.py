@@ -66,7 +66,6 @@ from datetime import datetime, timedelta, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs
 from hudi_sql.config.resolve import Resolved
@@ -373,33 +372,35 @@ def _delete_files(storage: Storage, paths: list[str], spark: SparkSession | None
     return dict(_delete_each(storage, paths))
 
 
-def execute_clean(meta_client: TableMetaClient, plan: CleanerPlan, *, spark: SparkSession | None = None,
-                  instant_time: str | None = None, parallelism: int = 200,
+def execute_clean(meta_client: TableMetaClient, plan: CleanerPlan, options: Resolved, *,
+                  spark: SparkSession | None = None, instant_time: str | None = None, parallelism: int = 200,
                   parallel_threshold: int = 100) -> CleanResult:
     """Schedule and run *plan*: requested, inflight, deletes, completed clean instant.
 
     Args:
         meta_client: the table.
         plan: from :func:`plan_clean`.
+        options: the operation's (its lock and metadata table options).
         spark: when given and the plan has at least *parallel_threshold* files, Spark tasks
             delete them; otherwise the driver does.
         instant_time: the clean instant (default: a new one after every instant on the timeline).
         parallelism: most Spark tasks (``hoodie.cleaner.parallelism``).
         parallel_threshold: the plan size from which Spark deletes.
     """
-    with TimelineWriter(meta_client).transaction("schedule clean") as writer:
+    writer = TimelineWriter(meta_client, options)
+    with writer.transaction("schedule clean"):
         instant_time = writer.new_instant_time(instant_time, label="Clean instant")
         writer.request(Instant(instant_time, Action.CLEAN, State.REQUESTED), plan)
-    return _run_clean(meta_client, instant_time, plan, spark=spark, parallelism=parallelism,
+    return _run_clean(writer, instant_time, plan, spark=spark, parallelism=parallelism,
                       parallel_threshold=parallel_threshold)
 
 
-def _run_clean(meta_client: TableMetaClient, instant_time: str, plan: CleanerPlan, *,
+def _run_clean(writer: TimelineWriter, instant_time: str, plan: CleanerPlan, *,
                spark: SparkSession | None, parallelism: int, parallel_threshold: int) -> CleanResult:
     started = time.time()
+    meta_client = writer.meta_client
     storage, layout = meta_client.storage, meta_client.layout
     inflight = Instant(instant_time, Action.CLEAN, State.INFLIGHT)
-    writer = TimelineWriter(meta_client)
     with writer.transaction(f"start clean {instant_time}"):
         if not writer.exists(inflight):
             # 0.14 passes the serialized plan on to the inflight file: same bytes as requested.
@@ -451,12 +452,12 @@ def _run_clean(meta_client: TableMetaClient, instant_time: str, plan: CleanerPla
     return CleanResult(plan, instant_time, deleted, failed, plan.partitions_to_delete)
 
 
-def finish_pending_cleans(meta_client: TableMetaClient, *, spark: SparkSession | None = None,
+def finish_pending_cleans(meta_client: TableMetaClient, options: Resolved, *, spark: SparkSession | None = None,
                           parallelism: int = 200, parallel_threshold: int = 100) -> list[CleanResult]:
     """Run every clean left requested or inflight by an earlier process (their plans are on disk)."""
     meta_client.reload_timeline()
     results = []
-    writer = TimelineWriter(meta_client)
+    writer = TimelineWriter(meta_client, options)
     for instant in meta_client.timeline.pending().with_actions(Action.CLEAN):
         requested = instant.to(State.REQUESTED)
         if not writer.exists(requested) or not meta_client.read_instant_bytes(requested):
@@ -465,7 +466,7 @@ def finish_pending_cleans(meta_client: TableMetaClient, *, spark: SparkSession |
                 writer.delete_pending_states(instant)
             continue
         _log.info("Finishing pending clean %s.", instant)
-        results.append(_run_clean(meta_client, instant.instant_time, meta_client.clean_plan(instant.instant_time),
+        results.append(_run_clean(writer, instant.instant_time, meta_client.clean_plan(instant.instant_time),
                                   spark=spark, parallelism=parallelism, parallel_threshold=parallel_threshold))
     meta_client.reload_timeline()
     return results
@@ -487,20 +488,19 @@ def clean(path_or_meta: str | TableMetaClient, options: Resolved | HudiConfigs |
     """
     meta = path_or_meta if isinstance(path_or_meta, TableMetaClient) else TableMetaClient.load(path_or_meta)
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        settings = resolved.clean
-        if not dry_run:
-            finish_pending_cleans(meta, spark=spark, parallelism=settings.parallelism)
-        plan = plan_clean(meta, resolved, now=now)
-        if dry_run:
-            if plan is not None:
-                for path in plan.all_files():
-                    _log.info("Clean (dry run) would delete %s", path)
-            return CleanResult(plan, dry_run=True)
-        if plan is None:
-            _log.info("Nothing to clean in '%s'.", meta.base_path)
-            return CleanResult(None)
-        return execute_clean(meta, plan, spark=spark, parallelism=settings.parallelism)
+    settings = resolved.clean
+    if not dry_run:
+        finish_pending_cleans(meta, resolved, spark=spark, parallelism=settings.parallelism)
+    plan = plan_clean(meta, resolved, now=now)
+    if dry_run:
+        if plan is not None:
+            for path in plan.all_files():
+                _log.info("Clean (dry run) would delete %s", path)
+        return CleanResult(plan, dry_run=True)
+    if plan is None:
+        _log.info("Nothing to clean in '%s'.", meta.base_path)
+        return CleanResult(None)
+    return execute_clean(meta, plan, resolved, spark=spark, parallelism=settings.parallelism)
 
 
 def maybe_clean(meta_client: TableMetaClient, options: Resolved | HudiConfigs | Mapping[str, object] | None = None, *,

@@ -60,7 +60,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.rollback import rollback_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.commit.transaction import Transaction
@@ -199,14 +198,15 @@ def plan_clustering_from(inputs: ClusteringInputs, settings: ClusteringConfig, *
                           settings.preserve_commit_metadata)
 
 
-def load_clustering_inputs(meta: TableMetaClient) -> ClusteringInputs:
-    """List the partitions and read what planning needs (replaced and busy file groups).
+def load_clustering_inputs(meta: TableMetaClient, *, use_metadata: bool = True) -> ClusteringInputs:
+    """List the partitions and read what planning needs (replaced and busy file groups); through
+    the metadata table when *use_metadata* (the operation's ``hoodie.metadata.enable``).
 
     Raises:
         UnsupportedFeatureError: a metadata-only bootstrap, whose skeletons clustering would
             rewrite as rows of nulls.
     """
-    view = FileSystemView(meta)
+    view = FileSystemView(meta, use_metadata=use_metadata)
     timeline = meta.timeline
     if timeline.contains_time(METADATA_BOOTSTRAP_INSTANT):
         refuse_bootstrap_skeletons(view.latest_file_slices(), meta.table_name, "cluster")
@@ -256,27 +256,27 @@ def schedule_clustering(meta: TableMetaClient, options: Resolved | HudiConfigs |
     """Write ``<t>.replacecommit.requested`` (``<t>.clustering.requested`` on version 8) with the
     plan (or nothing when there is nothing to do)."""
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        _check_index(resolved.write, meta.table_name)
-        with TimelineWriter(meta).transaction("schedule clustering") as writer:
-            clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
-            writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
-            if writes:
-                raise HudiTimelineError(
-                    f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
-                    help="finish or roll back the write first")
-            settings = resolved.clustering.for_planning()
-            _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
-            instant_time = writer.next_instant_time()
-            plan = plan_clustering_from(load_clustering_inputs(meta), settings, instant_time=instant_time)
-            if plan is None:
-                _log.info("Nothing to cluster in '%s'.", meta.table_name)
-                return None
-            writer.request(Instant(instant_time, meta.clustering_action, State.REQUESTED), plan)
-        meta.reload_timeline()
-        _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
-                  len(plan.input_file_groups()))
-        return plan
+    _check_index(resolved.write, meta.table_name)
+    with TimelineWriter(meta, resolved).transaction("schedule clustering") as writer:
+        clusterings = {i.instant_time for i in meta.pending_clustering_instants()}
+        writes = [i for i in meta.timeline.pending_writes() if i.instant_time not in clusterings]
+        if writes:
+            raise HudiTimelineError(
+                f"Cannot schedule a clustering on '{meta.table_name}' while a write is pending ({writes[0]}).",
+                help="finish or roll back the write first")
+        settings = resolved.clustering.for_planning()
+        _check_sort_columns(settings.sort_columns, meta.latest_schema(), meta.table_name)
+        instant_time = writer.next_instant_time()
+        inputs = load_clustering_inputs(meta, use_metadata=resolved.metadata.enable)
+        plan = plan_clustering_from(inputs, settings, instant_time=instant_time)
+        if plan is None:
+            _log.info("Nothing to cluster in '%s'.", meta.table_name)
+            return None
+        writer.request(Instant(instant_time, meta.clustering_action, State.REQUESTED), plan)
+    meta.reload_timeline()
+    _log.info("Scheduled clustering %s: %d groups, %d file slices.", instant_time, len(plan.groups),
+              len(plan.input_file_groups()))
+    return plan
 
 
 # -- execution --------------------------------------------------------------------------------
@@ -295,14 +295,14 @@ def _conflicts(meta: TableMetaClient, plan: ClusteringPlan) -> dict[tuple[str, s
     return hits
 
 
-def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan) -> None:
+def _abort_on_conflict(meta: TableMetaClient, plan: ClusteringPlan, options: Resolved) -> None:
     hits = _conflicts(meta, plan)
     if not hits:
         return
     (partition, file_id), other = min(hits.items())
     action = meta.clustering_action
     state = State.INFLIGHT if meta.timeline.find(plan.instant_time, action, State.INFLIGHT) else State.REQUESTED
-    rollback_instant(meta, Instant(plan.instant_time, action, state))
+    rollback_instant(meta, Instant(plan.instant_time, action, state), options)
     raise CommitConflictError(
         f"Clustering {plan.instant_time} of '{meta.table_name}' was rolled back: instant {other} wrote "
         f"file group {file_id} in partition '{partition}' after the clustering was scheduled, and "
@@ -321,33 +321,32 @@ def run_clustering(spark: SparkSession, meta: TableMetaClient, instant_time: str
         ConcurrentWriterError: another run is executing that clustering (its heartbeat is alive).
     """
     resolved = Resolved.of(options)
-    with service_scope(resolved):
+    meta.reload_timeline()
+    instant_time = pending_to_run(
+        pending_clustering_instants(meta), instant_time, "clustering", meta.table_name,
+        help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
+    if instant_time is None:
+        return None
+    plan = meta.clustering_plan(instant_time)
+    if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
+        raise UnsupportedFeatureError(
+            f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
+            help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
+    schema_json = meta.latest_schema()
+    _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
+    _abort_on_conflict(meta, plan, resolved)
+    inflight = Instant(instant_time, meta.clustering_action, State.INFLIGHT)
+    workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
+                for p, ids in plan.replaced_file_ids().items()}
+    with attempt(meta, "clustering", inflight, CommitMetadata(workload, CLUSTER_OPERATION), resolved) as heartbeat:
+        metadata = _execute_clustering(spark, meta, plan, instant_time, resolved, schema_json)
         meta.reload_timeline()
-        instant_time = pending_to_run(
-            pending_clustering_instants(meta), instant_time, "clustering", meta.table_name,
-            help="schedule one first (hudi_sql.services.clustering.schedule_clustering)")
-        if instant_time is None:
-            return None
-        plan = meta.clustering_plan(instant_time)
-        if not plan.strategy_class.endswith("SortAndSizeExecutionStrategy"):
-            raise UnsupportedFeatureError(
-                f"Clustering {instant_time} uses execution strategy '{plan.strategy_class}'.",
-                help=f"hudi-sql runs {SORT_AND_SIZE_STRATEGY} plans only")
-        schema_json = meta.latest_schema()
-        _check_sort_columns(plan.sort_columns, schema_json, meta.table_name)
-        _abort_on_conflict(meta, plan)
-        inflight = Instant(instant_time, meta.clustering_action, State.INFLIGHT)
-        workload = {p: tuple(WriteStat(file_id=f, path=None, partition_path=None) for f in ids)
-                    for p, ids in plan.replaced_file_ids().items()}
-        with attempt(meta, "clustering", inflight, CommitMetadata(workload, CLUSTER_OPERATION)) as heartbeat:
-            metadata = _execute_clustering(spark, meta, plan, instant_time, resolved, schema_json)
-            meta.reload_timeline()
-            _abort_on_conflict(meta, plan)
-            Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, pending_action=meta.clustering_action,
-                               heartbeat=heartbeat).complete(metadata)
-        _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
-                  len(plan.input_file_groups()), len(metadata.write_stats()))
-        return instant_time, metadata
+        _abort_on_conflict(meta, plan, resolved)
+        Transaction.resume(meta, Action.REPLACE_COMMIT, instant_time, resolved,
+                           pending_action=meta.clustering_action, heartbeat=heartbeat).complete(metadata)
+    _log.info("Completed clustering %s: %d file groups rewritten as %d files.", instant_time,
+              len(plan.input_file_groups()), len(metadata.write_stats()))
+    return instant_time, metadata
 
 
 def _execute_clustering(spark: SparkSession, meta: TableMetaClient, plan: ClusteringPlan, instant_time: str,

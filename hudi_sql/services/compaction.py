@@ -35,7 +35,6 @@ import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiConfigs, TableType
@@ -63,12 +62,14 @@ _log = logging.getLogger(__name__)
 UNBOUNDED = "UnBoundedCompactionStrategy"
 
 
-def plan_compaction(meta: TableMetaClient, config: CompactionConfig, *, instant_time: str) -> CompactionPlan | None:
-    """Slices with log files, chosen by the strategy; ``None`` when there is nothing to compact."""
+def plan_compaction(meta: TableMetaClient, config: CompactionConfig, *, instant_time: str,
+                    use_metadata: bool = True) -> CompactionPlan | None:
+    """Slices with log files, chosen by the strategy; ``None`` when there is nothing to compact.
+    The slices are listed through the metadata table when *use_metadata*."""
     if meta.table_type is not TableType.MERGE_ON_READ:
         raise UnsupportedFeatureError(f"Table '{meta.table_name}' is Copy-On-Write: it has nothing to compact.")
     pending = pending_compaction_operations(meta)
-    view = FileSystemView(meta)
+    view = FileSystemView(meta, use_metadata=use_metadata)
     threshold = config.logfile_num_threshold
     candidates = []
     for file_slice in view.latest_file_slices():
@@ -118,20 +119,20 @@ def pending_compaction_operations(meta: TableMetaClient) -> dict[tuple[str, str]
 def schedule_compaction(meta: TableMetaClient, options: Resolved | HudiConfigs | None = None) -> CompactionPlan | None:
     """Write ``<tc>.compaction.requested`` for the slices worth compacting (or nothing)."""
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        with TimelineWriter(meta).transaction("schedule compaction") as writer:
-            if meta.timeline.pending_writes():
-                raise HudiTimelineError(
-                    f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
-                    f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
-            instant_time = writer.next_instant_time()
-            plan = plan_compaction(meta, resolved.compaction, instant_time=instant_time)
-            if plan is None:
-                return None
-            writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
-        meta.reload_timeline()
-        _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
-        return plan
+    with TimelineWriter(meta, resolved).transaction("schedule compaction") as writer:
+        if meta.timeline.pending_writes():
+            raise HudiTimelineError(
+                f"Cannot schedule a compaction on '{meta.table_name}' while a write is pending "
+                f"({meta.timeline.pending_writes().instants[0]}).", help="finish or roll back the write first")
+        instant_time = writer.next_instant_time()
+        plan = plan_compaction(meta, resolved.compaction, instant_time=instant_time,
+                               use_metadata=resolved.metadata.enable)
+        if plan is None:
+            return None
+        writer.request(Instant(instant_time, Action.COMPACTION, State.REQUESTED), plan)
+    meta.reload_timeline()
+    _log.info("Scheduled compaction %s of %d file slices.", instant_time, len(plan.operations))
+    return plan
 
 
 def should_trigger(meta: TableMetaClient, config: CompactionConfig, *, now: datetime | None = None) -> bool:
@@ -160,20 +161,20 @@ def run_compaction(spark: SparkSession, meta: TableMetaClient, instant_time: str
         ConcurrentWriterError: another run is executing that compaction (its heartbeat is alive).
     """
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        meta.reload_timeline()
-        instant_time = pending_to_run(meta.timeline.pending_compactions(), instant_time, "compaction",
-                                      meta.table_name, help="CALL show_compaction(table => ...) lists them")
-        if instant_time is None:
-            return None
-        plan = meta.compaction_plan(instant_time)
-        with attempt(meta, "compaction", Instant(instant_time, Action.COMPACTION, State.INFLIGHT), None) as heartbeat:
-            metadata = _execute_compaction(spark, meta, plan, instant_time, resolved.write)
-            txn = Transaction.resume(meta, Action.COMMIT, instant_time, pending_action=Action.COMPACTION,
-                                     heartbeat=heartbeat)
-            txn.complete(metadata)
-        _log.info("Completed compaction %s (%d file groups).", instant_time, len(plan.operations))
-        return instant_time, metadata
+    meta.reload_timeline()
+    instant_time = pending_to_run(meta.timeline.pending_compactions(), instant_time, "compaction",
+                                  meta.table_name, help="CALL show_compaction(table => ...) lists them")
+    if instant_time is None:
+        return None
+    plan = meta.compaction_plan(instant_time)
+    with attempt(meta, "compaction", Instant(instant_time, Action.COMPACTION, State.INFLIGHT), None,
+                 resolved) as heartbeat:
+        metadata = _execute_compaction(spark, meta, plan, instant_time, resolved.write)
+        txn = Transaction.resume(meta, Action.COMMIT, instant_time, resolved, pending_action=Action.COMPACTION,
+                                 heartbeat=heartbeat)
+        txn.complete(metadata)
+    _log.info("Completed compaction %s (%d file groups).", instant_time, len(plan.operations))
+    return instant_time, metadata
 
 
 def _execute_compaction(spark: SparkSession, meta: TableMetaClient, plan: CompactionPlan, instant_time: str,

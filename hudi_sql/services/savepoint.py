@@ -43,11 +43,14 @@ __all__ = [
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hudi_sql.commit.rollback import plan_rollback, undo_instant
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config import HudiConfigs
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import RestorePlan, SavepointMetadata
@@ -127,11 +130,12 @@ def plan_savepoint(meta_client: TableMetaClient, instant_time: str | None = None
 
 
 def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = None, *, user: str = "",
-                     comments: str = "") -> SavepointMetadata:
-    """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then ``<t>.savepoint``."""
+                     comments: str = "", options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> SavepointMetadata:
+    """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then
+    ``<t>.savepoint``; under the lock *options* name (as every service: see :mod:`hudi_sql.commit.locks`)."""
     metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
     instant = Instant(metadata.instant_time, Action.SAVEPOINT)
-    with TimelineWriter(meta_client).transaction(f"savepoint {metadata.instant_time}") as writer:
+    with TimelineWriter(meta_client, Resolved.of(options)).transaction(f"savepoint {metadata.instant_time}") as writer:
         writer.start(instant.to(State.INFLIGHT), None, overwrite=True)
         writer.complete(instant, metadata)
     meta_client.reload_timeline()
@@ -156,7 +160,7 @@ def show_savepoints(meta_client: TableMetaClient) -> list[dict[str, Any]]:
     return rows
 
 
-def delete_savepoint(meta_client: TableMetaClient, instant_time: str) -> None:
+def delete_savepoint(meta_client: TableMetaClient, instant_time: str, options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> None:
     """Remove a savepoint: its files may then be cleaned and its commit archived.
 
     Raises:
@@ -168,7 +172,7 @@ def delete_savepoint(meta_client: TableMetaClient, instant_time: str) -> None:
         raise HudiTimelineError(f"No savepoint {instant_time} in '{meta_client.base_path}'.",
                                 help=f"existing savepoints: {', '.join(existing) or 'none'}")
     instant = Instant(instant_time, Action.SAVEPOINT)
-    with TimelineWriter(meta_client).transaction(f"delete savepoint {instant_time}") as writer:
+    with TimelineWriter(meta_client, Resolved.of(options)).transaction(f"delete savepoint {instant_time}") as writer:
         for state in (State.COMPLETED, State.INFLIGHT):
             if writer.delete(instant.to(state)):
                 _log.info("Deleted savepoint file %s", instant.to(state).file_name)
@@ -204,7 +208,8 @@ def plan_restore(meta_client: TableMetaClient, savepoint_time: str) -> RestorePl
     return plan_restore_from(meta_client.timeline, savepoint_time)
 
 
-def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, dry_run: bool = False) -> RestoreResult:
+def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, dry_run: bool = False,
+                         options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> RestoreResult:
     """Roll the table back to the savepoint at *savepoint_time* (see the module doc).
 
     With *dry_run* only the plan is returned (and logged). No other writer may run meanwhile.
@@ -218,7 +223,7 @@ def restore_to_savepoint(meta_client: TableMetaClient, savepoint_time: str, *, d
             _log.info("Restore (dry run) would roll back %s", instant)
         return RestoreResult(None, plan, dry_run=True)
     started = time.time()
-    with TimelineWriter(meta_client).transaction(f"restore to {savepoint_time}") as writer:
+    with TimelineWriter(meta_client, Resolved.of(options)).transaction(f"restore to {savepoint_time}") as writer:
         restore_time = writer.next_instant_time()
         restore = Instant(restore_time, Action.RESTORE)
         writer.request(restore.to(State.REQUESTED), plan)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_sql.commit.locks import service_scope
 from hudi_sql.commit.rollback import rollback_failed_writes
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiConfigs, TableType
@@ -61,27 +60,26 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, options: Re
         UnsupportedFeatureError: the table is at neither version.
     """
     resolved = Resolved.of(options)
-    with service_scope(resolved):
-        if meta.table_version == target:
-            with TimelineWriter(meta).transaction(f"finish the {verb} to version {target}") as writer:
-                leftovers = delete_instants_of_layout(meta, writer, READ_SUPPORT[source].timeline_layout)
-            if leftovers:
-                _log.info("Finished the %s of '%s': deleted %d version %d instant files.",
-                          verb, meta.table_name, leftovers, source)
-            return UpgradeResult(target, target)
-        if meta.table_version != source:
-            raise UnsupportedFeatureError(
-                f"Cannot {verb} '{meta.table_name}' from table version {meta.table_version}.",
-                help=f"hudi-sql's {verb} takes version {source} tables to version {target}")
-        if check is not None:
-            check()
-        rollback_failed_writes(meta)
-        compaction = compact_all_log_files(spark, meta, resolved) if meta.table_type is TableType.MERGE_ON_READ else None
-        with TimelineWriter(meta).transaction(f"{verb} to version {target}") as writer:
-            meta.reload_timeline()
-            refuse_pending_writes(meta, verb)
-            moved = move(writer)
+    if meta.table_version == target:
+        with TimelineWriter(meta, resolved).transaction(f"finish the {verb} to version {target}") as writer:
+            leftovers = delete_instants_of_layout(meta, writer, READ_SUPPORT[source].timeline_layout)
+        if leftovers:
+            _log.info("Finished the %s of '%s': deleted %d version %d instant files.",
+                      verb, meta.table_name, leftovers, source)
+        return UpgradeResult(target, target)
+    if meta.table_version != source:
+        raise UnsupportedFeatureError(
+            f"Cannot {verb} '{meta.table_name}' from table version {meta.table_version}.",
+            help=f"hudi-sql's {verb} takes version {source} tables to version {target}")
+    if check is not None:
+        check()
+    rollback_failed_writes(meta, resolved)
+    compaction = compact_all_log_files(spark, meta, resolved) if meta.table_type is TableType.MERGE_ON_READ else None
+    with TimelineWriter(meta, resolved).transaction(f"{verb} to version {target}") as writer:
         meta.reload_timeline()
+        refuse_pending_writes(meta, verb)
+        moved = move(writer)
+    meta.reload_timeline()
     _log.info("Moved '%s' to table version %d (%d instant files moved).", meta.table_name, target, moved)
     return UpgradeResult(source, target, moved, compaction)
 

@@ -34,7 +34,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from hudi_sql.config.metadata import current_metadata_config
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.metadata.reader import MetadataFileListing, MetadataTableReader
 from hudi_sql.model.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
@@ -188,12 +187,12 @@ class FileSystemView:
     """File groups of a table as of one instant; partitions listed lazily and cached."""
 
     def __init__(self, meta_client: TableMetaClient, *, as_of: str | None = None,
-                 include_uncommitted: bool = False, use_metadata: bool | None = None) -> None:
-        """*use_metadata*: list through the metadata table when it can (default: the enclosing
-        operation's ``hoodie.metadata.enable``)."""
+                 include_uncommitted: bool = False, use_metadata: bool = True) -> None:
+        """*use_metadata*: list through the metadata table when it can (the operation's
+        ``hoodie.metadata.enable``: a write or service passes its own; readers default to Apache
+        Hudi's, on)."""
         self.meta_client = meta_client
-        enabled = current_metadata_config().enable if use_metadata is None else use_metadata
-        self._use_metadata = enabled and not include_uncommitted
+        self._use_metadata = use_metadata and not include_uncommitted
         self._metadata: MetadataFileListing | None = None
         self._metadata_loaded = False
         self.timeline = meta_client.timeline

@@ -314,11 +314,11 @@ def test_allowed_update_makes_the_pending_clustering_roll_back(spark: Any, table
                                                                monkeypatch: pytest.MonkeyPatch):
     client = importlib.import_module("hudi_sql.engine.write_client")  # hudi_sql.write is also a function
 
-    def rollback_failed_writes_but_clustering(meta: TableMetaClient) -> list:
+    def rollback_failed_writes_but_clustering(meta: TableMetaClient, options: Resolved) -> list:
         """What the write path must do: leave scheduled clusterings alone (Java's getInstantsToRollback)."""
         meta.reload_timeline()
         keep = {i.instant_time for i in pending_clustering_instants(meta)}
-        return [rollback_instant(meta, i) for i in meta.timeline.pending_writes()
+        return [rollback_instant(meta, i, options) for i in meta.timeline.pending_writes()
                 if i.instant_time not in keep]
 
     monkeypatch.setattr(client, "rollback_failed_writes", rollback_failed_writes_but_clustering)

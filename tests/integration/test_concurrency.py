@@ -112,14 +112,13 @@ def test_killed_writer_instant_rolled_back_lazily_after_heartbeat_expired(spark:
     assert beat.exists()
     # Right after the kill the heartbeat is fresh: a LAZY writer leaves the instant alone.
     from hudi_sql.commit.rollback import rollback_failed_writes
-    from hudi_sql.config import HudiConfigs
-    from hudi_sql.config.concurrency import ConcurrencyConfig
+    from hudi_sql.config.resolve import Resolved
 
-    config = ConcurrencyConfig.of(HudiConfigs.of(OCC_OPTIONS))
-    expiry = config.heartbeat_expiry_seconds
+    options = Resolved.of(OCC_OPTIONS)
+    expiry = options.concurrency.heartbeat_expiry_seconds
     meta = TableMetaClient.load(str(table))
     if time.time() - beat.stat().st_mtime < expiry - 0.2:
-        assert rollback_failed_writes(meta, config) == [], "rolled back before its heartbeat expired"
+        assert rollback_failed_writes(meta, options) == [], "rolled back before its heartbeat expired"
         assert dead in TableMetaClient.load(str(table)).timeline.pending_writes().times()
         early_checks = 1
     else:  # the machine was too slow to look inside the window; the late half still runs

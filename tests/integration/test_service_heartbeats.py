@@ -19,6 +19,7 @@ from table_helpers import our_table
 import hudi_sql
 from hudi_sql.commit.heartbeat import Heartbeat, heartbeat_path
 from hudi_sql.commit.timeline_writer import TimelineWriter
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import ConcurrentWriterError
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.services.clustering import cluster
@@ -45,7 +46,7 @@ def _start_elsewhere(path: Path, instant: Instant) -> tuple[Heartbeat, Path]:
     """What another run executing *instant* leaves: the inflight file, a data file named by its
     marker, and its live heartbeat."""
     meta = TableMetaClient.load(str(path))
-    with TimelineWriter(meta).transaction("the other run") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("the other run") as writer:
         writer.start(instant, None, overwrite=True)
         writer.create_marker_dir(instant.instant_time)
     written = path / "a" / f"00000000-0000-0000-0000-000000000000-0_0-1-1_{instant.instant_time}.parquet"

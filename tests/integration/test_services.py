@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 import hudi_sql
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiError
 from hudi_sql.metadata.maintenance.sync import storage_listing
 from hudi_sql.metadata.reader import MetadataTableReader
@@ -179,7 +180,7 @@ def test_clean_keep_latest_file_versions_in_spark_tasks(spark: Any, table: BaseT
                              "hoodie.cleaner.fileversions.retained": "1"})
     assert plan is not None and plan.earliest_instant_to_retain is None
     expected = expect_files(table, [5], [4])
-    result = execute_clean(meta, plan, spark=spark, parallel_threshold=1)
+    result = execute_clean(meta, plan, Resolved(), spark=spark, parallel_threshold=1)
     assert len(result.deleted_files) == 5 and not result.failed_files
     assert data_files(table.path) == expected
     assert our_rows(spark, table.path) == rust_rows(table.path) == table.rows_as_of[c[-1]]

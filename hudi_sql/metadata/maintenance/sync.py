@@ -21,8 +21,8 @@ A deltacommit of the metadata table whose data instant never completed is ignore
 rolled back, retried, or found pending at the next metadata change (a metadata deltacommit left
 pending is a crashed one: nothing else writes the metadata table while the lock is held).
 
-The options come from the enclosing :func:`~hudi_sql.config.metadata.metadata_scope` (set by the write and by table
-services with the operation's options), else Apache Hudi's defaults.
+The options are the operation's (``Resolved.metadata``), handed to the timeline writer by the
+write or the table service that opened it.
 
 The files partition's records are small (one per data partition written), so its log files
 are written here, like the commit metadata that names the same files. The index partitions need
@@ -40,7 +40,7 @@ from typing import Any
 
 from hudi_sql.commit.instant_files import InstantFileWriter, NoOpLockProvider
 from hudi_sql.config import HudiTableConfig
-from hudi_sql.config.metadata import MetadataConfig, current_metadata_config
+from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.metadata.changes import FileChanges, files_partition_records
 from hudi_sql.metadata.layout import (
@@ -98,8 +98,10 @@ _KEY_GENERATOR = "org.apache.hudi.metadata.HoodieTableMetadataKeyGenerator"
 class MetadataTableSync:
     """The metadata table of one data table, as its timeline writer keeps it (module doc)."""
 
-    def __init__(self, data: TableMetaClient) -> None:
+    def __init__(self, data: TableMetaClient, config: MetadataConfig) -> None:
         self.data = data
+        #: the operation's metadata table options (``hoodie.metadata.*``)
+        self.config = config
 
     @property
     def _active(self) -> bool:
@@ -125,7 +127,7 @@ class MetadataTableSync:
         self._drop_unmaintained()
         if instant.action not in WRITE_ACTIONS:
             return
-        config = current_metadata_config()
+        config = self.config
         if not config.enable:
             self.retire()
             return
@@ -321,7 +323,7 @@ class MetadataTableSync:
         if changes is None or changes.is_empty:
             return
         services = MetadataServices(self.data, self.base_path)
-        config = current_metadata_config()
+        config = self.config
         with services.writer.transaction(f"apply {instant.instant_time}"):
             services.recover()
             services.remove_deltacommit(instant.instant_time)  # a retried instant's earlier attempt

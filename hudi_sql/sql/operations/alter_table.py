@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from catalog.base import TableIdent
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiTableConfig, TableType
+from hudi_sql.config.resolve import Resolved as ResolvedOptions
 from hudi_sql.errors import HudiSqlError, TableAlreadyExistsError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action
@@ -19,7 +20,7 @@ from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.create_table import declared_schema
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table, run_in_spark
-from hudi_sql.sql.planner import FIXED_PROPERTIES, validate_options
+from hudi_sql.sql.planner import FIXED_PROPERTIES, validate_options, write_options
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.properties import table_checksum
 from hudi_sql.table.meta_client import TableMetaClient
@@ -107,7 +108,7 @@ def add_columns(ctx: OperationContext, statement: st.AlterTableAddColumns, resol
     new_schema = StructType(list(current.fields) + list(added.fields))
     meta = TableMetaClient.load(facts.location)
     action = Action.DELTA_COMMIT if meta.table_type is TableType.MERGE_ON_READ else Action.COMMIT
-    txn = Transaction.begin(meta, action)
+    txn = Transaction.begin(meta, action, ResolvedOptions.of(write_options(facts, ctx.options)))
     txn.start(CommitMetadata({}, "ALTER_SCHEMA"))
     txn.complete(
         CommitMetadata({}, "ALTER_SCHEMA", {"schema": avro_schema_json(new_schema, meta.table_name)})

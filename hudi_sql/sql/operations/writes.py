@@ -44,13 +44,14 @@ def write_frame(
     except CommitStateUnknownError:
         raise
     except BaseException:
-        rollback_pending(facts.location)
+        rollback_pending(facts.location, Resolved.of(options))
         raise
 
 
-def rollback_pending(location: str) -> None:
+def rollback_pending(location: str, options: Resolved) -> None:
+    """Roll back the failed write at *location* now, under the write's *options*."""
     try:
-        rollback_failed_writes(TableMetaClient.load(location))
+        rollback_failed_writes(TableMetaClient.load(location), options)
     except (HudiError, OSError):  # the next writer rolls it back anyway
         _log.warning(
             "Could not roll back the failed write on '%s' now; the next write will.", location, exc_info=True
@@ -145,7 +146,8 @@ def write_changes(
         raise
     except BaseException:
         if first.instant_time is not None:
-            rollback_latest_commit(TableMetaClient.load(facts.location), first.instant_time)
+            rollback_latest_commit(TableMetaClient.load(facts.location), Resolved.of(upsert_options),
+                                   first.instant_time)
         raise
     inserted, updated = first.num_inserted, first.num_updated
     deleted = second.num_deleted

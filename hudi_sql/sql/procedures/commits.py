@@ -136,7 +136,7 @@ def rollback_to_instant(ctx: ProcedureContext, args: dict[str, Any]) -> list[tup
             f"Commit {instant_time} not found in the commits of table '{args['table']}'.",
             help=f"CALL show_commits(table => '{args['table']}') lists them",
         )
-    rollback_latest_commit(meta, instant_time)
+    rollback_latest_commit(meta, ctx.resolve(args), instant_time)
     return [(True,)]
 
 

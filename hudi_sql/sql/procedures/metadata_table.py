@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config.metadata import HudiMetadataConfig, MetadataConfig, metadata_scope
+from hudi_sql.config.metadata import HudiMetadataConfig
 from hudi_sql.errors import HudiSqlError
 from hudi_sql.metadata.index_keys import column_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
@@ -119,10 +119,10 @@ def validate_metadata_table_files(ctx: ProcedureContext, args: dict[str, Any]) -
 )
 def create_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
-    config = MetadataConfig.of(ctx.write_configs(args))
+    options = ctx.resolve(args)
     started = time.time()
-    with metadata_scope(config), TimelineWriter(meta).transaction("create the metadata table") as writer:
-        writer.metadata_table.initialize(config)
+    with TimelineWriter(meta, options).transaction("create the metadata table") as writer:
+        writer.metadata_table.initialize(options.metadata)
     partitions = ", ".join(sorted(declared_partitions(meta.reload()))) or "nothing: instants are pending"
     message = f"Created the metadata table of '{meta.base_path}' ({partitions}) in {time.time() - started:.1f} s"
     return [(message,)]
@@ -137,6 +137,6 @@ def create_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
 )
 def delete_metadata_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
-    with TimelineWriter(meta).transaction("delete the metadata table") as writer:
+    with TimelineWriter(meta, ctx.resolve(args)).transaction("delete the metadata table") as writer:
         writer.retire_metadata_table()
     return [(f"Deleted the metadata table of '{meta.base_path}'",)]

@@ -31,7 +31,8 @@ from hudi_sql.table.fs_view import FileSystemView
     description="Pin a completed commit (default the latest) so the cleaner keeps its files.",
 )
 def create_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    create(ctx.meta(args), args["commit_time"], user=args["user"], comments=args["comments"])
+    create(ctx.meta(args), args["commit_time"], user=args["user"], comments=args["comments"],
+           options=ctx.resolve(args))
     return [(True,)]
 
 
@@ -64,7 +65,7 @@ def _savepoint_or_latest(ctx: ProcedureContext, meta: Any, instant_time: str | N
 )
 def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
-    delete(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
+    delete(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]), options=ctx.resolve(args))
     return [(True,)]
 
 
@@ -77,7 +78,7 @@ def delete_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
 )
 def rollback_to_savepoint(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
-    restore_to_savepoint(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]))
+    restore_to_savepoint(meta, _savepoint_or_latest(ctx, meta, args["instant_time"]), options=ctx.resolve(args))
     return [(True,)]
 
 

@@ -33,8 +33,9 @@ def main() -> None:
     meta = TableMetaClient.load(path)
     if service == "rollback":
         from hudi_sql.commit.rollback import rollback_failed_writes
+        from hudi_sql.config.resolve import Resolved
 
-        rollback_failed_writes(meta)
+        rollback_failed_writes(meta, Resolved.of(options))
     else:
         from hudi_sql.services.clean import clean
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hudi_sql.commit.heartbeat import Heartbeat, heartbeat_path, is_heartbeat_expired
-from hudi_sql.commit.locks import FileSystemLockProvider, TableLock, concurrency_scope
+from hudi_sql.commit.locks import FileSystemLockProvider, TableLock
 from hudi_sql.commit.rollback import rollback_failed_writes, rollback_own_failed_write
 from hudi_sql.commit.transaction import PlanSnapshot, Transaction, write_scope
 from hudi_sql.config import HudiConfigs, HudiTableConfig
@@ -30,6 +30,7 @@ from hudi_sql.config.concurrency import (
     HudiConcurrencyConfig,
     WriteConcurrencyMode,
 )
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import CommitConflictError, ConcurrentWriterError, HudiConfigError, LockTimeoutError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action, State
@@ -39,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[3]
 FAST = ConcurrencyConfig(heartbeat_interval_ms=100, heartbeat_tolerable_misses=2)
 OCC = ConcurrencyConfig(mode=WriteConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL,
                         failed_writes=FailedWritesPolicy.LAZY, heartbeat_interval_ms=100, heartbeat_tolerable_misses=2)
+FAST_OPTIONS = Resolved().given(concurrency=FAST)
+OCC_OPTIONS = Resolved().given(concurrency=OCC)
 
 
 @pytest.fixture
@@ -54,9 +57,9 @@ def _metadata(*groups: tuple[str, str]) -> CommitMetadata:
     return CommitMetadata({p: tuple(s) for p, s in stats.items()}, "upsert")
 
 
-def _commit(meta: TableMetaClient, *groups: tuple[str, str], snapshot: PlanSnapshot | None = None,
+def _commit(meta: TableMetaClient, options: Resolved, *groups: tuple[str, str], snapshot: PlanSnapshot | None = None,
             bucket_index: bool = False) -> str:
-    txn = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot, bucket_index=bucket_index)
+    txn = Transaction.begin(meta, Action.COMMIT, options, snapshot=snapshot, bucket_index=bucket_index)
     txn.start(_metadata())
     txn.complete(_metadata(*groups))
     return txn.instant_time
@@ -103,8 +106,8 @@ def test_storage_based_lock_lease_must_outlast_ten_renewals_and_needs_a_store_wi
         ConcurrencyConfig.of(HudiConfigs.of({**chosen, c.STORAGE_LOCK_VALIDITY_SECS.key: "5"}))
 
     before = sorted(os.listdir(meta.layout.meta_path))
-    with pytest.raises(UnsupportedFeatureError, match="FileSystemBasedLockProvider"), concurrency_scope(config):
-        Transaction.begin(meta, Action.COMMIT)
+    with pytest.raises(UnsupportedFeatureError, match="FileSystemBasedLockProvider"):
+        Transaction.begin(meta, Action.COMMIT, Resolved().given(concurrency=config))
     assert sorted(os.listdir(meta.layout.meta_path)) == before
 
 
@@ -112,15 +115,14 @@ def test_storage_based_lock_lease_must_outlast_ten_renewals_and_needs_a_store_wi
 
 def test_transaction_commit_after_plan_snapshot_overlapping_group_conflicts(meta: TableMetaClient) -> None:
     """The issue's lost update: B plans, A commits f1, B reserves its instant, B writes f1."""
-    with concurrency_scope(OCC):
-        _commit(meta, ("p", "f0"))
-        meta.reload_timeline()
-        b_snapshot = PlanSnapshot.of(meta)          # B's plan is built on this timeline
-        a_time = _commit(meta, ("p", "f1"))         # A commits before B begins
-        b = Transaction.begin(meta, Action.COMMIT, snapshot=b_snapshot)
-        b.start(_metadata())
-        with pytest.raises(CommitConflictError, match=f"Instant {a_time} committed to file group f1"):
-            b.complete(_metadata(("p", "f1")))
+    _commit(meta, OCC_OPTIONS, ("p", "f0"))
+    meta.reload_timeline()
+    b_snapshot = PlanSnapshot.of(meta)          # B's plan is built on this timeline
+    a_time = _commit(meta, OCC_OPTIONS, ("p", "f1"))         # A commits before B begins
+    b = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS, snapshot=b_snapshot)
+    b.start(_metadata())
+    with pytest.raises(CommitConflictError, match=f"Instant {a_time} committed to file group f1"):
+        b.complete(_metadata(("p", "f1")))
 
 
 def test_inserts_into_a_partition_rewritten_by_a_clustering_since_the_snapshot_conflict(
@@ -132,51 +134,48 @@ def test_inserts_into_a_partition_rewritten_by_a_clustering_since_the_snapshot_c
         return CommitMetadata({p: (WriteStat(file_id=f, path=f"{p}/{f}_0-0-0_x.parquet", partition_path=p,
                                              num_writes=1, num_inserts=1),) for p, f in groups}, "upsert")
 
-    with concurrency_scope(OCC):
-        _commit(meta, ("p", "f0"), ("q", "g0"))
-        meta.reload_timeline()
-        snapshot = PlanSnapshot.of(meta)
-        clustering = Transaction.begin(meta, Action.REPLACE_COMMIT)
-        clustering.start(_metadata())
-        clustering.complete(CommitMetadata({"p": (WriteStat(file_id="f1", path="p/f1_0-0-0_x.parquet",
-                                                            partition_path="p", num_writes=1),)},
-                                           "cluster", partition_to_replace_file_ids={"p": ("f0",)}))
-        into_q = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot)
-        into_q.start(_metadata())
-        into_q.complete(inserts(("q", "g1")))
-        into_p = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot)
-        into_p.start(_metadata())
-        with pytest.raises(CommitConflictError,
-                           match=f"Instant {clustering.instant_time} rewrote the file groups of partition 'p'"):
-            into_p.complete(inserts(("p", "f2")))
+    _commit(meta, OCC_OPTIONS, ("p", "f0"), ("q", "g0"))
+    meta.reload_timeline()
+    snapshot = PlanSnapshot.of(meta)
+    clustering = Transaction.begin(meta, Action.REPLACE_COMMIT, OCC_OPTIONS)
+    clustering.start(_metadata())
+    clustering.complete(CommitMetadata({"p": (WriteStat(file_id="f1", path="p/f1_0-0-0_x.parquet",
+                                                        partition_path="p", num_writes=1),)},
+                                       "cluster", partition_to_replace_file_ids={"p": ("f0",)}))
+    into_q = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS, snapshot=snapshot)
+    into_q.start(_metadata())
+    into_q.complete(inserts(("q", "g1")))
+    into_p = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS, snapshot=snapshot)
+    into_p.start(_metadata())
+    with pytest.raises(CommitConflictError,
+                       match=f"Instant {clustering.instant_time} rewrote the file groups of partition 'p'"):
+        into_p.complete(inserts(("p", "f2")))
 
 
 def test_transaction_commit_after_plan_snapshot_disjoint_groups_both_land(meta: TableMetaClient) -> None:
-    with concurrency_scope(OCC):
-        meta.reload_timeline()
-        snapshot = PlanSnapshot.of(meta)
-        first = _commit(meta, ("p", "f1"))
-        second = _commit(meta, ("p", "f2"), snapshot=snapshot)
+    meta.reload_timeline()
+    snapshot = PlanSnapshot.of(meta)
+    first = _commit(meta, OCC_OPTIONS, ("p", "f1"))
+    second = _commit(meta, OCC_OPTIONS, ("p", "f2"), snapshot=snapshot)
     meta.reload_timeline()
     assert meta.timeline.completed_writes().times() == [first, second]
 
 
 def test_transaction_bucket_index_same_bucket_different_file_ids_conflicts(meta: TableMetaClient) -> None:
-    with concurrency_scope(OCC):
-        meta.reload_timeline()
-        snapshot = PlanSnapshot.of(meta)
-        _commit(meta, ("p", "00000003-aaaa-0"), bucket_index=True)
-        with pytest.raises(CommitConflictError, match="bucket 00000003"):
-            _commit(meta, ("p", "00000003-bbbb-0"), snapshot=snapshot, bucket_index=True)
-        _commit(meta, ("p", "00000004-cccc-0"), snapshot=snapshot, bucket_index=True)
+    meta.reload_timeline()
+    snapshot = PlanSnapshot.of(meta)
+    _commit(meta, OCC_OPTIONS, ("p", "00000003-aaaa-0"), bucket_index=True)
+    with pytest.raises(CommitConflictError, match="bucket 00000003"):
+        _commit(meta, OCC_OPTIONS, ("p", "00000003-bbbb-0"), snapshot=snapshot, bucket_index=True)
+    _commit(meta, OCC_OPTIONS, ("p", "00000004-cccc-0"), snapshot=snapshot, bucket_index=True)
 
 
 def test_transaction_lost_conflict_aborted_rolls_its_instant_back(meta: TableMetaClient) -> None:
-    with write_scope(OCC):
+    with write_scope():
         meta.reload_timeline()
         snapshot = PlanSnapshot.of(meta)
-        _commit(meta, ("p", "f1"))
-        loser = Transaction.begin(meta, Action.COMMIT, snapshot=snapshot)
+        _commit(meta, OCC_OPTIONS, ("p", "f1"))
+        loser = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS, snapshot=snapshot)
         loser.start(_metadata())
         with pytest.raises(CommitConflictError) as caught:
             loser.complete(_metadata(("p", "f1")))
@@ -190,63 +189,59 @@ def test_transaction_lost_conflict_aborted_rolls_its_instant_back(meta: TableMet
 # -- live writers, heartbeats and lazy rollback ----------------------------------------------
 
 def test_rollback_failed_writes_single_writer_live_heartbeat_refuses_naming_instant(meta: TableMetaClient) -> None:
-    with concurrency_scope(FAST):
-        live = Transaction.begin(meta, Action.COMMIT)
-        live.start(_metadata())
-        try:
-            with pytest.raises(ConcurrentWriterError, match=f"instant {live.instant_time}.*live heartbeat"):
-                rollback_failed_writes(meta)
-            with pytest.raises(ConcurrentWriterError, match=live.instant_time):
-                Transaction.begin(meta, Action.COMMIT)
-            time.sleep(0.5)  # several intervals: the thread keeps the heartbeat alive
-            with pytest.raises(ConcurrentWriterError):
-                rollback_failed_writes(meta)
-            live.complete(_metadata(("p", "f1")))   # the live writer's commit lands
-        finally:
-            live.abort(RuntimeError("test cleanup"))
+    live = Transaction.begin(meta, Action.COMMIT, FAST_OPTIONS)
+    live.start(_metadata())
+    try:
+        with pytest.raises(ConcurrentWriterError, match=f"instant {live.instant_time}.*live heartbeat"):
+            rollback_failed_writes(meta, FAST_OPTIONS)
+        with pytest.raises(ConcurrentWriterError, match=live.instant_time):
+            Transaction.begin(meta, Action.COMMIT, FAST_OPTIONS)
+        time.sleep(0.5)  # several intervals: the thread keeps the heartbeat alive
+        with pytest.raises(ConcurrentWriterError):
+            rollback_failed_writes(meta, FAST_OPTIONS)
+        live.complete(_metadata(("p", "f1")))   # the live writer's commit lands
+    finally:
+        live.abort(RuntimeError("test cleanup"))
     meta.reload_timeline()
     assert meta.timeline.completed_writes().times() == [live.instant_time]
 
 
 def test_rollback_failed_writes_lazy_rolls_back_only_after_heartbeat_expired(meta: TableMetaClient) -> None:
-    with concurrency_scope(OCC):
-        dead = Transaction.begin(meta, Action.COMMIT)
-        dead.start(_metadata())
-        assert dead.heartbeat is not None
-        dead.heartbeat.stop(delete=False)  # the writer "dies": its heartbeat file stays
-        dead.heartbeat = None
-        assert rollback_failed_writes(meta) == []  # not expired yet: never earlier
-        meta.reload_timeline()
-        assert meta.timeline.pending_writes().times() == [dead.instant_time]
-        time.sleep(OCC.heartbeat_expiry_seconds + 0.1)
-        assert is_heartbeat_expired(meta.storage, meta.layout, dead.instant_time, OCC.heartbeat_expiry_seconds)
-        results = rollback_failed_writes(meta)
-        assert [r.rolled_back.instant_time for r in results] == [dead.instant_time]
-        with pytest.raises(CommitConflictError, match="rolled it back"):
-            dead.complete(_metadata(("p", "f1")))
+    dead = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS)
+    dead.start(_metadata())
+    assert dead.heartbeat is not None
+    dead.heartbeat.stop(delete=False)  # the writer "dies": its heartbeat file stays
+    dead.heartbeat = None
+    assert rollback_failed_writes(meta, OCC_OPTIONS) == []  # not expired yet: never earlier
+    meta.reload_timeline()
+    assert meta.timeline.pending_writes().times() == [dead.instant_time]
+    time.sleep(OCC.heartbeat_expiry_seconds + 0.1)
+    assert is_heartbeat_expired(meta.storage, meta.layout, dead.instant_time, OCC.heartbeat_expiry_seconds)
+    results = rollback_failed_writes(meta, OCC_OPTIONS)
+    assert [r.rolled_back.instant_time for r in results] == [dead.instant_time]
+    with pytest.raises(CommitConflictError, match="rolled it back"):
+        dead.complete(_metadata(("p", "f1")))
     assert not os.path.exists(heartbeat_path(meta.layout, dead.instant_time))
 
 
 def test_rollback_own_failed_write_after_commit_landed_touches_nothing(meta: TableMetaClient) -> None:
-    with concurrency_scope(OCC):
-        txn = Transaction.begin(meta, Action.COMMIT)
-        txn.start(_metadata())
-        pending = txn.instant.to(State.INFLIGHT)
-        txn.complete(_metadata(("p", "f1")))
-        assert rollback_own_failed_write(meta, pending) is None
+    txn = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS)
+    txn.start(_metadata())
+    pending = txn.instant.to(State.INFLIGHT)
+    txn.complete(_metadata(("p", "f1")))
+    assert rollback_own_failed_write(meta, pending, OCC_OPTIONS) is None
     meta.reload_timeline()
     assert meta.timeline.completed_writes().times() == [txn.instant_time]
     assert not meta.timeline.completed().with_actions(Action.ROLLBACK).instants
 
 
 def test_write_scope_failed_write_stops_its_heartbeat(meta: TableMetaClient) -> None:
-    with pytest.raises(RuntimeError, match="boom"), write_scope(FAST):
-        txn = Transaction.begin(meta, Action.COMMIT)
+    with pytest.raises(RuntimeError, match="boom"), write_scope():
+        txn = Transaction.begin(meta, Action.COMMIT, FAST_OPTIONS)
         raise RuntimeError("boom")
     assert not txn.is_open
     assert is_heartbeat_expired(meta.storage, meta.layout, txn.instant_time, FAST.heartbeat_expiry_seconds)
-    with concurrency_scope(FAST):
-        assert [r.rolled_back.instant_time for r in rollback_failed_writes(meta)] == [txn.instant_time]
+    assert [r.rolled_back.instant_time for r in rollback_failed_writes(meta, FAST_OPTIONS)] == [txn.instant_time]
 
 
 def test_heartbeat_refreshed_by_thread_then_expires_after_stop(meta: TableMetaClient) -> None:
@@ -294,9 +289,9 @@ def test_instant_times_from_threads_unique_and_increasing(meta: TableMetaClient)
     times: list[str] = []
 
     def work() -> None:
-        with write_scope(OCC):
+        with write_scope():
             for _ in range(5):
-                txn = Transaction.begin(meta, Action.COMMIT)
+                txn = Transaction.begin(meta, Action.COMMIT, OCC_OPTIONS)
                 times.append(txn.instant_time)
                 txn.abort(RuntimeError("only the time was wanted"))
 

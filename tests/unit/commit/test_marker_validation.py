@@ -11,6 +11,7 @@ import pytest
 
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiTableConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import PathOutsideTableError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action
@@ -79,7 +80,7 @@ def test_delete_uncommitted_files_hostile_stored_marker_deletes_nothing_outside(
     loser.parent.mkdir()
     loser.write_bytes(b"x")
     (marker_dir / "MARKERS1").write_text(f"{GOOD}\n")
-    txn = Transaction(meta, Action.COMMIT, INSTANT)
+    txn = Transaction(meta, Action.COMMIT, INSTANT, Resolved())
     deleted = txn.delete_uncommitted_files(CommitMetadata())
     assert victim.read_bytes() == b"precious"
     assert deleted == ["p/abcd-0_0-1-2_20260101000000000.parquet"] and not loser.exists()

@@ -8,7 +8,8 @@ import pytest
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import CleanerPolicy
-from hudi_sql.config.metadata import MetadataConfig, metadata_scope
+from hudi_sql.config.metadata import MetadataConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import CommitConflictError, HudiError, HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.instant import Action, Instant, State
@@ -44,7 +45,7 @@ def _files(meta: TableMetaClient) -> list[str]:
 
 
 def test_timeline_writer_transition_outside_transaction_raises_and_writes_nothing(meta: TableMetaClient) -> None:
-    writer = TimelineWriter(meta)
+    writer = TimelineWriter(meta, Resolved())
     with pytest.raises(HudiError, match="outside a timeline transaction"):
         writer.request(Instant("20240101000000000", Action.COMMIT, State.REQUESTED))
     with pytest.raises(HudiError, match="outside a timeline transaction"):
@@ -56,7 +57,7 @@ def test_timeline_writer_transition_outside_transaction_raises_and_writes_nothin
 
 def test_timeline_writer_transaction_locks_once_and_unlocks_on_error(meta: TableMetaClient) -> None:
     lock = RecordingLock()
-    writer = TimelineWriter(meta, lock)
+    writer = TimelineWriter(meta, Resolved(), lock)
     with writer.transaction("outer"), writer.transaction("inner"):
         assert writer.in_transaction
     assert lock.events == ["lock outer", "unlock"]
@@ -68,10 +69,10 @@ def test_timeline_writer_transaction_locks_once_and_unlocks_on_error(meta: Table
 
 def test_timeline_writer_transaction_reloads_the_timeline_on_entry(meta: TableMetaClient) -> None:
     other = TableMetaClient.load(meta.base_path)
-    with TimelineWriter(other).transaction("other writer") as writer:
+    with TimelineWriter(other, Resolved()).transaction("other writer") as writer:
         writer.request(Instant("20240101000000000", Action.COMMIT, State.REQUESTED))
     assert not meta.timeline.instants  # loaded before the other writer's change
-    with TimelineWriter(meta).transaction("ours") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("ours") as writer:
         assert meta.timeline.find("20240101000000000", Action.COMMIT, State.REQUESTED) is not None
         assert writer.next_instant_time() > "20240101000000000"
         with pytest.raises(HudiTimelineError, match="not after the latest instant"):
@@ -81,7 +82,7 @@ def test_timeline_writer_transaction_reloads_the_timeline_on_entry(meta: TableMe
 def test_timeline_writer_commit_lifecycle_publishes_metadata_the_meta_client_reads(meta: TableMetaClient) -> None:
     metadata = CommitMetadata({"p": (WriteStat(file_id="f1", path="p/f1_0-1-0_1.parquet", partition_path="p"),)},
                               "UPSERT")
-    with TimelineWriter(meta).transaction("commit") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("commit") as writer:
         time_ = writer.new_instant_time()
         instant = Instant(time_, Action.COMMIT)
         writer.request(instant.to(State.REQUESTED))
@@ -94,7 +95,7 @@ def test_timeline_writer_commit_lifecycle_publishes_metadata_the_meta_client_rea
     assert meta.commit_metadata(instant) == metadata
     assert _files(meta) == [f"{time_}.commit", f"{time_}.commit.requested", f"{time_}.inflight"]
     assert not Path(meta.layout.marker_dir(time_)).exists()
-    with TimelineWriter(meta).transaction("again") as writer, pytest.raises(CommitConflictError):
+    with TimelineWriter(meta, Resolved()).transaction("again") as writer, pytest.raises(CommitConflictError):
         writer.complete(instant, metadata)  # a completed instant is written once
 
 
@@ -105,7 +106,7 @@ def test_timeline_writer_service_plans_round_trip_through_the_meta_client(meta: 
                                                                           "f1_0-1-0_20240101000000000.parquet",
                                                                           (".f1_20240101000000000.log.1_0-1-0",)),))
     savepoint = SavepointMetadata("20240102000000000", "me", 1700000000000, "keep", {"p": ("a.parquet",)})
-    with TimelineWriter(meta).transaction("services") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("services") as writer:
         writer.request(Instant("20240104000000000", Action.CLEAN, State.REQUESTED), clean)
         writer.request(Instant("20240103000000000", Action.COMPACTION, State.REQUESTED), compaction)
         writer.start(Instant("20240102000000000", Action.SAVEPOINT, State.INFLIGHT))
@@ -119,18 +120,18 @@ def test_timeline_writer_service_plans_round_trip_through_the_meta_client(meta: 
 
 def test_timeline_writer_payload_for_a_json_instant_is_refused(meta: TableMetaClient) -> None:
     plan = CompactionPlan("20240103000000000", ())
-    with TimelineWriter(meta).transaction("bad") as writer, pytest.raises(HudiTimelineError, match="no Avro record"):
+    with TimelineWriter(meta, Resolved()).transaction("bad") as writer, pytest.raises(HudiTimelineError, match="no Avro record"):
         writer.complete(Instant("20240103000000000", Action.COMMIT), plan)
     assert _files(meta) == []
 
 
 def test_timeline_writer_delete_pending_states_removes_a_compactions_files(meta: TableMetaClient) -> None:
     time_ = "20240103000000000"
-    with TimelineWriter(meta).transaction("compaction") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("compaction") as writer:
         writer.request(Instant(time_, Action.COMPACTION, State.REQUESTED), CompactionPlan(time_, ()))
         writer.start(Instant(time_, Action.COMPACTION, State.INFLIGHT))
     assert len(_files(meta)) == 2
-    with TimelineWriter(meta).transaction("undo") as writer:
+    with TimelineWriter(meta, Resolved()).transaction("undo") as writer:
         writer.delete_pending_states(Instant(time_, Action.COMMIT))
         assert not writer.delete(Instant(time_, Action.COMMIT))  # never completed
     assert _files(meta) == []
@@ -145,8 +146,8 @@ def test_timeline_writer_write_with_metadata_table_off_removes_it(tmp_path: Path
     folder = Path(meta.layout.meta_path) / "metadata"
     (folder / "files").mkdir(parents=True)
     (folder / "files" / "a.hfile").write_bytes(b"x")
-    writer = TimelineWriter(meta)
-    with metadata_scope(MetadataConfig(enable=False)), writer.transaction("commit"):
+    writer = TimelineWriter(meta, Resolved().given(metadata=MetadataConfig(enable=False)))
+    with writer.transaction("commit"):
         writer.request(Instant(writer.next_instant_time(), Action.COMMIT, State.REQUESTED))
     assert not folder.exists()
     stored = TableMetaClient.load(meta.base_path).properties
@@ -157,7 +158,7 @@ def test_timeline_writer_write_with_metadata_table_off_removes_it(tmp_path: Path
 
 def test_timeline_writer_service_request_leaves_a_table_without_metadata_table_alone(meta: TableMetaClient) -> None:
     before = Path(meta.layout.properties_path).read_bytes()
-    writer = TimelineWriter(meta)
+    writer = TimelineWriter(meta, Resolved())
     with writer.transaction("clean"):
         writer.request(Instant(writer.next_instant_time(), Action.CLEAN, State.REQUESTED))
     assert Path(meta.layout.properties_path).read_bytes() == before
@@ -170,7 +171,7 @@ def test_timeline_writer_publishes_version_8_instants_in_layout_2_with_a_complet
     timeline, and its commit metadata is Avro."""
     v8 = init_table(str(tmp_path / "t"), {"hoodie.table.name": "t", "hoodie.table.version": "8"})
     assert v8.table_version == 8 and v8.properties["hoodie.timeline.layout.version"] == "2"
-    writer = TimelineWriter(v8)
+    writer = TimelineWriter(v8, Resolved())
     with writer.transaction("write"):
         time_ = writer.next_instant_time()
         writer.request(Instant(time_, Action.COMMIT, State.REQUESTED))

@@ -15,7 +15,8 @@ import pytest
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiTableConfig
-from hudi_sql.config.metadata import MetadataConfig, metadata_scope
+from hudi_sql.config.metadata import MetadataConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.index.bloom_footer import footer_metadata
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader, read_metadata_files
@@ -54,8 +55,8 @@ class Table:
                complete: bool = True) -> str:
         """One commit writing a new file group per partition of *files*."""
         meta = self.meta
-        writer = TimelineWriter(meta)
-        with metadata_scope(config or MetadataConfig()), writer.transaction("commit"):
+        writer = TimelineWriter(meta, Resolved().given(metadata=config or MetadataConfig()))
+        with writer.transaction("commit"):
             instant = writer.next_instant_time()
             writer.request(Instant(instant, Action.COMMIT, State.REQUESTED))
             self.count += 1
@@ -65,9 +66,9 @@ class Table:
                 writer.complete(Instant(instant, Action.COMMIT), CommitMetadata(stats, "UPSERT", {"schema": SCHEMA}))
         return instant
 
-    def clean(self, partition: str, name: str) -> str:
+    def clean(self, partition: str, name: str, *, config: MetadataConfig | None = None) -> str:
         meta = self.meta
-        writer = TimelineWriter(meta)
+        writer = TimelineWriter(meta, Resolved().given(metadata=config or MetadataConfig()))
         with writer.transaction("clean"):
             instant = writer.next_instant_time()
             writer.request(Instant(instant, Action.CLEAN, State.REQUESTED))
@@ -185,8 +186,7 @@ def test_a_cleaned_base_file_leaves_tombstones_in_the_index_partitions(table: Ta
     table.commit({"a": [1]}, config=config)
     gone = next(iter(table.files()["a"]))
     table.commit({"a": [2]}, config=config)
-    with metadata_scope(config):
-        table.clean("a", gone)
+    table.clean("a", gone, config=config)
     reader = MetadataTableReader.open(table.meta)
     assert reader is not None
     live = {r.column_stats.file_name for r in reader.read(MetadataPartition.COLUMN_STATS).values()

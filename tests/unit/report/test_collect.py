@@ -12,6 +12,7 @@ import pytest
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config import HudiServiceConfig, HudiTableConfig, HudiWriteConfig
+from hudi_sql.config.resolve import Resolved
 from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
 from hudi_sql.model.file_names import PARTITION_METADATA_FILE
 from hudi_sql.model.instant import Action, Instant, State, format_instant_time
@@ -53,7 +54,7 @@ class HandMadeTable:
         t = instant_time or self.next_time()
         metadata = CommitMetadata({p: tuple(s) for p, s in stats.items()}, operation, {"schema": ""},
                                   compacted=compacted)
-        writer = TimelineWriter(self.meta)
+        writer = TimelineWriter(self.meta, Resolved())
         pending_action = Action.COMPACTION if compacted else action
         with writer.transaction("test"):
             if not compacted:
@@ -163,7 +164,7 @@ def test_collect_report_mor_counts_logs_deltas_and_pending_compaction(tmp_path: 
         logs.append(log)
         table.commit(Action.DELTA_COMMIT, {"p1": [_stat(log, writes=5, updates=5, size=2 * KB, prev=t1)]},
                      instant_time=t)
-    with TimelineWriter(table.meta).transaction("schedule") as writer:
+    with TimelineWriter(table.meta, Resolved()).transaction("schedule") as writer:
         tc = writer.next_instant_time()
         plan = CompactionPlan(tc, (CompactionOperation("p1", "cccc-0", t1, base.split("/")[1],
                                                        tuple(lf.split("/")[1] for lf in logs)),))

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hudi_sql.commit.locks import concurrency_scope
 from hudi_sql.commit.transaction import Transaction
 from hudi_sql.config import HudiConfigs, HudiStreamingConfig, HudiTableConfig, HudiWriteConfig
 from hudi_sql.config.concurrency import ConcurrencyConfig, FailedWritesPolicy, WriteConcurrencyMode
-from hudi_sql.config.resolve import WriteConfig
+from hudi_sql.config.resolve import Resolved, WriteConfig
 from hudi_sql.errors import HudiConfigError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action
@@ -23,6 +22,7 @@ from hudi_sql.table.meta_client import TableMetaClient, init_table
 
 OCC = ConcurrencyConfig(mode=WriteConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL,
                         failed_writes=FailedWritesPolicy.LAZY, heartbeat_interval_ms=100, heartbeat_tolerable_misses=2)
+DEFAULTS = Resolved()
 
 
 @pytest.fixture
@@ -30,8 +30,8 @@ def meta(tmp_path: Path) -> TableMetaClient:
     return init_table(str(tmp_path / "t"), {HudiTableConfig.NAME.key: "t"})
 
 
-def _begin(meta: TableMetaClient) -> Transaction:
-    txn = Transaction.begin(meta, Action.DELTA_COMMIT)
+def _begin(meta: TableMetaClient, options: Resolved = DEFAULTS) -> Transaction:
+    txn = Transaction.begin(meta, Action.DELTA_COMMIT, options)
     txn.start(CommitMetadata({}, "upsert"))
     return txn
 
@@ -42,8 +42,8 @@ def _complete(txn: Transaction, checkpoint: dict[str, str] | None = None) -> str
     return txn.instant_time
 
 
-def _commit(meta: TableMetaClient, checkpoint: dict[str, str] | None = None) -> str:
-    return _complete(_begin(meta), checkpoint)
+def _commit(meta: TableMetaClient, checkpoint: dict[str, str] | None = None, options: Resolved = DEFAULTS) -> str:
+    return _complete(_begin(meta, options), checkpoint)
 
 
 # -- the sink's checkpoint -------------------------------------------------------------------
@@ -91,15 +91,15 @@ def test_an_empty_table_offers_nothing_past_earliest(meta: TableMetaClient) -> N
 
 def test_the_latest_offset_stops_before_a_write_still_in_flight(meta: TableMetaClient) -> None:
     """A commit that started earlier but completes later must not fall behind the stream."""
-    with concurrency_scope(OCC):
-        first = _commit(meta)
-        slow = _begin(meta)
-        fast = _commit(meta)
-        meta.reload_timeline()
-        assert latest_offset_instant(meta) == first
-        _complete(slow)
-        meta.reload_timeline()
-        assert latest_offset_instant(meta) == fast
+    occ = Resolved().given(concurrency=OCC)
+    first = _commit(meta, options=occ)
+    slow = _begin(meta, occ)
+    fast = _commit(meta, options=occ)
+    meta.reload_timeline()
+    assert latest_offset_instant(meta) == first
+    _complete(slow)
+    meta.reload_timeline()
+    assert latest_offset_instant(meta) == fast
 
 
 def test_start_offset_is_earliest_latest_or_an_instant_time() -> None:
