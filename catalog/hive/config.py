@@ -36,6 +36,7 @@ from enum import Enum
 
 from hudi_sql.config import HudiConfigs, HudiTableConfig
 from hudi_sql.config.registry import ConfigOption, ConfigScope, parse_bool, parse_int, parse_str
+from hudi_sql.config.resolve import TableConfig
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError
 
@@ -234,7 +235,8 @@ def resolve_sync_settings(
     """
     configs = options if isinstance(options, HudiConfigs) else HudiConfigs.of(options, validate=False)
     props = dict(table_properties or {})
-    both = {**props, **configs.raw()}
+    table = TableConfig.of(props)  # the table's side, read by the rules every reader of it follows
+    both = HudiConfigs.layered(props, configs.raw())  # the write's options over the table's
 
     def pick(key: ConfigOption[object], inferred: object = None) -> object:
         if configs.is_set(key):
@@ -245,14 +247,13 @@ def resolve_sync_settings(
     if mode is None:
         mode = HiveSyncMode.JDBC if configs.get(HiveSyncConfig.USE_JDBC) else HiveSyncMode.HIVEQL
 
-    table_fields = (props.get(HudiTableConfig.PARTITION_FIELDS.key)
-                    or both.get(HudiWriteConfig.PARTITION_PATH_FIELDS.key))
-    inferred_fields = _strip_field_types(str(table_fields)) if table_fields else ()
+    inferred_fields = table.partition_fields or _strip_field_types(
+        ",".join(both.get(HudiWriteConfig.PARTITION_PATH_FIELDS)))
     partition_fields = (_strip_field_types(str(configs.get(HiveSyncConfig.PARTITION_FIELDS)))
                         if configs.is_set(HiveSyncConfig.PARTITION_FIELDS) else inferred_fields)
-    hive_style = str(both.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING.key, "false")).lower() == "true"
-    url_encoded = str(both.get(HudiWriteConfig.URL_ENCODE_PARTITIONING.key, "false")).lower() == "true"
-    base_format = props.get(HudiTableConfig.BASE_FILE_FORMAT.key)
+    hive_style = bool(both.get(HudiWriteConfig.HIVE_STYLE_PARTITIONING))
+    url_encoded = bool(both.get(HudiWriteConfig.URL_ENCODE_PARTITIONING))
+    base_format = table.base_file_format if HudiTableConfig.BASE_FILE_FORMAT.key in props else None
 
     spark_version = str(configs.get(HiveSyncConfig.SPARK_VERSION))
     if not spark_version:
@@ -265,8 +266,9 @@ def resolve_sync_settings(
 
     return HiveSyncSettings(
         mode=mode,
-        database=str(pick(HiveSyncConfig.DATABASE, props.get(HudiTableConfig.DATABASE_NAME.key) or None)),
-        table=str(pick(HiveSyncConfig.TABLE, props.get(HudiTableConfig.NAME.key) or both.get(HudiTableConfig.NAME.key))),
+        database=str(pick(HiveSyncConfig.DATABASE,
+                          table.database_name if HudiTableConfig.DATABASE_NAME.key in props else None)),
+        table=str(pick(HiveSyncConfig.TABLE, table.name or both.get(HudiTableConfig.NAME))),
         partition_fields=partition_fields,
         partition_extractor_class=str(pick(HiveSyncConfig.PARTITION_EXTRACTOR_CLASS,
                                            _infer_extractor(partition_fields, hive_style))),
