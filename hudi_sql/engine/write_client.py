@@ -317,7 +317,6 @@ class WriteClient:
             txn.start(self._workload_metadata(profile, plan, operation))
             execution = execute_plan(tagged, plan, self.resolved.index, index_type)
             index_stats = index.last_stats if index is not None else None
-            self.last_marker_batches = execution.marker_batches
         finally:
             if cached:
                 tagged.unpersist()
@@ -330,7 +329,8 @@ class WriteClient:
         txn.complete(metadata)
         failures = self.post_commit(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(execution.stats),
-                           writer_pids=execution.writer_pids, post_commit_failures=failures, index_stats=index_stats)
+                           writer_pids=execution.writer_pids, post_commit_failures=failures, index_stats=index_stats,
+                           marker_batches=execution.marker_batches)
 
     def post_commit(self, spark: Any, meta: TableMetaClient) -> tuple[PostCommitFailure, ...]:
         """Table services after a commit, in Hudi's order: compaction, clustering, clean, archive, then

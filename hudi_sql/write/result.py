@@ -49,6 +49,8 @@ class WriteResult:
     #: the index's counts of its lookup (:class:`~hudi_sql.index.bloom.BloomIndexStats` for the bloom
     #: index), None when the write used no index or its index keeps none
     index_stats: object | None = None
+    #: timeline-server markers: the MARKERS files the marker server wrote (0 with direct markers)
+    marker_batches: int = 0
 
     @property
     def num_inserted(self) -> int:
