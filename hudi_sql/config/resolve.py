@@ -4,12 +4,13 @@ Precedence, lowest first (Hudi's Spark SQL and datasource writer agree on it)::
 
     registry defaults < hoodie.properties < session SET < table (catalog) properties < statement options
 
-:func:`resolve_options` merges the layers into one :class:`HudiConfigs`; the ``*Config.of``
-constructors below read it into frozen dataclasses with typed fields: :class:`TableConfig`
-(the table's fixed properties), :class:`WriteConfig`, :class:`ReadConfig` and the service
-configs (:class:`CleanConfig`, :class:`ArchiveConfig`, :class:`CompactionConfig`,
-:class:`ClusteringConfig`). Each is built once, at the driver, and handed down; a value that
-does not parse fails here, naming its key, before anything touches the table.
+:func:`resolve_options` merges the layers into one :class:`HudiConfigs`. An operation's entry
+point (the write client, a table service called on its own, a procedure, a reader, a stream)
+wraps them in one :class:`Resolved` and hands it down: each scope's typed config
+(:class:`WriteConfig` here; the read, service, index, bootstrap, SQL insert and streaming configs
+in :mod:`hudi_sql.config.scoped`; the metadata table's and concurrency's in their modules) is read
+the first time it is asked for and kept; a value that does not parse fails there, naming its key.
+:class:`TableConfig` is the one typed reading of a table's ``hoodie.properties``.
 
 The record key and ordering field of an existing table come from its ``hoodie.properties``
 (fixed at creation); an option naming other fields is an error raised here, once
