@@ -9,7 +9,9 @@ Python::
     figures = table_report("/data/trips", format="json")  # the same figures as JSON text
 
 :mod:`~hudi_sql.report.collect` gathers the figures (pure values, from the timeline and file
-listings only; no data file is read and no Spark is needed), :mod:`~hudi_sql.report.plots`
+listings only; no data file is read and no Spark is needed), :mod:`~hudi_sql.report.advise`
+recommends what to change (it reads the footers of a sample of base files for their key ranges),
+:mod:`~hudi_sql.report.plots`
 draws them with matplotlib (the optional extra ``report``) and
 :mod:`~hudi_sql.report.render` lays out the page. docs/report.md explains every figure.
 """
@@ -18,11 +20,13 @@ from __future__ import annotations
 
 __all__ = ["FORMATS", "TableReport", "collect_report", "render_html", "render_json", "table_report"]
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import datetime
 
 from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiConfigError
+from hudi_sql.report.advise import recommend
 from hudi_sql.report.collect import TableReport, collect_report
 from hudi_sql.report.render import render_html, render_json
 from hudi_sql.table.meta_client import TableMetaClient
@@ -52,4 +56,6 @@ def table_report(path_or_meta: str | TableMetaClient, options: HudiConfigs | Map
                               help="--format html (a page with plots) or --format json (the figures)")
     meta = path_or_meta if isinstance(path_or_meta, TableMetaClient) else TableMetaClient.load(path_or_meta)
     report = collect_report(meta, options, now=now)
+    plain = options.raw() if isinstance(options, HudiConfigs) else options
+    report = dataclasses.replace(report, recommendations=recommend(meta, report, plain))
     return render_html(report) if kind == "html" else render_json(report)

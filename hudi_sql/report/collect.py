@@ -54,6 +54,7 @@ from hudi_sql.config.scoped import CleanConfig
 from hudi_sql.errors import HudiTimelineError
 from hudi_sql.model.commit_metadata import CommitMetadata
 from hudi_sql.model.instant import Action, Instant, State, parse_instant_time
+from hudi_sql.report.recommendation import Recommendation
 from hudi_sql.services.clean import load_clean_inputs, plan_clean_from
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
@@ -174,6 +175,8 @@ class TableReport:
     last_compaction: str | None
     clean: CleanPreview
     savepoints: tuple[SavepointInfo, ...]
+    #: what to change (:mod:`hudi_sql.report.advise`), filled in by the report's builder
+    recommendations: tuple[Recommendation, ...] = ()
 
     @property
     def is_mor(self) -> bool:
@@ -234,6 +237,7 @@ class TableReport:
                       "files_by_partition": dict(self.clean.files_by_partition),
                       "bytes_by_partition": dict(self.clean.bytes_by_partition)},
             "savepoints": [dataclasses.asdict(s) for s in self.savepoints],
+            "recommendations": [dataclasses.asdict(r) for r in self.recommendations],
         }
         if self.is_mor:
             out["merge_on_read"] = {

@@ -109,7 +109,13 @@ def _plot_section(plot: Plot) -> str:
 
 
 def _tables(report: TableReport) -> list[str]:
-    out = []
+    out = [_section(
+        "recommendations", "Recommendations",
+        "What the table's own figures say to change (none is applied); docs/report.md explains each rule.",
+        _table(["finding", "evidence", "setting", "expected effect"],
+               [(r.finding, r.evidence, r.setting, r.expected_effect) for r in report.recommendations],
+               [False, False, False, False])
+        if report.recommendations else '<p class="muted">None: nothing in the figures calls for a change.</p>')]
     pending = list(report.pending_compactions) + list(report.pending_clusterings)
     out.append(_section(
         "pending", "Pending compaction and clustering plans",

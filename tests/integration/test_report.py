@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,21 @@ def test_report_procedure_returns_the_json_figures(spark: Any, history: dict[str
     (written,) = db.sql(f"CALL table_report(path => '{history['mor']}', out => '{out}')").collect()
     assert written["out"] == str(out) and written["content"] is None
     assert out.read_text().count("<svg") == 8
+
+
+def test_advise_names_random_keys_under_the_bloom_index_and_is_quiet_on_a_healthy_table(
+        spark: Any, history: dict[str, Any], tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    assert db.sql(f"CALL advise(path => '{history['cow']}')").collect() == []
+    path = str(tmp_path / "random_keys")
+    options = {**_options("random_keys", "COPY_ON_WRITE", "insert"), HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key: "0"}
+    for batch in range(4):  # four inserts, four files in one partition, each spanning nearly every key
+        rows = [(str(uuid.uuid4()), f"n{batch}", batch, "a") for _ in range(20)]
+        hudi_sql.write(spark.createDataFrame(rows, "id string, name string, ts long, p string"), path, options)
+    (advice,) = db.sql(f"CALL advise(path => '{path}', options => 'hoodie.index.type=BLOOM')").collect()
+    assert advice["setting"] == "hoodie.index.type=SIMPLE"
+    assert "over 4 sampled files" in advice["evidence"]
+    assert db.sql(f"CALL advise(path => '{path}')").collect() == []  # the simple index already
 
 
 def test_report_cli_table_name_is_looked_up_in_the_catalog(spark: Any, history: dict[str, Any]) -> None:
