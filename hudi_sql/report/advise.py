@@ -30,13 +30,19 @@ The rules follow Apache Hudi's tuning guidance for daily upserts:
 
 from __future__ import annotations
 
-__all__ = ["advise", "key_range_overlap", "recommend", "sample_key_ranges"]
+__all__ = ["advise", "key_range_overlap", "procedure_call", "recommend", "sample_key_ranges"]
 
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 
-from hudi_sql.config import IndexType
+from hudi_sql.config import (
+    HudiCompactionConfig,
+    HudiMetadataConfig,
+    HudiServiceConfig,
+    HudiWriteConfig,
+    IndexType,
+)
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiError
 from hudi_sql.index.bloom_footer import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
@@ -110,6 +116,13 @@ def key_range_overlap(ranges_by_partition: Mapping[str, Sequence[tuple[str, str]
     return (statistics.fmean(shares), len(shares)) if shares else None
 
 
+def procedure_call(name: str, **args: str) -> str:
+    """The text of ``CALL name(arg => 'value', ...)`` for a reader to run, each value a quoted SQL string."""
+    quoted = ", ".join(f"{key} => '" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+                       for key, value in args.items())
+    return "CALL " + name + "(" + quoted + ")"
+
+
 def recommend(meta: TableMetaClient, report: TableReport,
               options: Mapping[str, object] | None = None) -> tuple[Recommendation, ...]:
     """The recommendations for the table *meta* whose figures are *report*, judged under the
@@ -154,7 +167,7 @@ def _unordered_keys(options: Resolved, key_ranges: Mapping[str, Sequence[tuple[s
         finding="record keys are not ordered: bloom range pruning keeps nearly every file as a candidate",
         evidence=f"the key range of a base file overlaps {share:.0%} of its partition's other files' "
                  f"(over {files} sampled files); ordered keys overlap none",
-        setting=f"hoodie.index.type={simple.value}",
+        setting=f"{HudiWriteConfig.INDEX_TYPE.key}={simple.value}",
         expected_effect="each upsert matches its keys against the partitions' keys in one join instead of "
                         "loading and probing the bloom filter of every file",
     )
@@ -180,7 +193,7 @@ def _update_heavy_copy_on_write(report: TableReport) -> Recommendation | None:
         finding="updates rewrite whole files: a Copy-On-Write table under an update-heavy workload",
         evidence=f"the last {len(recent)} commits with updates wrote {written} bytes for {updated} updated "
                  f"of {changed} changed records: median write amplification {amplification:.1f}",
-        setting="hoodie.datasource.write.table.type=MERGE_ON_READ (a new table: CREATE TABLE ... "
+        setting=f"{HudiWriteConfig.TABLE_TYPE.key}=MERGE_ON_READ (a new table: CREATE TABLE ... "
                 "TBLPROPERTIES (type = 'mor') AS SELECT ... from this one)",
         expected_effect=f"updates appended to log files (write amplification about 1 instead of "
                         f"{amplification:.0f}), the files rewritten once per compaction",
@@ -201,14 +214,15 @@ def _compaction_backlog(report: TableReport, options: Resolved) -> Recommendatio
         return None
     table = report.table_name
     if report.pending_compactions:
-        setting = f"CALL run_compaction(op => 'execute', table => '{table}')"
+        setting = procedure_call("run_compaction", op="execute", table=table)
         effect = f"the {len(report.pending_compactions)} scheduled compactions merged into new base files"
     elif options.compaction.inline:
-        setting = (f"CALL run_compaction(op => 'scheduleAndExecute', table => '{table}'), and a lower "
-                   f"hoodie.compact.inline.max.delta.commits than {trigger}")
+        setting = (procedure_call("run_compaction", op="scheduleAndExecute", table=table)
+                   + f", and a lower {HudiCompactionConfig.MAX_DELTA_COMMITS.key} than {trigger}")
         effect = "the logs merged into base files now, and sooner after each write"
     else:
-        setting = f"hoodie.compact.inline=true (with hoodie.compact.inline.max.delta.commits={trigger})"
+        setting = (f"{HudiCompactionConfig.INLINE.key}=true (with "
+                   f"{HudiCompactionConfig.MAX_DELTA_COMMITS.key}={trigger})")
         effect = f"a compaction after every {trigger} deltacommits, so logs never hold more than that"
     return Recommendation(
         finding="compaction is behind: snapshot reads merge large logs into their base files",
@@ -231,11 +245,11 @@ def _small_files(report: TableReport, options: Resolved) -> Recommendation | Non
             return None
         return Recommendation(
             finding="inserts never top up small files: the small-file limit is off",
-            evidence=f"hoodie.parquet.small.file.limit=0; {small} of {base_files} base files are under "
+            evidence=f"{HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key}=0; {small} of {base_files} base files are under "
                      f"{DEFAULT_SMALL_FILE_LIMIT} bytes",
-            setting=f"hoodie.parquet.small.file.limit={DEFAULT_SMALL_FILE_LIMIT}",
-            expected_effect="new inserts fill the small files up to hoodie.parquet.max.file.size before "
-                            "opening new ones",
+            setting=f"{HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key}={DEFAULT_SMALL_FILE_LIMIT}",
+            expected_effect=f"new inserts fill the small files up to {HudiWriteConfig.PARQUET_MAX_FILE_SIZE.key} "
+                            "before opening new ones",
         )
     if small < MIN_SMALL_FILES or small < SMALL_FILE_SHARE * base_files:
         return None
@@ -246,9 +260,9 @@ def _small_files(report: TableReport, options: Resolved) -> Recommendation | Non
         finding="many small files: every query opens more files than the data needs",
         evidence=f"{small} of {base_files} base files are under the small-file limit {limit} bytes "
                  f"({small_bytes} bytes in all)",
-        setting=f"CALL run_clustering(table => '{report.table_name}')",
+        setting=procedure_call("run_clustering", table=report.table_name),
         expected_effect=f"the small files rewritten as about {expected} files of up to {target} bytes "
-                        "(hoodie.clustering.plan.strategy.target.file.max.bytes)",
+                        f"({HudiServiceConfig.CLUSTERING_TARGET_FILE_MAX_BYTES.key})",
     )
 
 
@@ -257,11 +271,10 @@ def _no_column_statistics(report: TableReport, options: Resolved,
     files = sum(p.file_groups for p in report.partitions)
     if files < MIN_FILES_FOR_COLUMN_STATS or MetadataPartition.COLUMN_STATS.value in declared:
         return None
+    m = HudiMetadataConfig
+    setting = f"{m.COLUMN_STATS_ENABLE.key}=true and, for queries, {m.DATA_SKIPPING.key}=true"
     if not options.metadata.enable:
-        setting = ("hoodie.metadata.enable=true, hoodie.metadata.index.column.stats.enable=true and, "
-                   "for queries, hoodie.enable.data.skipping=true")
-    else:
-        setting = "hoodie.metadata.index.column.stats.enable=true and, for queries, hoodie.enable.data.skipping=true"
+        setting = f"{m.ENABLE.key}=true, {setting}"
     return Recommendation(
         finding="queries read every file: the metadata table keeps no column statistics",
         evidence=f"{files} file groups in {len(report.partitions)} partitions and no column_stats partition",
