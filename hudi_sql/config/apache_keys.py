@@ -18,7 +18,8 @@ family: every key under that prefix is Apache Hudi's.
 
 from __future__ import annotations
 
-__all__ = ["ApacheKey", "apache_key", "apache_keys", "is_apache_key", "renames", "warn_not_implemented"]
+__all__ = ["ApacheKey", "apache_key", "apache_keys", "is_apache_key", "newest_release", "renames",
+           "warn_not_implemented"]
 
 import functools
 import logging
@@ -86,6 +87,11 @@ def _release_order(release: str) -> tuple[int, ...]:
 def apache_keys() -> frozenset[str]:
     """Every exact option key an Apache Hudi release declares (the prefix families excluded)."""
     return frozenset(_load().keys)
+
+
+def newest_release() -> str:
+    """The newest Apache Hudi release the key list was generated from."""
+    return _load().newest_release
 
 
 def apache_key(key: str) -> ApacheKey | None:

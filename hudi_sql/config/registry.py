@@ -27,6 +27,7 @@ __all__ = [
     "all_config_enums",
     "canonical_key",
     "import_plugin_modules",
+    "known_option",
     "parse_bool",
     "parse_float",
     "parse_int",
@@ -298,6 +299,11 @@ def canonical_key(key: str) -> str:
         return key
     spelled = {k.lower(): k for k in (*known, *apache_keys.apache_keys())}
     return spelled.get(key.lower(), key)
+
+
+def known_option(key: str) -> ConfigOption[Any] | None:
+    """The option the registry reads *key* as (itself, or the key an older name stands for), else None."""
+    return _known_keys().get(canonical_key(key))
 
 
 def _known_keys() -> dict[str, ConfigOption[Any]]:

@@ -20,6 +20,7 @@ The record key and ordering field of an existing table come from its ``hoodie.pr
 from __future__ import annotations
 
 __all__ = [
+    "SCOPES",
     "Resolved",
     "TableConfig",
     "WriteConfig",
@@ -360,7 +361,7 @@ class Resolved:
 
     def check(self) -> Resolved:
         """Every scope read now; a value that does not parse fails here, naming its key."""
-        for scope in _SCOPES:
+        for scope in SCOPES:
             getattr(self, scope)
         return self
 
@@ -411,7 +412,7 @@ class Resolved:
     def given(self, **scopes: object) -> Resolved:
         """These options with some scopes' configs given as typed values (``given(concurrency=c)``):
         for a caller that holds a typed config rather than option strings."""
-        unknown = set(scopes) - set(_SCOPES)
+        unknown = set(scopes) - set(SCOPES)
         if unknown:
             raise TypeError(f"not a scope of Resolved: {', '.join(sorted(unknown))}")
         resolved = Resolved(self.configs)
@@ -424,5 +425,6 @@ class Resolved:
         return Resolved(self.configs.with_options(options))
 
 
-_SCOPES = ("write", "read", "clean", "archive", "compaction", "clustering", "metadata", "concurrency", "index",
+#: The scopes a :class:`Resolved` reads (its cached properties).
+SCOPES = ("write", "read", "clean", "archive", "compaction", "clustering", "metadata", "concurrency", "index",
            "bootstrap", "streaming")

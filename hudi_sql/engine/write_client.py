@@ -276,6 +276,7 @@ class WriteClient:
             df, keygen=keygen, table_schema=table_schema, ordering_field=ordering,
             delete_operation=operation.is_delete, dedup=config.dedup, global_index=index_type.is_global,
             delete_marker=self._payload(meta, ordering).rules.delete_marker,
+            combine_by_ordering=self._combines_by_ordering(meta, ordering),
         )
         uses_index = meta is not None and (operation in (WriteOperationType.UPSERT, WriteOperationType.DELETE) or (
             operation is WriteOperationType.INSERT and config.insert_drop_duplicates)
@@ -395,12 +396,26 @@ class WriteClient:
             spark_schema_json=from_avro_schema(schema_json).json(), file=FileWriteSettings.from_config(config),
             complex_keys=keygen.record_key_spec().composite,  # as the keygen decides
             ordering_field=ordering, event_time_ordering=payload.rules.ordered_merge,
+            combine_by_ordering=self._combines_by_ordering(meta, ordering),
             payload_class=payload.java_class,
             # Unset: Apache Hudi's Spark default (timeline-server markers: a few objects per write)
             # on an object store, where one PUT per data file is costly; direct markers on a local disk.
             marker_type=config.markers_type or ("DIRECT" if is_local(meta.base_path) else "TIMELINE_SERVER_BASED"),
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
         )
+
+    def _combines_by_ordering(self, meta: TableMetaClient | None, ordering: str | None) -> bool:
+        """Whether a batch's records of one key combine by their ordering value. Apache Hudi 0.15's
+        payloads do (``preCombine`` keeps the greater value, ``OverwriteWithLatestAvroPayload``
+        too); on version 8 and up the record merger does only under event-time ordering: merging
+        by commit time, the latest arrival in the batch wins (checked against Apache Hudi 1.2)."""
+        version = meta.table_version if meta is not None else (self.config.write_table_version
+                                                                or DEFAULT_CREATE_VERSION)
+        if version < 8:
+            return True
+        if meta is not None and not self.config.payload_class:
+            return meta.record_payload()[0] is not None  # the table's merge mode decides
+        return self._payload(meta, ordering).rules.ordered_merge
 
     def _payload(self, meta: TableMetaClient | None, ordering: str | None) -> Payload:
         """The write's payload class merges its records (as Apache Hudi's writer does); else the table's."""

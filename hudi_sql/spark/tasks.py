@@ -82,7 +82,8 @@ def write_bucket_task(plan: WritePlan, records: pa.Table) -> pa.Table:
     options = plan.handle_options
     natural_deletes = plan.operation in ("DELETE", "DELETE_PREPPED")
     if plan.combine_in_task:
-        records = latest_per_key(records, options.ordering_field, handle_payload(options))
+        records = latest_per_key(records, options.ordering_field if options.combine_by_ordering else None,
+                                 handle_payload(options))
     if plan.sort_mode in ("GLOBAL_SORT", "PARTITION_SORT"):
         records = records.sort_by(RECORD_KEY_FIELD)
     if bucket.bucket_type is BucketType.INSERT:

@@ -112,6 +112,9 @@ class HandleOptions:
     complex_keys: bool = False  # "field:value" keys (ComplexKeyGenerator) when recomputing keys
     ordering_field: str | None = None
     event_time_ordering: bool = True  # DefaultHoodieRecordPayload: stored record kept if its ordering is higher
+    #: a batch's records of one key combine by the ordering value (else the latest arrival wins:
+    #: a version 8+ table merging by commit time, as Apache Hudi 1.x's record merger does)
+    combine_by_ordering: bool = True
     payload_class: str = ""  # the table's payload class (model.payload.Payload); empty: by event_time_ordering
     file: FileWriteSettings = field(default_factory=FileWriteSettings)  # codec, sizes, bloom filter
     marker_type: str = "DIRECT"

@@ -88,8 +88,10 @@ def prepare_records(
     dedup: bool,
     global_index: bool,
     delete_marker: tuple[str, str] | None = None,
+    combine_by_ordering: bool = True,
 ) -> PreparedInput:
-    """Keyed, flagged and (optionally) deduplicated records, cast to the table schema."""
+    """Keyed, flagged and (optionally) deduplicated records, cast to the table schema; duplicates
+    of a key combine by *ordering_field* when *combine_by_ordering*, else the latest arrival wins."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -152,7 +154,8 @@ def prepare_records(
     if dedup:
         partition_by = [F.col(RECORD_KEY_FIELD)] if global_index else [F.col(RECORD_KEY_FIELD),
                                                                        F.col(PARTITION_PATH_FIELD)]
-        order = [F.col(ordering_field).desc_nulls_last()] if ordering_present and ordering_field else []
+        order = ([F.col(ordering_field).desc_nulls_last()]
+                 if ordering_present and ordering_field and combine_by_ordering else [])
         keyed = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
         window = Window.partitionBy(*partition_by).orderBy(*order, F.col(ARRIVAL_COLUMN).desc())
         keyed = (keyed.withColumn("_hoodie_rank", F.row_number().over(window))

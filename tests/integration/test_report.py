@@ -178,6 +178,20 @@ def test_verify_table_finds_a_duplicate_key_a_missing_file_and_a_stale_listing_a
     assert ("keys", "(not checked)") in found  # the snapshot cannot be read with a file missing
 
 
+def test_check_config_names_the_ignored_and_dropped_options_of_the_table_and_the_session(
+        spark: Any, tmp_path: Path) -> None:
+    db = hudi_sql.connect(spark)
+    db.sql(f"CREATE TABLE check_cfg (id INT, ts BIGINT) USING hudi LOCATION '{tmp_path / 'check_cfg'}' "
+           "TBLPROPERTIES (primaryKey = 'id', 'hoodie.payload.combined.schema.validate' = 'true')")
+    db.sql("SET hoodie.clustering.preserve.commit.metadata = true")
+    try:
+        found = {(r["key"], r["source"], r["finding"]) for r in db.sql("CALL check_config(table => 'check_cfg')").collect()}
+    finally:
+        db.sql("DROP TABLE check_cfg")
+    assert found == {("hoodie.payload.combined.schema.validate", "table", "ignored"),
+                     ("hoodie.clustering.preserve.commit.metadata", "session", "dropped by Apache Hudi")}
+
+
 def test_report_cli_table_name_is_looked_up_in_the_catalog(spark: Any, history: dict[str, Any]) -> None:
     hudi_sql.connect(spark).sql(f"CREATE TABLE report_cli_cow USING hudi LOCATION '{history['cow']}'")
     out, err = io.StringIO(), io.StringIO()

@@ -232,6 +232,22 @@ def test_batch_duplicates_combine_to_greatest_ordering_then_latest_row(
     assert "_hoodie_arrival" not in our_table(spark, str(tmp_path)).column_names
 
 
+def test_batch_duplicates_of_a_version_8_table_merging_by_commit_time_keep_the_latest_arrival(
+        spark: Any, tmp_path: Path) -> None:
+    """Apache Hudi 1.2's record merger under COMMIT_TIME_ORDERING ignores the ordering value, in
+    the batch as against the stored record (docs/compatibility.md §25)."""
+    options = _options("arrival", **{"hoodie.write.table.version": "8",
+                                     "hoodie.datasource.write.payload.class":
+                                         "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"})
+    hudi_sql.write(spark.createDataFrame([(1, "stored", 1, "a")], SCHEMA), str(tmp_path), options)
+    assert TableMetaClient.load(str(tmp_path)).config.record_merge_mode == "COMMIT_TIME_ORDERING"
+    batch = spark.createDataFrame([(1, "high", 9, "a"), (2, "high", 9, "a"), (1, "late", 5, "a"),
+                                   (2, "later", 3, "a")], SCHEMA)
+    hudi_sql.write(batch, str(tmp_path), options)
+    assert rows_of(our_table(spark, str(tmp_path)), ["id", "payload", "ts"], key="id") == [
+        {"id": 1, "payload": "late", "ts": 5}, {"id": 2, "payload": "later", "ts": 3}]
+
+
 # -- file settings: every writer of base files takes the table's parquet and bloom options --------
 
 _FILE_OPTIONS = {"hoodie.parquet.block.size": "4096", "hoodie.parquet.page.size": "1024",

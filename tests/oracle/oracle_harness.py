@@ -52,7 +52,8 @@ class OracleError(AssertionError):
     """Apache Hudi refused a step; the message is its exception."""
 
     def __init__(self, response: dict[str, Any]) -> None:
-        super().__init__(f"Apache Hudi failed at step {response.get('step')}: {response.get('error')}")
+        causes = "".join(f"\n  caused by: {c}" for c in (response.get("causes") or [])[:4])
+        super().__init__(f"Apache Hudi failed at step {response.get('step')}: {response.get('error')}{causes}")
         self.response = response
 
 

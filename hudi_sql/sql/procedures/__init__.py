@@ -44,7 +44,7 @@ MODULES = [
     "hudi_sql.sql.procedures.bootstrap",
     "hudi_sql.sql.procedures.services",
     "hudi_sql.sql.procedures.report",
-    "hudi_sql.sql.procedures.advise",
+    "hudi_sql.sql.procedures.table_health",
     "hudi_sql.sql.procedures.metadata_table",
 ]
 

@@ -1,9 +1,10 @@
-"""``CALL advise`` and ``CALL verify_table``: what to change in a table, from its own figures
-(:mod:`hudi_sql.report.advise`), and whether it is whole (:mod:`hudi_sql.report.verify`).
+"""The table's health from SQL: ``CALL advise`` (what to change, from the table's own figures:
+:mod:`hudi_sql.report.advise`), ``CALL check_config`` (the options set on it that are ignored,
+renamed, dropped, unknown or contradictory: :mod:`hudi_sql.config.check`) and ``CALL
+verify_table`` (whether it is whole: :mod:`hudi_sql.report.verify`).
 
-Not Apache Hudi's procedures. One row per recommendation (``finding``, ``evidence``, ``setting``,
-``expected_effect``) or per discrepancy (``check``, ``subject``, ``detail``); none when all is
-well; nothing is applied or repaired. The options judged by are the table's (its catalog
+Not Apache Hudi's procedures. One row per recommendation, option finding or discrepancy; none
+when all is well; nothing is applied or repaired. The options judged by are the table's (its catalog
 properties and the session's ``SET``) with ``options => 'k=v,...'`` over them.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hudi_sql.config.check import check_options
 from hudi_sql.report.advise import recommend
 from hudi_sql.report.collect import collect_report
 from hudi_sql.report.verify import verify_table as verify
@@ -42,3 +44,19 @@ def verify_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any,
     meta = ctx.meta(args)
     options = ctx.resolve(args, parse_options(args["options"], "CALL verify_table"))
     return [(d.check, d.subject, d.detail) for d in verify(ctx.spark, meta, options)]
+
+
+@procedure(
+    "check_config",
+    args=[Arg("table"), Arg("path")],
+    output="key string, value string, source string, finding string, detail string",
+    description="The hoodie.* options set on the table (TBLPROPERTIES) and in the session (SET) that hudi-sql "
+    "ignores, reads under a newer name, that an Apache Hudi release dropped, that no release knows, that do "
+    "not parse, or that contradict each other or the table.",
+)
+def check_config(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    meta = ctx.meta(args)
+    session = {k: str(v) for k, v in ctx.runner.options.items() if k.startswith("hoodie.")}
+    table = dict(ctx.facts(str(args["table"])).catalog_properties) if args.get("table") else {}
+    sources = {"session": session, "table": {k: v for k, v in table.items() if k.startswith("hoodie.")}}
+    return [(f.key, f.value, f.source, f.finding, f.detail) for f in check_options(sources, meta.properties)]
