@@ -130,7 +130,8 @@ def plan_savepoint(meta_client: TableMetaClient, instant_time: str | None = None
 
 
 def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = None, *, user: str = "",
-                     comments: str = "", options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> SavepointMetadata:
+                     comments: str = "",
+                     options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> SavepointMetadata:
     """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then
     ``<t>.savepoint``; under the lock *options* name (as every service: see :mod:`hudi_sql.commit.locks`)."""
     metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
@@ -160,7 +161,8 @@ def show_savepoints(meta_client: TableMetaClient) -> list[dict[str, Any]]:
     return rows
 
 
-def delete_savepoint(meta_client: TableMetaClient, instant_time: str, options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> None:
+def delete_savepoint(meta_client: TableMetaClient, instant_time: str,
+                     options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> None:
     """Remove a savepoint: its files may then be cleaned and its commit archived.
 
     Raises:
