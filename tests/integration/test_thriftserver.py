@@ -365,6 +365,14 @@ def test_metadata_calls_list_schemas_tables_columns(server: Any) -> None:
         by_name = {r[3]: r for r in columns}
         assert {"id", "name", "fare"} <= set(by_name)
         assert by_name["id"][4] == 4 and by_name["fare"][4] == 8  # java.sql.Types INTEGER, DOUBLE
+        # the columns DESCRIBE lists, meta columns first, positions counting them (Beeline's !columns)
+        described = [r[0] for r in _query(connection, "DESCRIBE hs2_trips")]
+        assert [r[3] for r in sorted(columns, key=lambda r: r[16])] == [c for c in described if c and
+                                                                       not c.startswith("#")][:len(columns)]
+        assert [r[3] for r in columns][:2] == ["_hoodie_commit_time", "_hoodie_commit_seqno"]
+        keys = fetch(client.GetPrimaryKeys(tt.TGetPrimaryKeysReq(session, schemaName="default",
+                                                                 tableName="hs2_trips")))
+        assert [(r[2], r[3], r[4]) for r in keys] == [("hs2_trips", "id", 1)]  # Beeline's !primarykeys
         assert ("TABLE",) in fetch(client.GetTableTypes(tt.TGetTableTypesReq(session)))
         assert any(r[0] == "DECIMAL" for r in fetch(client.GetTypeInfo(tt.TGetTypeInfoReq(session))))
         assert any(r[2] == "upper" for r in fetch(client.GetFunctions(tt.TGetFunctionsReq(session,

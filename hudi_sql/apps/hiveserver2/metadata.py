@@ -25,6 +25,8 @@ __all__ = [
 import re
 from typing import TYPE_CHECKING, Any
 
+from pyspark.sql.types import StructField, StructType
+
 from catalog.spark_catalog import SparkSessionCatalog
 from hudi_sql.apps.hiveserver2.wire import (
     INTEGRAL_KINDS,
@@ -32,10 +34,14 @@ from hudi_sql.apps.hiveserver2.wire import (
     T,
     column_spec,
 )
+from hudi_sql.config.sql_aliases import PRIMARY_KEY
+from hudi_sql.errors import HudiError
+from hudi_sql.model.schema import META_FIELDS
+from hudi_sql.spark.schema import add_meta_fields
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-    from pyspark.sql.types import StructField
 
 # Metadata operations ------------------------------------------------------------------------------
 
@@ -128,6 +134,31 @@ def tables(spark: SparkSession, schema: str | None, table: str | None) -> list[A
                 if info is not None:
                     infos.append(info)
     return infos
+
+
+def visible_columns(info: Any) -> list[StructField]:
+    """The columns a client sees: a Hudi table's five meta columns first, then its columns, as
+    ``DESCRIBE`` and Apache Hudi's catalog show them; another table's as the catalog has them."""
+    fields = list(info.schema.fields) if info.schema is not None else []
+    if not info.is_hudi or any(f.name in META_FIELDS for f in fields):
+        return fields
+    return list(add_meta_fields(StructType(fields)).fields)
+
+
+def primary_key_rows(info: Any) -> list[tuple[Any, ...]]:
+    """``GetPrimaryKeys``' rows: a Hudi table's record key fields, in order (``primaryKey`` of its
+    catalog entry, else its ``hoodie.properties``); none for another table."""
+    if not info.is_hudi:
+        return []
+    declared = str(info.properties.get(PRIMARY_KEY.name) or "")
+    keys = [k.strip() for k in declared.split(",") if k.strip()]
+    if not keys and info.location:
+        try:
+            keys = list(TableMetaClient.load(str(info.location)).record_key_fields)
+        except HudiError:
+            keys = []
+    return [("", info.ident.database, info.ident.name, key, sequence, None)
+            for sequence, key in enumerate(keys, start=1)]
 
 
 def column_row(info: Any, position: int, struct_field: StructField) -> tuple[Any, ...]:

@@ -72,8 +72,10 @@ from hudi_sql.apps.hiveserver2.metadata import (
     databases,
     jdbc_pattern,
     matches,
+    primary_key_rows,
     tables,
     type_info_rows,
+    visible_columns,
 )
 from hudi_sql.apps.hiveserver2.sasl import SaslError, SaslServerTransport, TransportKind, detect_transport
 from hudi_sql.apps.hiveserver2.sessions import (
@@ -287,8 +289,7 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
         def rows(spark: SparkSession) -> list[tuple[Any, ...]]:
             out = []
             for info in tables(spark, req.schemaName, req.tableName):
-                fields = info.schema.fields if info.schema is not None else []
-                out += [column_row(info, i, f) for i, f in enumerate(fields, start=1)
+                out += [column_row(info, i, f) for i, f in enumerate(visible_columns(info), start=1)
                         if matches(column_regex, f.name)]
             return out
 
@@ -314,7 +315,10 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
 
     @_guarded(tt.TGetPrimaryKeysResp)
     def GetPrimaryKeys(self, req: tt.TGetPrimaryKeysReq) -> tt.TGetPrimaryKeysResp:
-        handle = self._metadata(req.sessionHandle, tt.TOperationType.UNKNOWN, PRIMARY_KEYS_SCHEMA, lambda s: [])
+        def rows(spark: SparkSession) -> list[tuple[Any, ...]]:
+            return [row for info in tables(spark, req.schemaName, req.tableName) for row in primary_key_rows(info)]
+
+        handle = self._metadata(req.sessionHandle, tt.TOperationType.UNKNOWN, PRIMARY_KEYS_SCHEMA, rows)
         return tt.TGetPrimaryKeysResp(status=ok(), operationHandle=handle)
 
     @_guarded(tt.TGetCrossReferenceResp)
