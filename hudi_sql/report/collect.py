@@ -378,9 +378,11 @@ def _commit_stats(instant: Instant, metadata: CommitMetadata, duration: float | 
         partitions=len(metadata.partition_to_write_stats),
         files_written=sum(1 for s in stats if s.path),
         records_written=sum(s.num_writes for s in stats),
-        records_inserted=sum(s.num_inserts for s in stats),
-        records_updated=sum(s.num_update_writes for s in stats),
-        records_deleted=sum(s.num_deletes for s in stats),
+        # a compaction or clustering rewrites records without changing one (its write stats count
+        # the log records a compaction merged as updates): none inserted, updated or deleted
+        records_inserted=0 if service else sum(s.num_inserts for s in stats),
+        records_updated=0 if service else sum(s.num_update_writes for s in stats),
+        records_deleted=0 if service else sum(s.num_deletes for s in stats),
         bytes_written=written,
         changed_bytes=changed,
         write_amplification=amplification,

@@ -108,6 +108,11 @@ def _bars(ax: Any, heights: Sequence[float], bottom: Sequence[float] | None, col
         ax.fill_between(x, base, top, step="mid", color=color, label=label, linewidth=0)
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 file``, ``3 files``: a count with its noun in the right number."""
+    return f"{number:,} {noun if number == 1 else noun + 's'}"
+
+
 def _human_bytes(value: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if abs(value) < 1024 or unit == "TB":
@@ -282,7 +287,7 @@ def _file_sizes(report: TableReport) -> Plot:
             if small > 0:
                 ax.axvline(small, color="#ef6c00", linestyle="--", linewidth=1.2, label="small.file.limit")
             ax.axvline(largest, color="#c62828", linestyle=":", linewidth=1.2, label="max.file.size")
-            ax.set_title(f"{part.partition or '(table)'}: {part.base_files} files, {part.small_files} small",
+            ax.set_title(f"{part.partition or '(table)'}: {_count(part.base_files, 'file')}, {part.small_files} small",
                          fontsize=8)
             ax.set_xlabel("MB (log scale)")
             _integer_axis(ax.yaxis)
@@ -376,13 +381,14 @@ def _clean(report: TableReport) -> Plot:
             return
         ax.barh(range(len(chosen)), [clean.bytes_by_partition[p] / _MB for p in chosen], color="#c62828")
         ax.set_yticks(range(len(chosen)))
-        ax.set_yticklabels([f"{p or '(table)'} ({clean.files_by_partition[p]} files)" for p in chosen], fontsize=7)
+        ax.set_yticklabels([f"{p or '(table)'} ({_count(clean.files_by_partition[p], 'file')})" for p in chosen],
+                           fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("MB a clean would delete")
 
     return Plot("clean", "What a clean would remove now",
                 f"The cleaner's plan under {clean.policy} (earliest commit to retain "
-                f"{clean.earliest_commit_to_retain or '-'}): {clean.files} files, {_human_bytes(clean.bytes)}. "
+                f"{clean.earliest_commit_to_retain or '-'}): {_count(clean.files, 'file')}, {_human_bytes(clean.bytes)}. "
                 "Planned only; nothing was scheduled or deleted.",
                 _svg("clean", draw, height=max(1.8, 0.2 * len(chosen) + 1.0) if chosen else 1.0))
 

@@ -72,7 +72,8 @@ def _cards(report: TableReport) -> str:
     items += [
         ("pending compaction / clustering", f"{len(report.pending_compactions)} / {len(report.pending_clusterings)}",
          pending > 0),
-        ("clean would remove", f"{report.clean.files:,} files, {human_bytes(report.clean.bytes)}",
+        ("clean would remove", (f"{report.clean.files:,} file{'' if report.clean.files == 1 else 's'}, "
+                                f"{human_bytes(report.clean.bytes)}"),
          report.clean.files > 0),
         ("savepoints", f"{len(report.savepoints)}", False),
     ]

@@ -194,6 +194,8 @@ def test_collect_report_completed_compaction_resets_the_delta_count(tmp_path: Pa
     report = collect_report(table.reload())
     assert (report.delta_commits_since_compaction, report.last_compaction) == (1, tc)
     assert report.commits[1].write_amplification is None, "a compaction changes no record"
+    compaction = report.commits[1]
+    assert (compaction.records_written, compaction.records_updated, compaction.records_inserted) == (10, 0, 0)
 
 
 def test_table_report_json_is_the_collected_figures(cow: tuple[HandMadeTable, dict]) -> None:
