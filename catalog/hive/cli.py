@@ -1,7 +1,10 @@
 """``hudi-sql sync``: sync one table to a Hive metastore now, like Hudi's ``HiveSyncTool`` command.
 
     hudi-sql sync --base-path /data/trips --mode jdbc --jdbc-url jdbc:hive2://127.0.0.1:10000 \\
-                  [--database db] [--table t] [--partition-fields a,b] [--conf hoodie.k=v ...]
+                  [--database db] [--table t] [--partition-fields a,b] [--conf hoodie.k=v ...] [--output json]
+
+It prints what it did, a line per change (tables created, columns added or changed, partitions
+added, moved or dropped, the commit synced up to), or with ``--output json`` one object.
 
 Options map one to one onto ``hoodie.datasource.hive_sync.*``; ``--conf`` passes any other
 ``hoodie.*`` key. ``hms`` and ``hiveql`` modes use the embedded SparkSession's JVM.
@@ -14,6 +17,7 @@ import hudi_sql
 __all__ = ["main"]
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -47,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--partition-value-extractor")
     parser.add_argument("--skip-ro-suffix", action="store_true")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="more hoodie.* options")
+    parser.add_argument("--output", choices=("text", "json"), default="text",
+                        help="what the sync did: a line per change (text), or one JSON object")
     return parser
 
 
@@ -74,7 +80,10 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     except HudiError as exc:
         stderr.write(f"Error: {exc}\n")
         return 1
-    stdout.write(f"Synced {args.base_path}: {result}\n")
+    if args.output == "json":
+        stdout.write(json.dumps({"base_path": args.base_path, **result.summary()}) + "\n")
+    else:
+        stdout.write(f"Synced {args.base_path}\n" + "".join(f"  {line}\n" for line in result.lines()))
     return 0
 
 

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 from pyspark.sql.types import StructType
 
@@ -177,6 +178,51 @@ class SyncPlan:
 class SyncResult:
     plan: SyncPlan
     error: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """What the sync did, as plain values (``hudi-sql sync --output json``): the database
+        created or not, and per table whether it was created or registered, the columns added,
+        changed and dropped, the partitions added, moved and dropped, the commit synced up to."""
+        tables = []
+        for table in self.plan.tables:
+            schema = table.schema_update
+            tables.append({
+                "table": table.table,
+                "created": table.create is not None,
+                "registered": table.registered,
+                "columns_added": [c.name for c in schema.added] if schema else [],
+                "columns_changed": [c.name for c in schema.updated] if schema else [],
+                "columns_dropped": list(schema.deleted) if schema else [],
+                "partitions_added": len(table.events(PartitionEventType.ADD)),
+                "partitions_updated": len(table.events(PartitionEventType.UPDATE)),
+                "partitions_dropped": len(table.events(PartitionEventType.DROP)),
+                "last_commit_time_sync": table.last_commit_time_sync,
+            })
+        return {"database": self.plan.database, "database_created": self.plan.create_database, "tables": tables,
+                "warnings": list(self.plan.warnings), "error": self.error}
+
+    def lines(self) -> list[str]:
+        """The summary as lines for a person, one per change (Hudi's sync tool logs the same)."""
+        figures = self.summary()
+        out = [f"created database {figures['database']}"] if figures["database_created"] else []
+        for t in figures["tables"]:
+            name = f"{figures['database']}.{t['table']}"
+            done = ["created" if t["created"] else "registered" if t["registered"] else ""]
+            for key, what in (("columns_added", "added columns"), ("columns_changed", "changed columns"),
+                              ("columns_dropped", "dropped columns")):
+                if t[key]:
+                    done.append(f"{what} {', '.join(t[key])}")
+            for key, what in (("partitions_added", "added"), ("partitions_updated", "moved"),
+                              ("partitions_dropped", "dropped")):
+                if t[key]:
+                    done.append(f"{what} {t[key]} partition{'' if t[key] == 1 else 's'}")
+            changes = [d for d in done if d] or ["no change"]
+            synced = f" (synced up to commit {t['last_commit_time_sync']})" if t["last_commit_time_sync"] else ""
+            out.append(f"{name}: {'; '.join(changes)}{synced}")
+        out += [f"warning: {w}" for w in figures["warnings"]]
+        if figures["error"]:
+            out.append(f"error (ignored): {figures['error']}")
+        return out
 
 
 # --------------------------------------------------------------------------------------------

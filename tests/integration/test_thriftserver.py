@@ -12,6 +12,7 @@ is also registered as ``hs2_events`` (how ``CREATE TABLE`` in hudi-sql registers
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -163,10 +164,21 @@ def test_hudi_sql_sync_in_jdbc_mode_against_this_server_registers_tables_it_read
     err = io.StringIO()
     spark.sql("DROP DATABASE IF EXISTS hs2_sync_db CASCADE")
     try:
-        status = main(["sync", "--base-path", tables.events_path, "--mode", "jdbc",
-                       "--jdbc-url", f"jdbc:hive2://127.0.0.1:{server.port}", "--database", "hs2_sync_db",
-                       "--table", "synced_events"], stdout=io.StringIO(), stderr=err)
+        command = ["sync", "--base-path", tables.events_path, "--mode", "jdbc",
+                   "--jdbc-url", f"jdbc:hive2://127.0.0.1:{server.port}", "--database", "hs2_sync_db",
+                   "--table", "synced_events"]
+        out = io.StringIO()
+        status = main(command, stdout=out, stderr=err)
         assert status == 0, err.getvalue()
+        said = out.getvalue()  # a line per change, not the plan's repr
+        assert "created database hs2_sync_db" in said
+        assert "hs2_sync_db.synced_events_ro: registered" in said and "hs2_sync_db.synced_events_rt: registered" in said
+        assert "TablePlan(" not in said and len(said) < 1000
+        again = io.StringIO()
+        assert main([*command, "--output", "json"], stdout=again, stderr=err) == 0, err.getvalue()
+        figures = json.loads(again.getvalue())
+        assert [t["table"] for t in figures["tables"]] == ["synced_events_ro", "synced_events_rt"]
+        assert not figures["database_created"] and figures["error"] is None
         connection = _connect(server)
         try:
             assert _names(connection, "hs2_sync_db.synced_events_rt") == tables.events_snapshot
