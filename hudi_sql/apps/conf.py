@@ -1,14 +1,26 @@
-"""``--conf key=value`` handling shared by the shell and ``hudi-sql thriftserver``."""
+"""Command-line settings shared by the shell, ``hudi-sql thriftserver`` and ``hudi-sql report``:
+``--conf key=value`` and where a warehouse keeps its catalog."""
 
 from __future__ import annotations
 
-__all__ = ["split_conf"]
+__all__ = ["split_conf", "state_dir_for"]
 
 import argparse
+import os
 from collections.abc import Sequence
 
 from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiConfigError
+from hudi_sql.storage.uri import is_local
+
+
+def state_dir_for(state_dir: str | None, warehouse: str | None) -> str | None:
+    """The embedded metastore's folder: ``--state-dir`` when given, else ``<warehouse>/.hudi-sql``
+    for a local ``--warehouse`` (each warehouse its own catalog; a bucket holds no Derby
+    metastore), else ``None`` (the default state folder)."""
+    if state_dir is None and warehouse and is_local(warehouse):
+        return os.path.join(warehouse, ".hudi-sql")
+    return state_dir
 
 
 def split_conf(

@@ -21,7 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from hudi_sql.apps.conf import state_dir_for
 from hudi_sql.config import HudiServiceConfig, HudiWriteConfig
+from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.errors import HudiError
 from hudi_sql.report import table_report
 from hudi_sql.sql import statements as st
@@ -39,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", help="file to write (default: standard output)")
     parser.add_argument("--format", choices=("html", "json"), default=None,
                         help="html (default; json when --out ends in .json)")
+    parser.add_argument("--warehouse", metavar="DIR",
+                        help="a table name is looked up in this warehouse's catalog (as the shell's --warehouse)")
+    parser.add_argument("--state-dir", metavar="DIR", help="the embedded metastore's folder (as the shell's)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help=f"an option to judge by ({HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key}, "
                         f"{HudiServiceConfig.CLEANER_POLICY.key}, ...)")
@@ -59,6 +64,9 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         options[key.strip()] = value.strip()
     kind = args.format or ("json" if args.out and args.out.endswith(".json") else "html")
     try:
+        if spark is None and (args.warehouse or args.state_dir) and not TableMetaClient.exists(args.table):
+            state_dir = state_dir_for(args.state_dir, args.warehouse) or default_state_dir()
+            spark = spark_session(state_dir=state_dir, warehouse=args.warehouse)
         text = _report(args.table, options, kind, spark)
     except HudiError as exc:
         stderr.write(f"Error: {exc}\n")

@@ -33,7 +33,6 @@ from __future__ import annotations
 __all__ = ["format_rows", "main", "split_statements"]
 
 import argparse
-import os
 import sys
 import time
 import traceback
@@ -42,14 +41,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from catalog.base import TableIdent
-from hudi_sql.apps.conf import split_conf
+from hudi_sql.apps.conf import split_conf, state_dir_for
 from hudi_sql.apps.shell_complete import Completer, HistoryLines, history_path, install, save
 from hudi_sql.apps.shell_jobs import StatementCancelled, StatementRunner, ctrl_c_to_main_thread, quiet_loggers
 from hudi_sql.apps.shell_output import OUTPUT_FORMATS, error_text, format_rows
 from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.spark.task_errors import translated_task_errors
 from hudi_sql.sql.session import HudiSession
-from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -275,9 +273,7 @@ def _session(
         for key, value in spark_conf.items():
             spark.conf.set(key, value)
         return spark
-    state_dir = args.state_dir
-    if state_dir is None and args.warehouse and is_local(args.warehouse):  # a bucket holds no Derby metastore
-        state_dir = os.path.join(args.warehouse, ".hudi-sql")
+    state_dir = state_dir_for(args.state_dir, args.warehouse)
     conf = {"spark.ui.showConsoleProgress": "true" if progress else "false", **spark_conf}
     return spark_session(
         master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse, conf=conf

@@ -4,11 +4,12 @@ the way ``SET`` validates: unknown keys and bad values end start-up as usage err
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
 from hudi_sql.apps.cli import main
-from hudi_sql.apps.conf import split_conf
+from hudi_sql.apps.conf import split_conf, state_dir_for
 
 #: Stands in for the Spark session: reaching it means validation let the option through (the
 #: shell would then fail on it with an AttributeError, never with the usage error expected).
@@ -42,3 +43,12 @@ def test_split_conf_apache_key_accepted_as_session_option() -> None:
     )
     assert options == {"hoodie.metadata.record.index.enable": "true"}
     assert spark_conf == {"spark.sql.shuffle.partitions": "2"}
+
+
+def test_a_warehouse_keeps_its_catalog_beside_it_for_the_shell_and_the_report(tmp_path: Path) -> None:
+    """``hudi-sql report name --warehouse DIR`` looks the name up where ``hudi-sql --warehouse DIR``
+    created it: one rule for both."""
+    assert state_dir_for(None, str(tmp_path)) == str(tmp_path / ".hudi-sql")
+    assert state_dir_for("/elsewhere", str(tmp_path)) == "/elsewhere"
+    assert state_dir_for(None, "s3a://bucket/warehouse") is None  # a bucket holds no Derby metastore
+    assert state_dir_for(None, None) is None
