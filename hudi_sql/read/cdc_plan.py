@@ -88,7 +88,8 @@ def _range(meta: TableMetaClient, read: ReadConfig) -> tuple[str, str | None]:
     end_raw = read.end_instant
     completed = meta.timeline.completed_writes()
     end = normalize_instant_time(end_raw) if end_raw else (completed.last.instant_time if completed.last else None)
-    if end is not None and begin != EARLIEST and end < begin:
+    if end_raw and end is not None and begin != EARLIEST and end < begin:
+        # (a range that begins after the latest commit, the end unset, holds no change: empty, as in Apache Hudi)
         raise HudiConfigError(
             f"CDC range of '{meta.table_name}' ends at {end} ({HudiReadConfig.END_INSTANT.key}), before it begins "
             f"at {begin} ({HudiReadConfig.BEGIN_INSTANT.key}).", help="swap the two instants")
@@ -99,7 +100,7 @@ def plan_cdc(meta: TableMetaClient, read: ReadConfig) -> CdcPlan:
     """The splits of the changes in the options' (begin, end] range.
 
     Raises:
-        HudiConfigError: no begin instant, or a range that ends before it begins.
+        HudiConfigError: no begin instant, or a range that ends (as given) before it begins.
         UnsupportedFeatureError: a table version 8+ table (its log files are sliced by completion
             time; not done here yet).
         HudiTimelineError: the cleaner already deleted files the range needs.
@@ -112,7 +113,7 @@ def plan_cdc(meta: TableMetaClient, read: ReadConfig) -> CdcPlan:
     mode = TableConfig.of(meta.properties).cdc_logging_mode or CdcLoggingMode.DATA_BEFORE_AFTER
     schema = meta.latest_schema(end) if end else meta.latest_schema()
     completed = meta.timeline.completed_writes()
-    if end is None:
+    if end is None or (begin != EARLIEST and end < begin):
         return CdcPlan((), schema, mode, (), begin, end)
     planner = _SplitPlanner(meta, mode)
     for instant in completed.between(begin, end):

@@ -190,6 +190,10 @@ def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], pre
 
 
 def _plan_incremental(meta: TableMetaClient, read: ReadConfig, latest: str | None) -> ReadPlan:
+    if latest is None:
+        # No completed commit: nothing changed in any range (Apache Hudi answers an empty relation
+        # before it looks at the options or the table's meta fields).
+        return ReadPlan(QueryType.INCREMENTAL, None, meta.latest_schema(), begin=EARLIEST, end=None)
     begin_raw = read.begin_instant
     if not begin_raw:
         raise HudiConfigError(
