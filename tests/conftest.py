@@ -21,9 +21,11 @@ from process_helpers import HiveMetastore, start_hive_metastore, stop_process_gr
 from tools.jvm.class_archive import GC_OPTION, driver_java_options
 
 # Generative tests (tests/oracle/test_generative_differential.py): a few fixed-seed examples by
-# default, so CI runs the same ones every time; ``--hypothesis-profile=long`` searches further.
+# default, so CI runs the same ones every time; ``--hypothesis-profile=long`` searches further
+# (HUDI_LONG_EXAMPLES scenarios, 100 by default: about a minute for two on two cores).
 settings.register_profile("ci", max_examples=2, derandomize=True, database=None, deadline=None)
-settings.register_profile("long", max_examples=100, database=None, deadline=None)
+settings.register_profile("long", max_examples=int(os.environ.get("HUDI_LONG_EXAMPLES", "100")), database=None,
+                          deadline=None)
 settings.load_profile("ci")
 
 # Spark settings for every JVM this test session starts through PySpark (the shared session,
