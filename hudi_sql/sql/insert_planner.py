@@ -62,8 +62,8 @@ def plan_insert(
     * ``INSERT INTO``: :attr:`HudiWriteConfig.SQL_INSERT_INTO_OPERATION` when set; else, on a
       version 6 table whose session or table sets the older
       :attr:`HudiWriteConfig.SQL_INSERT_MODE`, the operation that mode implies (see
-      :func:`_legacy_insert_operation`); else ``upsert`` when the table has an ordering
-      (preCombine) field, ``insert`` otherwise.
+      :func:`_legacy_insert_operation`); else ``upsert`` when a version 6 table has an ordering
+      (preCombine) field, ``insert`` otherwise (version 8 and up: Apache Hudi 1.x's default).
       :attr:`HudiWriteConfig.INSERT_DUP_POLICY`: ``drop`` drops incoming records whose key
       exists, ``fail`` refuses the statement if any exists; both need the ``insert`` operation.
     * Either: a batch is deduplicated by key before it is written when the table has an ordering
@@ -97,7 +97,10 @@ def plan_insert(
     elif policy != DupPolicy.NONE:
         operation = WriteOperationType.INSERT
     else:
-        operation = WriteOperationType.UPSERT if table.precombine_field else WriteOperationType.INSERT
+        # Apache Hudi 0.15 upserts into a table with an ordering field; 1.x inserts (an existing
+        # key's row stays beside the new one), so a version 8+ table does (checked against 1.2).
+        upserts = bool(table.precombine_field) and table.table_version < 8
+        operation = WriteOperationType.UPSERT if upserts else WriteOperationType.INSERT
     if policy != DupPolicy.NONE and operation is not WriteOperationType.INSERT:
         raise HudiConfigError(
             f"'{HudiWriteConfig.INSERT_DUP_POLICY.key}={policy}' needs the insert operation, but "

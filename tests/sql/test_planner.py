@@ -156,8 +156,22 @@ def test_plan_insert_legacy_insert_mode_is_ignored_on_table_version_8_as_apache_
     table = facts()
     v8 = HudiTableFacts(table.name, table.location, {**table.table_properties, "hoodie.table.version": "8"},
                         {}, SCHEMA)
-    plan = plan_insert(statement, v8, {"hoodie.sql.insert.mode": "non-strict"}, spark_overwrite_mode="static")
-    assert plan.operation is WriteOperationType.UPSERT
+    legacy_upsert = {"hoodie.sql.insert.mode": "upsert"}
+    assert plan_insert(statement, table, legacy_upsert, spark_overwrite_mode="static").operation is \
+        WriteOperationType.UPSERT
+    plan = plan_insert(statement, v8, legacy_upsert, spark_overwrite_mode="static")
+    assert plan.operation is WriteOperationType.INSERT, "ignored: Apache Hudi 1.x's INSERT INTO inserts"
+
+
+def test_plan_insert_into_a_table_with_an_ordering_field_upserts_at_version_6_and_inserts_at_8() -> None:
+    """Apache Hudi 0.15 upserts an INSERT INTO a table with an ordering field; 1.2 inserts (a stored
+    key's row stays beside the new one: checked through the oracle, compatibility §19)."""
+    statement = insert("INSERT INTO t VALUES (1, 'a', 1, 'x')")
+    table = facts()
+    v8 = HudiTableFacts(table.name, table.location, {**table.table_properties, "hoodie.table.version": "8"},
+                        {}, SCHEMA)
+    assert plan_insert(statement, table, {}, spark_overwrite_mode="static").operation is WriteOperationType.UPSERT
+    assert plan_insert(statement, v8, {}, spark_overwrite_mode="static").operation is WriteOperationType.INSERT
 
 
 @pytest.mark.parametrize(
