@@ -13,8 +13,9 @@ from __future__ import annotations
 
 __all__ = ["OptionFinding", "check_options"]
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from hudi_sql.config import apache_keys
 from hudi_sql.config.registry import HudiConfigs, known_option
@@ -82,9 +83,9 @@ def _contradictions(options: Mapping[str, str], table_properties: Mapping[str, s
     checking them against the table refuse."""
     configs = HudiConfigs.of(options, validate=False)
     resolved = Resolved(configs)
-    checks = [lambda scope=scope: getattr(resolved, scope) for scope in SCOPES]
+    checks: list[Callable[[], object]] = [partial(getattr, resolved, scope) for scope in SCOPES]
     if table_properties is not None:
-        checks.append(lambda: WriteConfig.of(configs, TableConfig.of(table_properties)))
+        checks.append(partial(WriteConfig.of, configs, TableConfig.of(table_properties)))
     messages: list[str] = []
     for check in checks:
         try:

@@ -45,7 +45,7 @@ from hudi_sql.config import (
 )
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiError
-from hudi_sql.index.bloom_footer import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
+from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import declared_partitions
 from hudi_sql.report.collect import CommitStats, TableReport, report_configs
