@@ -52,7 +52,7 @@ differ only for keys mixing supplementary-plane characters with BMP characters a
 
 from __future__ import annotations
 
-__all__ = ["BROADCAST_MAX_MATCHES", "DRIVER_FOOTER_READS", "BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs"]
+__all__ = ["BROADCAST_MAX_MATCHES", "DRIVER_FOOTER_READS", "BloomIndex", "BloomIndexStats", "FileLookup", "candidate_pairs", "footer_key_range"]
 
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -241,7 +241,7 @@ class BloomIndex(Index):
         unknown = [c for c in candidates if c[2] not in _KEY_RANGES]
         if len(unknown) <= DRIVER_FOOTER_READS:
             with ThreadPoolExecutor(max_workers=8) as pool:
-                read = list(pool.map(partial(_key_range, storage=storage), (path for _, _, path in unknown)))
+                read = list(pool.map(partial(footer_key_range, storage=storage), (path for _, _, path in unknown)))
         else:
             rows = (task_frame(spark, unknown, _CANDIDATE_DDL, max_tasks=spark.sparkContext.defaultParallelism)
                     .mapInArrow(_key_range_reader(storage), _RANGE_DDL).collect())
@@ -291,7 +291,7 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
 # --------------------------------------------------------------------------------------------
 
 
-def _key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
+def footer_key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
     """The ``[min, max]`` record keys in a base file's footer; (None, None) when it has none (every
     key is then a candidate). No bloom filter is parsed."""
     metadata: dict[bytes, bytes] = storage.parquet_metadata(path).metadata or {}
@@ -303,13 +303,13 @@ def _key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
 
 
 def _key_range_reader(storage: Storage) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The mapInArrow function: :func:`_key_range` of each candidate file."""
+    """The mapInArrow function: :func:`footer_key_range` of each candidate file."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             columns: dict[str, list[int | str | None]] = {name: [] for name in _RANGE_SCHEMA.names}
             for position, partition, path in zip(*(batch.column(i).to_pylist() for i in range(3))):
-                for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *_key_range(path, storage))):
+                for name, value in zip(_RANGE_SCHEMA.names, (position, partition, *footer_key_range(path, storage))):
                     columns[name].append(value)
             yield pa.RecordBatch.from_pydict(columns, schema=_RANGE_SCHEMA)
 

@@ -45,7 +45,7 @@ from hudi_sql.config import (
 )
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiError
-from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
+from hudi_sql.index.bloom import footer_key_range
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import declared_partitions
 from hudi_sql.report.collect import CommitStats, TableReport, report_configs
@@ -92,12 +92,11 @@ def sample_key_ranges(meta: TableMetaClient, *, limit: int = KEY_RANGE_SAMPLE) -
             if taken >= limit or file_slice.base_file is None:
                 continue
             try:
-                footer = meta.storage.parquet_metadata(file_slice.base_file.path).metadata or {}
+                low, high = footer_key_range(file_slice.base_file.path, meta.storage)  # the bloom index's reader
             except (HudiError, OSError, ValueError):  # an unreadable footer: the verifier's finding, not ours
                 continue
-            low, high = footer.get(MIN_RECORD_KEY_KEY.encode()), footer.get(MAX_RECORD_KEY_KEY.encode())
             if low is not None and high is not None:
-                out.setdefault(partition, []).append((low.decode("utf-8"), high.decode("utf-8")))
+                out.setdefault(partition, []).append((low, high))
                 taken += 1
     return out
 
