@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.engine.read import read_table
 from hudi_sql.errors import UnsupportedFeatureError
-from hudi_sql.metadata.maintenance.sync import storage_listing
+from hudi_sql.metadata.maintenance.sync import data_file_instant, storage_listing
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.instant import Action
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
@@ -62,7 +62,8 @@ class Discrepancy:
 def verify_table(spark: SparkSession, meta: TableMetaClient, options: Resolved) -> tuple[Discrepancy, ...]:
     """Every discrepancy the checks find (see the module doc); none for a whole table."""
     meta.reload_timeline()
-    found = [*_missing_files(meta), *_metadata_listing(meta)]
+    stored = storage_listing(meta)  # listed once, for both file checks
+    found = [*_missing_files(meta, stored), *_metadata_listing(meta, stored)]
     if any(d.subject != NOT_CHECKED for d in found):
         # a snapshot read fails on a missing or wrongly listed file: keys are checked once files are whole
         return (*found, Discrepancy("keys", NOT_CHECKED, "the snapshot reads the files named above; fix them first"))
@@ -92,24 +93,19 @@ def _latest_slices(meta: TableMetaClient) -> dict[tuple[str, str], list[tuple[st
     return slices
 
 
-def _missing_files(meta: TableMetaClient) -> list[Discrepancy]:
-    listed: dict[str, set[str]] = {}
+def _missing_files(meta: TableMetaClient, stored: dict[str, dict[str, int]]) -> list[Discrepancy]:
     found = []
     for (partition, file_id), files in sorted(_latest_slices(meta).items()):
-        if partition not in listed:
-            folder = meta.layout.partition_dir(partition)
-            listed[partition] = ({s.name for s in meta.storage.list(folder) if not s.is_dir}
-                                 if meta.storage.is_dir(folder) else set())
         for instant_time, path in files:
             name = path.rsplit("/", 1)[-1]
-            if name not in listed[partition]:
+            if name not in stored.get(partition, {}):
                 found.append(Discrepancy(
                     "files", path, f"written by completed instant {instant_time} (file group {file_id}) and "
                                    "part of its latest file slice, but not on storage"))
     return found
 
 
-def _metadata_listing(meta: TableMetaClient) -> list[Discrepancy]:
+def _metadata_listing(meta: TableMetaClient, stored_now: dict[str, dict[str, int]]) -> list[Discrepancy]:
     try:
         reader = MetadataTableReader.open(meta)
     except UnsupportedFeatureError:
@@ -122,7 +118,9 @@ def _metadata_listing(meta: TableMetaClient) -> list[Discrepancy]:
                             f"write {pending.instants[0].instant_time} is pending: its files are on storage "
                             "and not yet in the listing; verify again when no write is in flight")]
     listing = reader.file_listing()
-    stored = storage_listing(meta, up_to=listing.instant_time)
+    up_to = listing.instant_time  # the files of instants the listing has seen
+    stored = {p: {n: size for n, size in files.items() if (data_file_instant(n) or "") <= up_to}
+              for p, files in stored_now.items()}
     found = []
     for partition in sorted(set(stored) | set(listing.partitions)):
         on_storage, listed = stored.get(partition, {}), listing.files(partition)

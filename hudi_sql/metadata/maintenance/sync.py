@@ -32,7 +32,7 @@ when the change touches more than a handful of files (:mod:`hudi_sql.metadata.wr
 
 from __future__ import annotations
 
-__all__ = ["MetadataTableSync", "storage_listing"]
+__all__ = ["MetadataTableSync", "data_file_instant", "storage_listing"]
 
 import logging
 from collections.abc import Mapping
@@ -429,14 +429,14 @@ def storage_listing(data: TableMetaClient, up_to: str | None = None) -> dict[str
             continue
         files: dict[str, int] = {}
         for status in storage.list(folder):
-            instant = None if status.is_dir else _file_instant(status.name)
+            instant = None if status.is_dir else data_file_instant(status.name)
             if instant is not None and (up_to is None or instant <= up_to):
                 files[status.name] = status.size
         out[partition] = files
     return out
 
 
-def _file_instant(name: str) -> str | None:
+def data_file_instant(name: str) -> str | None:
     """The instant a data file's name carries (a log file: its slice's base instant), or ``None``
     for a file that is not a data file (``.hoodie_partition_metadata``, crc files, strays)."""
     base = BaseFileName.try_parse(name)
