@@ -7,6 +7,8 @@ The facts about Apache Hudi's keys come from its released jars (:mod:`.apache_ke
 and last release declaring each key, and its newer name); what hudi-sql reads comes from the
 registry. Contradictions are what resolving the options finds (:class:`~.resolve.Resolved`), and
 what a write would refuse against the table's fixed properties (:meth:`~.resolve.WriteConfig.of`).
+What a newer Apache Hudi would do differently with the table and these options, where nothing
+pins today's behaviour, comes from :mod:`.release_changes`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from functools import partial
 
 from hudi_sql.config import apache_keys
 from hudi_sql.config.registry import HudiConfigs, known_option
+from hudi_sql.config.release_changes import release_changes
 from hudi_sql.config.resolve import SCOPES, Resolved, TableConfig, WriteConfig
 from hudi_sql.errors import HudiConfigError, UnsupportedFeatureError, did_you_mean
 
@@ -30,14 +33,17 @@ class OptionFinding:
     key: str
     value: str
     source: str  # "session" | "table"
-    finding: str  # "ignored" | "renamed" | "dropped by Apache Hudi" | "unknown" | "invalid" | "contradiction"
+    #: "ignored" | "renamed" | "dropped by Apache Hudi" | "unknown" | "invalid" | "contradiction" |
+    #: "changes on upgrade"
+    finding: str
     detail: str
 
 
-def check_options(sources: Mapping[str, Mapping[str, str]],
-                  table_properties: Mapping[str, str] | None = None) -> tuple[OptionFinding, ...]:
+def check_options(sources: Mapping[str, Mapping[str, str]], table_properties: Mapping[str, str] | None = None, *,
+                  stored_keys_value_only: bool | None = None) -> tuple[OptionFinding, ...]:
     """The findings for the ``hoodie.*`` options of each source (``{"session": {...}, "table":
-    {...}}``), later sources over earlier ones, judged against the table's ``hoodie.properties``."""
+    {...}}``), later sources over earlier ones, judged against the table's ``hoodie.properties``
+    (and the form of its stored keys, :func:`~.release_changes.release_changes`)."""
     found: list[OptionFinding] = []
     for source, options in sources.items():
         for key, value in sorted(options.items()):
@@ -47,6 +53,10 @@ def check_options(sources: Mapping[str, Mapping[str, str]],
     layered = {k: str(v) for options in sources.values() for k, v in options.items()
                if k.startswith("hoodie.") and known_option(k) is not None and k not in invalid}
     found += _contradictions(layered, table_properties)
+    if table_properties is not None:
+        found += [OptionFinding(change.key, layered.get(change.key, ""), "table", "changes on upgrade", change.detail)
+                  for change in release_changes(TableConfig.of(table_properties), layered,
+                                                 stored_keys_value_only=stored_keys_value_only)]
     return tuple(found)
 
 
@@ -63,6 +73,10 @@ def _key_findings(key: str, value: str, source: str) -> list[OptionFinding]:
         renamed = f"; Apache Hudi reads it as {entry.renamed_to}" if entry is not None and entry.renamed_to else ""
         out.append(OptionFinding(key, value, source, "ignored",
                                  f"an Apache Hudi option hudi-sql does not implement: it has no effect here{renamed}"))
+    elif not option.spec.effective:
+        out.append(OptionFinding(key, value, source, "ignored",
+                                 f"accepted so that Apache Hudi jobs run unchanged; it has no effect here "
+                                 f"({option.spec.doc.rstrip('.')})"))
     elif option.key != key:
         out.append(OptionFinding(key, value, source, "renamed",
                                  f"an older name of {option.key}, read as it; set {option.key} instead"))

@@ -96,6 +96,8 @@ class TableKeyFields:
     hive_style_partitioning: bool | None = None
     url_encode_partitioning: bool | None = None
     populate_meta_fields: bool | None = None
+    #: ``hoodie.table.version`` (6 when the file does not say, as for Apache Hudi before 0.14)
+    version: int = 6
 
     @classmethod
     def of(cls, properties: Mapping[str, str]) -> TableKeyFields:
@@ -116,6 +118,7 @@ class TableKeyFields:
             hive_style_partitioning=bool(hive) if hive is not None else None,
             url_encode_partitioning=bool(url) if url is not None else None,
             populate_meta_fields=bool(populate) if populate is not None else None,
+            version=int(recorded(t.VERSION) or 6),
         )
 
 
@@ -130,6 +133,9 @@ class KeyGenConfig:
         explicit_type: ``hoodie.datasource.write.keygenerator.type``.
         record_key_fields / partition_specs: the write's fields when it sets them (an empty value
             means "none") or there is no table; ``None``: the table's apply.
+        complex_keygen_new_encoding: ``hoodie.write.complex.keygen.new.encoding`` when set, else
+            ``None`` (:meth:`single_complex_key_value_only` decides).
+        write_table_version: ``hoodie.write.table.version``: the version of a new table.
         timestamp: the ``hoodie.keygen.timebased.*`` options, the table's overlaid with the write's.
     """
 
@@ -140,7 +146,8 @@ class KeyGenConfig:
     partition_specs: tuple[str, ...] | None = None
     hive_style_partitioning: bool = False
     url_encode_partitioning: bool = False
-    complex_keygen_new_encoding: bool = False
+    complex_keygen_new_encoding: bool | None = None
+    write_table_version: int | None = None
     consistent_logical_timestamp: bool = False
     combine_before_insert: bool = False
     insert_drop_duplicates: bool = False
@@ -166,7 +173,9 @@ class KeyGenConfig:
             partition_specs=fields(w.PARTITION_PATH_FIELDS),
             hive_style_partitioning=bool(configs.get(w.HIVE_STYLE_PARTITIONING)),
             url_encode_partitioning=bool(configs.get(w.URL_ENCODE_PARTITIONING)),
-            complex_keygen_new_encoding=bool(configs.get(w.COMPLEX_KEYGEN_NEW_ENCODING)),
+            complex_keygen_new_encoding=(bool(configs.get(w.COMPLEX_KEYGEN_NEW_ENCODING))
+                                         if configs.is_set(w.COMPLEX_KEYGEN_NEW_ENCODING) else None),
+            write_table_version=configs.get(w.WRITE_TABLE_VERSION),
             consistent_logical_timestamp=bool(configs.get(w.CONSISTENT_LOGICAL_TIMESTAMP)),
             combine_before_insert=bool(configs.get(w.COMBINE_BEFORE_INSERT)),
             insert_drop_duplicates=bool(configs.get(w.INSERT_DROP_DUPS)),
@@ -177,3 +186,24 @@ class KeyGenConfig:
                 configs.raw())),
             table=table,
         )
+
+    def single_complex_key_value_only(self, stored: bool | None = None) -> bool:
+        """Whether a ComplexKeyGenerator over one record key field keys a record by the bare value
+        (``1``) rather than ``field:value`` (``id:1``).
+
+        Apache Hudi 0.14.0 and 1.1+ write ``id:1``; 0.14.1 to 1.0.2 wrote ``1`` (HUDI-7001, reverted
+        by HUDI-9666), ``hoodie.write.complex.keygen.new.encoding=true`` keeping that form. A writer
+        whose form differs from the stored keys' matches none of them and stores every upserted
+        record a second time, so: version 9 always ``id:1`` (as Apache Hudi); else the option when
+        set; else the form of the keys the table stores (*stored*, read by
+        :meth:`hudi_sql.table.meta_client.TableMetaClient.stored_keys_value_only`); else the table version's
+        release: ``1`` on version 6 (Apache Hudi 0.15), ``id:1`` on version 8 (1.1 and later).
+        """
+        version = self.table.version if self.table is not None else (self.write_table_version or 6)
+        if version >= 9:
+            return False
+        if self.complex_keygen_new_encoding is not None:
+            return self.complex_keygen_new_encoding
+        if stored is not None:
+            return stored
+        return version == 6

@@ -75,7 +75,9 @@ class HudiWriteConfig(ConfigScope):
     KEY_GENERATOR_TYPE = ConfigOption("hoodie.datasource.write.keygenerator.type", parse_str, None,
                           "Key generator by type: SIMPLE, COMPLEX, NON_PARTITION, TIMESTAMP, CUSTOM.")
     COMPLEX_KEYGEN_NEW_ENCODING = ConfigOption("hoodie.write.complex.keygen.new.encoding", parse_bool, False,
-                                   "ComplexKeyGenerator with one key field writes 'value' instead of 'field:value'.")
+                                   "ComplexKeyGenerator with one key field writes 'value' (true) or 'field:value' (false); unset: "
+                                   "as the table's stored keys, else 'value' on version 6 (Apache Hudi 0.15) and "
+                                   "'field:value' on 8 and 9.")
     CONSISTENT_LOGICAL_TIMESTAMP = ConfigOption(
         "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled", parse_bool, False,
         "Keys of timestamp columns as in the Avro path with logical types (true is not supported).")
@@ -140,8 +142,10 @@ class HudiWriteConfig(ConfigScope):
     BULK_INSERT_SORT_MODE = ConfigOption("hoodie.bulkinsert.sort.mode", parse_str, "NONE", "bulk_insert sort mode.",
                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT"))
     SHUFFLE_PARALLELISM = ConfigOption("hoodie.upsert.shuffle.parallelism", parse_int, 0,
-                           "Parallelism of the write (0: from the input).",
-                           (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"), minimum=0)
+                           "Apache Hudi's shuffle parallelism of a write; hudi-sql sizes a write's tasks from the "
+                           "cluster's cores and the files it writes.",
+                           (), ("hoodie.insert.shuffle.parallelism", "hoodie.bulkinsert.shuffle.parallelism"), False,
+                           minimum=0)
     PARTITIONS_TO_DELETE = ConfigOption("hoodie.datasource.write.partitions.to.delete", parse_list, NO_VALUES,
                             "delete_partition: partitions to drop (wildcards allowed).")
     STATIC_OVERWRITE_PARTITIONS = ConfigOption(

@@ -202,7 +202,8 @@ class WriteClient:
 
     def _key_generator(self, meta: TableMetaClient | None, df: DataFrame | None = None) -> KeyGenerator:
         return key_generator_for(self.configs, table_properties=meta.properties if meta else None,
-                                 schema=df.schema if df is not None else None)
+                                 schema=df.schema if df is not None else None,
+                                 stored_keys_value_only=meta.stored_keys_value_only() if meta else None)
 
     # -- write ---------------------------------------------------------------------------
 

@@ -66,13 +66,14 @@ from pyspark.accumulators import AccumulatorParam
 from hudi_sql.config import IndexType
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
-from hudi_sql.index.bloom_filter import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY, BloomFilter
+from hudi_sql.index.bloom_filter import BloomFilter
 from hudi_sql.index.bloom_footer import read_footer_index
 from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
 from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_stats_key
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
+from hudi_sql.model.footer_keys import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.local_frame import local_frame, task_frame
 from hudi_sql.storage.fs import Storage

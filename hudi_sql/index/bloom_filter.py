@@ -44,14 +44,9 @@ with numpy (:func:`~hudi_sql.index.bloom_hash.hash_positions_many`).
 from __future__ import annotations
 
 __all__ = [
-    "BLOOM_FILTER_KEY",
-    "BLOOM_FILTER_TYPE_CODE_KEY",
     "DEFAULT_FPP",
     "DEFAULT_MAX_ENTRIES",
     "DEFAULT_NUM_ENTRIES",
-    "LEGACY_BLOOM_FILTER_KEY",
-    "MAX_RECORD_KEY_KEY",
-    "MIN_RECORD_KEY_KEY",
     "BloomFilter",
     "BloomFilterType",
     "DynamicBloomFilter",
@@ -71,17 +66,7 @@ import numpy.typing as npt
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError, UnsupportedFeatureError
 from hudi_sql.index.bloom_hash import encode_key, encoded_chunks, hash_positions, hash_positions_many
-
-BLOOM_FILTER_KEY = "org.apache.hudi.bloomfilter"
-"""Footer key of the base64 bloom filter (Java ``HOODIE_AVRO_BLOOM_FILTER_METADATA_KEY``)."""
-LEGACY_BLOOM_FILTER_KEY = "com.uber.hoodie.bloomfilter"
-"""Pre-Apache footer key; Java readers fall back to it, so we read it too but never write it."""
-BLOOM_FILTER_TYPE_CODE_KEY = "hoodie_bloom_filter_type_code"
-"""Footer key of the filter type; written only for DYNAMIC types, absent means SIMPLE."""
-MIN_RECORD_KEY_KEY = "hoodie_min_record_key"
-"""Footer key of the smallest ``_hoodie_record_key`` in the file."""
-MAX_RECORD_KEY_KEY = "hoodie_max_record_key"
-"""Footer key of the largest ``_hoodie_record_key`` in the file."""
+from hudi_sql.model.footer_keys import BLOOM_FILTER_TYPE_CODE_KEY
 
 #: Default of ``hoodie.index.bloom.num_entries``: keys per row the filter is sized for.
 DEFAULT_NUM_ENTRIES = 60000

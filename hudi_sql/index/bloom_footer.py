@@ -1,7 +1,7 @@
 """A base file's bloom index footer: the filter and key range Hudi stores in parquet key-value metadata.
 
 Apache Hudi writes, into the footer of every base parquet file with meta fields populated, a
-bloom filter of the file's record keys (:data:`~hudi_sql.index.bloom_filter.BLOOM_FILTER_KEY`),
+bloom filter of the file's record keys (:data:`~hudi_sql.model.footer_keys.BLOOM_FILTER_KEY`),
 its type code for dynamic filters, and the smallest and largest key. Java's bloom index prunes
 files by the ``[min, max]`` range, tests the filter, then confirms candidates by reading the
 file; :func:`footer_metadata` writes exactly what Java's ``HoodieBloomFilterWriteSupport`` does
@@ -23,19 +23,21 @@ import numpy.typing as npt
 
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.index.bloom_filter import (
-    BLOOM_FILTER_KEY,
-    BLOOM_FILTER_TYPE_CODE_KEY,
     DEFAULT_FPP,
     DEFAULT_MAX_ENTRIES,
     DEFAULT_NUM_ENTRIES,
-    LEGACY_BLOOM_FILTER_KEY,
-    MAX_RECORD_KEY_KEY,
-    MIN_RECORD_KEY_KEY,
     BloomFilter,
     BloomFilterType,
     DynamicBloomFilter,
 )
 from hudi_sql.index.bloom_hash import encode_key
+from hudi_sql.model.footer_keys import (
+    BLOOM_FILTER_KEY,
+    BLOOM_FILTER_TYPE_CODE_KEY,
+    LEGACY_BLOOM_FILTER_KEY,
+    MAX_RECORD_KEY_KEY,
+    MIN_RECORD_KEY_KEY,
+)
 
 
 def footer_metadata(

@@ -78,9 +78,9 @@ class KeyGenSettings:
         sql_timestamp_partitions: the write comes from a Spark SQL statement. Hudi's SQL layer
             wraps the table's key generator in ``SqlKeyGenerator``, which rewrites the part of a
             ``timestamp`` partition column from micros to ``yyyy-MM-dd HH:mm:ss`` (escaped).
-        complex_keygen_new_encoding: ``hoodie.write.complex.keygen.new.encoding``. False (the
-            default, and what Hudi 0.14.0 did): a ComplexKeyGenerator with one record key field
-            still writes ``field:value``. True: only ``value`` (Hudi 0.14.1 - 1.0.2 did this).
+        complex_keygen_new_encoding: a ComplexKeyGenerator with one record key field writes only
+            ``value`` (True: Hudi 0.14.1 - 1.0.2) or ``field:value`` (False: 0.14.0, 1.1+), as
+            :meth:`~hudi_sql.config.keygen.KeyGenConfig.single_complex_key_value_only` decides.
         timestamp: the timestamp key generator options, for TIMESTAMP and CUSTOM.
         auto_record_keys: neither the write nor the table names record key fields: record keys
             are generated (:mod:`hudi_sql.keygen.auto_key`); only the partition path comes from

@@ -10,7 +10,8 @@ and ``getRecordPartitionPath``):
 * one record key field: Hudi 0.14.0 writes ``id:1`` too. Hudi 0.14.1 to 1.0.2 wrote ``1``
   (HUDI-7001), a change later reverted because upserts into older tables then duplicated
   records (HUDI-9666); ``hoodie.write.complex.keygen.new.encoding=true`` keeps the ``1`` form.
-  Default here: ``id:1``, matching 0.14.0 and the revert.
+  Unset, the form the table's keys are stored in, else the table version's release
+  (:meth:`~hudi_sql.config.keygen.KeyGenConfig.single_complex_key_value_only`).
 * partition path: one part per field, each like SimpleKeyGenerator's, joined with ``/``
   (``byteField=10/shortField=300``).
 

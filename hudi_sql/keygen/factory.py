@@ -81,12 +81,15 @@ def key_generator_for(
     table_properties: Mapping[str, str] | None = None,
     schema: StructType | None = None,
     sql: bool = False,
+    stored_keys_value_only: bool | None = None,
 ) -> KeyGenerator:
     """The key generator a write with *configs* uses.
 
     Args:
         configs: the write's options (``hoodie.datasource.write.*``, ``hoodie.keygen.*``).
         table_properties: the table's ``hoodie.properties`` when the table exists.
+        stored_keys_value_only: the form of the keys the table stores, where a ComplexKeyGenerator
+            over one field may write either (:meth:`hudi_sql.table.meta_client.TableMetaClient.stored_keys_value_only`).
         schema: the input's schema; binds the key generator (:meth:`KeyGenerator.with_schema`)
             so values stringify by type and missing fields fail here.
         sql: the write runs a Spark SQL statement; then ``timestamp`` partition columns are
@@ -143,7 +146,7 @@ def key_generator_for(
         url_encode_partitioning=_table_first(table.url_encode_partitioning if table else None,
                                              config.url_encode_partitioning),
         sql_timestamp_partitions=sql,
-        complex_keygen_new_encoding=config.complex_keygen_new_encoding,
+        complex_keygen_new_encoding=config.single_complex_key_value_only(stored_keys_value_only),
         timestamp=_timestamp_options(implementation, partition_specs, config),
         auto_record_keys=auto_record_keys,
     )
@@ -151,13 +154,15 @@ def key_generator_for(
     return key_generator.with_schema(schema) if schema is not None else key_generator
 
 
-def table_record_key_spec(table_properties: Mapping[str, str], configs: HudiConfigs | None = None) -> RecordKeySpec:
+def table_record_key_spec(table_properties: Mapping[str, str], configs: HudiConfigs | None = None, *,
+                          stored_keys_value_only: bool | None = None) -> RecordKeySpec:
     """The record key form of an existing table, from its ``hoodie.properties`` alone.
 
     What a reader of a table without meta fields needs to match a log record with its base row
     (the write path builds the whole key generator, :func:`key_generator_for`). Reads have no
     write options: ``hoodie.write.complex.keygen.new.encoding`` comes from *configs* when given,
-    else its default; the reader renders base and log rows alike either way.
+    else from the keys the table stores or its version, as for a write; the reader renders base
+    rows as the writer rendered the keys of its delete blocks.
 
     Raises:
         HudiConfigError: the table records no record key fields (generated keys exist only in
@@ -178,7 +183,7 @@ def table_record_key_spec(table_properties: Mapping[str, str], configs: HudiConf
         implementation = key_generator_for_type(infer_key_generator_type(fields, table.partition_fields or ()))
     else:
         implementation = key_generator_class(table_class)
-    new_encoding = config.complex_keygen_new_encoding if configs is not None else False
+    new_encoding = config.single_complex_key_value_only(stored_keys_value_only)
     return implementation.key_spec(fields, KeyGenSettings(complex_keygen_new_encoding=new_encoding))
 
 

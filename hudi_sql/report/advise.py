@@ -26,15 +26,23 @@ The rules follow Apache Hudi's tuning guidance for daily upserts:
   read merge them; compact inline, or now.
 * **no column statistics**: a table of many files without the metadata table's column
   statistics cannot skip files for a query's filters.
+* **filter columns** (the columns the caller says its queries filter on, ``CALL advise(...,
+  filters => 'city,event_ts')``): a column the column statistics leave out cannot skip a file,
+  so index it; a column whose per-file ranges overlap (measured like the key ranges, from the
+  column statistics) skips few files, so cluster the table sorted by it.
 """
 
 from __future__ import annotations
 
-__all__ = ["advise", "key_range_overlap", "procedure_call", "recommend", "sample_key_ranges"]
+__all__ = ["FilterColumn", "advise", "filter_columns", "key_range_overlap", "procedure_call", "recommend",
+           "sample_key_ranges"]
 
+import json
 import math
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from hudi_sql.config import (
     HudiCompactionConfig,
@@ -44,10 +52,11 @@ from hudi_sql.config import (
     IndexType,
 )
 from hudi_sql.config.resolve import Resolved
-from hudi_sql.errors import HudiError
+from hudi_sql.errors import HudiConfigError, HudiError
 from hudi_sql.index.bloom import footer_key_range
+from hudi_sql.metadata.index_keys import column_hash
 from hudi_sql.metadata.layout import MetadataPartition
-from hudi_sql.metadata.reader import declared_partitions
+from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions
 from hudi_sql.report.collect import CommitStats, TableReport, report_configs
 from hudi_sql.report.recommendation import Recommendation
 from hudi_sql.table.fs_view import FileSystemView
@@ -72,6 +81,11 @@ LOG_TO_BASE_BACKLOG = 0.5
 DELTA_COMMITS_BACKLOG = 2
 #: Latest file slices from which a table profits from column statistics.
 MIN_FILES_FOR_COLUMN_STATS = 20
+#: Column ranges compared per filter column: files whose statistics are read, at most.
+COLUMN_RANGE_SAMPLE = 256
+#: Mean share of a partition's other files whose range of a filter column overlaps a file's, from
+#: which a filter on it skips too few files (a column the files are sorted by gives ~0).
+COLUMN_OVERLAP_THRESHOLD = 0.5
 #: Apache Hudi's default small-file limit (what ``hoodie.parquet.small.file.limit=0`` turned off).
 DEFAULT_SMALL_FILE_LIMIT = 104_857_600
 
@@ -115,6 +129,56 @@ def key_range_overlap(ranges_by_partition: Mapping[str, Sequence[tuple[str, str]
     return (statistics.fmean(shares), len(shares)) if shares else None
 
 
+@dataclass(frozen=True)
+class FilterColumn:
+    """What the column statistics say about one column the caller's queries filter on.
+
+    Attributes:
+        name: the column as the caller named it.
+        indexed: the metadata table keeps statistics of it.
+        overlap: :func:`key_range_overlap` of its per-file ranges (``None``: fewer than two files
+            of one partition have a range).
+    """
+
+    name: str
+    indexed: bool
+    overlap: tuple[float, int] | None = None
+
+
+def filter_columns(meta: TableMetaClient, names: Sequence[str], *,
+                   limit: int = COLUMN_RANGE_SAMPLE) -> tuple[FilterColumn, ...]:
+    """:class:`FilterColumn` of each of *names* (matched to the table's columns regardless of case),
+    from the metadata table's column statistics (only the records of those columns are read; up to
+    *limit* files per column are compared).
+
+    Raises:
+        HudiConfigError: a name the table has no column for.
+    """
+    schema = meta.latest_schema()
+    columns = {f["name"].lower(): f["name"] for f in json.loads(schema)["fields"]} if schema else {}
+    unknown = [n for n in names if n.lower() not in columns]
+    if unknown:
+        raise HudiConfigError(f"The table at '{meta.base_path}' has no column {', '.join(unknown)} to filter on.",
+                              help=f"its columns: {', '.join(sorted(columns.values()))}")
+    names = [columns[n.lower()] for n in names]
+    reader = MetadataTableReader.open(meta)
+    if reader is None or not reader.has(MetadataPartition.COLUMN_STATS):
+        return tuple(FilterColumn(name, indexed=False) for name in names)
+    out = []
+    for name in names:
+        ranges: dict[str, list[tuple[Any, Any]]] = {}
+        taken = 0
+        for key, record in reader.read(MetadataPartition.COLUMN_STATS, prefixes=[column_hash(name)]).items():
+            entry = record.column_stats
+            if entry is None or entry.is_deleted or entry.min_value is None or entry.max_value is None:
+                continue
+            if taken < limit:
+                ranges.setdefault(key[12:24], []).append((entry.min_value.sort_key(), entry.max_value.sort_key()))
+                taken += 1
+        out.append(FilterColumn(name, indexed=taken > 0, overlap=key_range_overlap(ranges)))
+    return tuple(out)
+
+
 def procedure_call(name: str, **args: str) -> str:
     """The text of ``CALL name(arg => 'value', ...)`` for a reader to run, each value a quoted SQL string."""
     quoted = ", ".join(f"{key} => '" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -122,17 +186,20 @@ def procedure_call(name: str, **args: str) -> str:
     return "CALL " + name + "(" + quoted + ")"
 
 
-def recommend(meta: TableMetaClient, report: TableReport,
-              options: Mapping[str, object] | None = None) -> tuple[Recommendation, ...]:
+def recommend(meta: TableMetaClient, report: TableReport, options: Mapping[str, object] | None = None, *,
+              filters: Sequence[str] = ()) -> tuple[Recommendation, ...]:
     """The recommendations for the table *meta* whose figures are *report*, judged under the
-    table's properties with *options* over them (as the report is)."""
+    table's properties with *options* over them (as the report is); *filters* are the columns the
+    caller's queries filter on."""
     resolved = Resolved(report_configs(meta, options))
-    return advise(report, resolved, sample_key_ranges(meta), tuple(declared_partitions(meta)))
+    return advise(report, resolved, sample_key_ranges(meta), tuple(declared_partitions(meta)),
+                  filter_columns(meta, filters) if filters else ())
 
 
 def advise(report: TableReport, options: Resolved,
            key_ranges: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-           declared_metadata_partitions: Sequence[str] = ()) -> tuple[Recommendation, ...]:
+           declared_metadata_partitions: Sequence[str] = (),
+           filters: Sequence[FilterColumn] = ()) -> tuple[Recommendation, ...]:
     """The recommendations the table's figures support, most costly finding first (see the module doc).
 
     Args:
@@ -140,6 +207,7 @@ def advise(report: TableReport, options: Resolved,
         options: the options the table is written with (its index type, the compaction trigger).
         key_ranges: base files' key ranges by partition (:func:`sample_key_ranges`).
         declared_metadata_partitions: the metadata table's complete partitions.
+        filters: the columns the caller's queries filter on (:func:`filter_columns`).
     """
     found = [
         _unordered_keys(options, key_ranges or {}),
@@ -147,6 +215,7 @@ def advise(report: TableReport, options: Resolved,
         _compaction_backlog(report, options),
         _small_files(report, options),
         _no_column_statistics(report, options, declared_metadata_partitions),
+        *(_filter_column(report, options, column) for column in filters),
     ]
     return tuple(r for r in found if r is not None)
 
@@ -279,4 +348,33 @@ def _no_column_statistics(report: TableReport, options: Resolved,
         evidence=f"{files} file groups in {len(report.partitions)} partitions and no column_stats partition",
         setting=setting,
         expected_effect="a query's filters skip the files whose column ranges cannot match",
+    )
+
+
+def _filter_column(report: TableReport, options: Resolved, column: FilterColumn) -> Recommendation | None:
+    m = HudiMetadataConfig
+    if not column.indexed:
+        listed = options.metadata.column_stats_columns
+        setting = (f"{m.COLUMN_STATS_COLUMNS.key}={','.join([*listed, column.name])}" if listed and
+                   options.metadata.column_stats else f"{m.COLUMN_STATS_ENABLE.key}=true")
+        if not options.metadata.enable:
+            setting = f"{m.ENABLE.key}=true, {setting}"
+        return Recommendation(
+            finding=f"a filter on {column.name} reads every file: the metadata table keeps no statistics of it",
+            evidence=f"no column_stats records of {column.name}",
+            setting=f"{setting} (then, for queries, {m.DATA_SKIPPING.key}=true)",
+            expected_effect=f"a filter on {column.name} skips the files whose range of it cannot match",
+        )
+    if column.overlap is None:
+        return None
+    share, files = column.overlap
+    if files < MIN_FILES_FOR_KEY_ORDER or share < COLUMN_OVERLAP_THRESHOLD:
+        return None
+    return Recommendation(
+        finding=f"a filter on {column.name} skips few files: every file holds nearly its whole range",
+        evidence=f"the {column.name} range of a file overlaps {share:.0%} of its partition's other files' "
+                 f"(over {files} files' column statistics)",
+        setting=procedure_call("run_clustering", table=report.table_name, order=column.name),
+        expected_effect=f"files rewritten sorted by {column.name}, each holding a narrow range of it, so an "
+                        f"equality or range filter on {column.name} reads about one file per partition",
     )

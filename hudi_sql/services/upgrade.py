@@ -39,7 +39,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from hudi_sql.commit.timeline_writer import TimelineWriter
-from hudi_sql.config import HudiConfigs, HudiTableConfig, TableType
+from hudi_sql.config import HudiConfigs, HudiTableConfig
+from hudi_sql.config.release_changes import merge_mode_after_upgrade
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.keygen.base import key_generator_class
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
 
 _DEFAULT_PAYLOAD = Payload.DEFAULT.java_class
 _OVERWRITE_PAYLOAD = Payload.OVERWRITE_WITH_LATEST.java_class
-_EVENT_TIME_PAYLOAD = Payload.EVENT_TIME.java_class
 
 
 def upgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 8,
@@ -134,15 +134,14 @@ def _upgraded_properties(meta: TableMetaClient) -> dict[str, str | None]:
 
 
 def _merge_mode(meta: TableMetaClient) -> dict[str, str | None]:
-    """Apache Hudi's rule (``upgradeMergeMode``): a payload class it does not map to a mode is a
-    CUSTOM mode run by that payload; a Merge-On-Read table with an ordering field orders by event
-    time; otherwise ``DefaultHoodieRecordPayload`` means event time and anything else commit time."""
+    """The merge mode Apache Hudi's rule gives (:func:`~hudi_sql.config.release_changes.merge_mode_after_upgrade`),
+    with the payload class and merge strategy that go with it."""
     t = HudiTableConfig
-    payload = meta.properties.get(t.PAYLOAD_CLASS.key) or ""
-    if payload and payload not in (_DEFAULT_PAYLOAD, _OVERWRITE_PAYLOAD, _EVENT_TIME_PAYLOAD):
-        mode, strategy = "CUSTOM", PAYLOAD_BASED_MERGE_STRATEGY_ID
-    elif (meta.table_type is TableType.MERGE_ON_READ and meta.precombine_field) or payload == _DEFAULT_PAYLOAD:
-        mode, strategy, payload = "EVENT_TIME_ORDERING", EVENT_TIME_MERGE_STRATEGY_ID, _DEFAULT_PAYLOAD
+    mode = merge_mode_after_upgrade(meta.config)
+    if mode == "CUSTOM":
+        payload, strategy = meta.properties.get(t.PAYLOAD_CLASS.key) or "", PAYLOAD_BASED_MERGE_STRATEGY_ID
+    elif mode == "EVENT_TIME_ORDERING":
+        payload, strategy = _DEFAULT_PAYLOAD, EVENT_TIME_MERGE_STRATEGY_ID
     else:
-        mode, strategy, payload = "COMMIT_TIME_ORDERING", COMMIT_TIME_MERGE_STRATEGY_ID, _OVERWRITE_PAYLOAD
+        payload, strategy = _OVERWRITE_PAYLOAD, COMMIT_TIME_MERGE_STRATEGY_ID
     return {t.PAYLOAD_CLASS.key: payload, t.RECORD_MERGE_MODE.key: mode, t.RECORD_MERGE_STRATEGY_ID.key: strategy}

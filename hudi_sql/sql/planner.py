@@ -127,6 +127,8 @@ class HudiTableFacts:
     catalog_properties: Mapping[str, str] = field(default_factory=dict, hash=False)
     data_schema: StructType | None = field(default=None, hash=False, compare=False)
     catalog_schema: StructType | None = field(default=None, hash=False, compare=False)
+    #: the form of the stored keys where releases disagree (:meth:`~hudi_sql.table.meta_client.TableMetaClient.stored_keys_value_only`)
+    stored_keys_value_only: bool | None = field(default=None, hash=False, compare=False)
 
     @cached_property
     def table_config(self) -> TableConfig:

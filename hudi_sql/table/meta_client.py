@@ -23,6 +23,7 @@ from __future__ import annotations
 __all__ = ["TableMetaClient", "init_table"]
 
 import logging
+import posixpath
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,12 +34,14 @@ from hudi_sql.config.resolve import TableConfig
 from hudi_sql.errors import (
     HudiFileFormatError,
     HudiTimelineError,
+    StorageError,
     TableAlreadyExistsError,
     TableNotFoundError,
     UnsupportedFeatureError,
 )
 from hudi_sql.keygen.factory import table_record_key_spec
 from hudi_sql.model.commit_metadata import CommitMetadata
+from hudi_sql.model.footer_keys import MIN_RECORD_KEY_KEY
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import (
     CLUSTER_OPERATION,
@@ -66,6 +69,10 @@ if TYPE_CHECKING:
     from hudi_sql.keygen.record_key import RecordKeySpec
 
 _log = logging.getLogger(__name__)
+
+_COMPLEX_KEY_GENERATORS = frozenset({"ComplexKeyGenerator", "ComplexAvroKeyGenerator"})
+#: completed writes :meth:`TableMetaClient.stored_keys_value_only` looks at, newest first
+_KEY_FORM_WRITES_LOOKED_AT = 20
 
 
 @dataclass
@@ -260,8 +267,37 @@ class TableMetaClient:
         """
         if self.populate_meta_fields:
             return None
+        return table_record_key_spec(self.properties, stored_keys_value_only=self.stored_keys_value_only())
 
-        return table_record_key_spec(self.properties)
+    def stored_keys_value_only(self) -> bool | None:
+        """For a table keyed by a ComplexKeyGenerator over one field: whether its stored record keys
+        are bare values (``True``) or ``field:value`` (``False``); ``None`` for other tables, and
+        when no recent completed write left a base file whose footer records a key.
+
+        Apache Hudi 0.14.0 and 1.1+ key such a record ``id:1``, 0.14.1 to 1.0.2 ``1`` (HUDI-7001,
+        reverted by HUDI-9666). A writer of the other form matches none of the stored keys: every
+        upserted record is stored a second time, and the write reports success. So a write that
+        does not set ``hoodie.write.complex.keygen.new.encoding`` keys records as the table already
+        does (:meth:`~hudi_sql.config.keygen.KeyGenConfig.single_complex_key_value_only`); the
+        form shows, without reading a row, in the smallest key a base file's footer records.
+        """
+        table = self.config
+        generator = (table.key_generator_class or "").rsplit(".", 1)[-1]
+        if generator not in _COMPLEX_KEY_GENERATORS or len(table.record_key_fields) != 1:
+            return None
+        prefix = f"{table.record_key_fields[0]}:"
+        for instant in list(reversed(list(self.timeline.completed_writes())))[:_KEY_FORM_WRITES_LOOKED_AT]:
+            for stat in self.commit_metadata(instant).write_stats():
+                if not stat.path or not stat.path.endswith(".parquet"):
+                    continue
+                try:
+                    footer = self.storage.parquet_metadata(posixpath.join(self.base_path, stat.path)).metadata or {}
+                except (FileNotFoundError, StorageError):
+                    continue  # cleaned or replaced since: an older file may still show the form
+                key = footer.get(MIN_RECORD_KEY_KEY.encode())
+                if key:
+                    return not key.decode("utf-8").startswith(prefix)
+        return None
 
     def update_properties(self, changes: Mapping[str, str | None]) -> None:
         """Rewrite ``hoodie.properties`` as Java does: backup first, then the file, then drop the backup."""

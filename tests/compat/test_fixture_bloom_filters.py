@@ -8,14 +8,14 @@ import pyarrow.parquet as pq
 import pytest
 from fixture_tables import SampleTable
 
-from hudi_sql.index.bloom_filter import (
+from hudi_sql.index.bloom_filter import BloomFilterType
+from hudi_sql.index.bloom_footer import footer_metadata, read_footer_index
+from hudi_sql.model.footer_keys import (
     BLOOM_FILTER_KEY,
     BLOOM_FILTER_TYPE_CODE_KEY,
     MAX_RECORD_KEY_KEY,
     MIN_RECORD_KEY_KEY,
-    BloomFilterType,
 )
-from hudi_sql.index.bloom_footer import footer_metadata, read_footer_index
 
 pytestmark = pytest.mark.compat
 

@@ -32,6 +32,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+import hudi_sql
 from hudi_sql.config import HudiConfigs
 from hudi_sql.errors import HudiKeyError
 from hudi_sql.keygen import KeyGenerator, key_generator_for
@@ -273,8 +274,13 @@ def test_complex_key_generator_empty_part_placeholder_when_other_part_present(sp
     ]
 
 
-def test_complex_key_generator_single_key_field_encodes_field_name_like_0_14_0(spark: SparkSession) -> None:
+def test_complex_key_generator_single_key_field_form_follows_the_table_version_unless_set(spark: SparkSession) -> None:
+    """Apache Hudi 0.15 (version 6) keys ``1``; 1.1+ ``id:1`` at version 8 (HUDI-9666); the option decides."""
     options = _opts("id", "p1,p2")
+    assert _keys(spark, [(1, "n", "a", 2)], NAME_SCHEMA, options) == [("1", "a/2")]
+    assert _keys(spark, [(1, "n", "a", 2)], NAME_SCHEMA, {**options, "hoodie.write.table.version": "8"}) == [
+        ("id:1", "a/2")]
+    options["hoodie.write.complex.keygen.new.encoding"] = "false"
     assert _keys(spark, [(1, "n", "a", 2)], NAME_SCHEMA, options) == [("id:1", "a/2")]
     options["hoodie.write.complex.keygen.new.encoding"] = "true"
     assert _keys(spark, [(1, "n", "a", 2), (None, "n", "a", 2)], NAME_SCHEMA, options) == [
@@ -582,10 +588,10 @@ def test_sql_key_generator_class_wraps_origin_and_formats_timestamp(spark: Spark
         },
     )
     rows = [(1, "eu", TS), (2, "a/b", TS), (3, "eu", None)]
-    assert _keys(spark, rows, SQL_SCHEMA, options) == [
-        ("id:1", "eu/2023-04-01 12%3A01%3A00"),
-        ("id:2", "a/b/1680350460999000"),  # 3 fragments for 2 columns: SqlKeyGenerator leaves it
-        ("id:3", "eu/__HIVE_DEFAULT_PARTITION__"),
+    assert _keys(spark, rows, SQL_SCHEMA, options) == [  # one key field, version 6: the bare value, as 0.15
+        ("1", "eu/2023-04-01 12%3A01%3A00"),
+        ("2", "a/b/1680350460999000"),  # 3 fragments for 2 columns: SqlKeyGenerator leaves it
+        ("3", "eu/__HIVE_DEFAULT_PARTITION__"),
     ]
 
 
@@ -636,3 +642,20 @@ def test_key_generator_without_meta_fields_table_partition_matches_folder(spark:
     for row in rows:
         folder = row["file"].rsplit("/", 2)[-2]
         assert row["p"] == folder
+
+
+def test_one_field_complex_key_table_is_written_on_in_the_form_its_keys_are_stored(
+        spark: SparkSession, tmp_path: Path) -> None:
+    """A version 6 table whose keys were stored as ``id:1`` (Apache Hudi 0.14.0, or a writer that set
+    the encoding) keeps that form on the next write that does not set it: no key stored twice."""
+    path = str(tmp_path / "prefixed")
+    options = {"hoodie.table.name": "prefixed", "hoodie.datasource.write.keygenerator.class":
+               "org.apache.hudi.keygen.ComplexKeyGenerator", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts"}
+    schema = "id int, p string, ts bigint, name string"
+    hudi_sql.write(spark.createDataFrame([(1, "a", 1, "old"), (2, "a", 1, "old")], schema), path,
+                   {**options, "hoodie.write.complex.keygen.new.encoding": "false"})
+    hudi_sql.write(spark.createDataFrame([(2, "a", 2, "new")], schema), path,
+                   {**options, "hoodie.datasource.write.operation": "upsert"})
+    rows = spark.read.format("hudi").load(path).select("_hoodie_record_key", "name").orderBy("id").collect()
+    assert [tuple(r) for r in rows] == [("id:1", "old"), ("id:2", "new")]

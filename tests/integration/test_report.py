@@ -143,7 +143,8 @@ def test_advise_names_random_keys_under_the_bloom_index_and_is_quiet_on_a_health
     db = hudi_sql.connect(spark)
     assert db.sql(f"CALL advise(path => '{history['cow']}')").collect() == []
     path = str(tmp_path / "random_keys")
-    options = {**_options("random_keys", "COPY_ON_WRITE", "insert"), HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key: "0"}
+    options = {**_options("random_keys", "COPY_ON_WRITE", "insert"), HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT.key: "0",
+               "hoodie.metadata.index.column.stats.enable": "true"}
     for batch in range(4):  # four inserts, four files in one partition, each spanning nearly every key
         rows = [(str(uuid.uuid4()), f"n{batch}", batch, "a") for _ in range(20)]
         hudi_sql.write(spark.createDataFrame(rows, "id string, name string, ts long, p string"), path, options)
@@ -151,6 +152,11 @@ def test_advise_names_random_keys_under_the_bloom_index_and_is_quiet_on_a_health
     assert advice["setting"] == "hoodie.index.type=SIMPLE"
     assert "over 4 sampled files" in advice["evidence"]
     assert db.sql(f"CALL advise(path => '{path}')").collect() == []  # the simple index already
+    # Queries filtering on ts skip files (one ts per file); on id every file holds nearly every value.
+    (cluster,) = db.sql(f"CALL advise(path => '{path}', filters => 'TS, id')").collect()
+    assert cluster["setting"] == "CALL run_clustering(table => 'random_keys', order => 'id')"
+    with pytest.raises(Exception, match="has no column fare to filter on"):
+        db.sql(f"CALL advise(path => '{path}', filters => 'fare')").collect()
 
 
 def test_verify_table_finds_a_duplicate_key_a_missing_file_and_a_stale_listing_and_nothing_in_a_whole_table(

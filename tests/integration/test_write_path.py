@@ -257,7 +257,7 @@ _FILE_OPTIONS = {"hoodie.parquet.block.size": "4096", "hoodie.parquet.page.size"
 
 def _file_settings(path: Path) -> dict[str, Any]:
     """What a base file's footer says about the settings it was written with."""
-    from hudi_sql.index.bloom_filter import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY
+    from hudi_sql.model.footer_keys import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY
 
     meta = pq.ParquetFile(path).metadata
     footer = meta.metadata

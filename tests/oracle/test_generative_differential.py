@@ -262,6 +262,10 @@ def _operations(scenario: Scenario) -> list[str]:
         operations.append("delete_partition")  # the partitions of the drawn rows (DROP PARTITION: the first's)
     if scenario.table_type == "MERGE_ON_READ":
         operations.append("compact")
+    if scenario.cdc and scenario.table_type == "COPY_ON_WRITE" and scenario.api == "dataframe":
+        # Apache Hudi 0.15 merges an insert of a stored key into the key's file without the change
+        # log its own change-feed reader then asks for (docs/compatibility.md §28): no later inserts.
+        operations.remove("insert")
     operations += ["clean", "cluster", "rollback", "savepoint", "restore"]
     if not scenario.meta_fields:
         # Apache Hudi (0.15 and 1.2) clusters a table without meta fields into files at the table

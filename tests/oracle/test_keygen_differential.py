@@ -24,6 +24,8 @@ from oracle_harness import Oracle, assert_same_rows, ours
 from oracle_tables import keygen_properties, table_properties
 from sql_session import fresh_database
 
+import hudi_sql
+
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
 QUICKSTART_CREATE = ("CREATE TABLE {t} (ts BIGINT, uuid STRING, rider STRING, driver STRING, fare DOUBLE, "
@@ -177,3 +179,31 @@ def test_timestamp_key_generator_in_tblproperties_same_partition_paths_as_apache
 
     assert_same_rows(snapshot(ours_path), snapshot(theirs_path), what=f"timestamp keygen {case}")
     assert keygen_properties(ours_path) == keygen_properties(theirs_path)
+
+
+# Apache Hudi's DataFrame writer: one batch of (id, p, ts, name) rows into the table at `path`.
+APACHE_WRITE = """
+df = spark.createDataFrame(rows, "id int, p string, ts bigint, name string")
+df.write.format("hudi").options(**options).mode("append").save(path)
+result = spark.read.format("hudi").load(path).select("_hoodie_record_key", "id", "name").orderBy("id")
+"""
+ONE_FIELD_COMPLEX = {
+    "hoodie.table.name": "complex_one", "hoodie.datasource.write.keygenerator.class":
+    "org.apache.hudi.keygen.ComplexKeyGenerator", "hoodie.datasource.write.recordkey.field": "id",
+    "hoodie.datasource.write.partitionpath.field": "p", "hoodie.datasource.write.precombine.field": "ts",
+}
+
+
+def test_one_field_complex_key_table_takes_turns_between_apache_hudi_and_hudi_sql_without_duplicates(
+        oracle: Oracle, spark: Any, tmp_path: Path) -> None:
+    """Apache Hudi 0.15 keys a ComplexKeyGenerator's single field as the bare value (``1``); a
+    writer keying ``id:1`` would store every upserted row twice and report success."""
+    path = str(tmp_path / "complex_one")
+    oracle.python(APACHE_WRITE, path=path, options=ONE_FIELD_COMPLEX,
+                  rows=[(1, "a", 1, "first"), (2, "a", 1, "first"), (3, "b", 1, "first")])
+    ours_upsert = spark.createDataFrame([(2, "a", 2, "ours"), (4, "b", 2, "ours")], "id int, p string, ts bigint, name string")
+    hudi_sql.write(ours_upsert, path, {**ONE_FIELD_COMPLEX, "hoodie.datasource.write.operation": "upsert"})
+    theirs = oracle.python(APACHE_WRITE, path=path, options=ONE_FIELD_COMPLEX, rows=[(3, "b", 3, "theirs")])
+    assert theirs["rows"] == [["1", 1, "first"], ["2", 2, "ours"], ["3", 3, "theirs"], ["4", 4, "ours"]]
+    mine = spark.read.format("hudi").load(path).select("_hoodie_record_key", "id", "name").orderBy("id").collect()
+    assert [list(r) for r in mine] == theirs["rows"]

@@ -29,8 +29,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_sql.index.bloom_filter import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY, LEGACY_BLOOM_FILTER_KEY
 from hudi_sql.metadata.records import ColumnStats, StatKind, StatValue
+from hudi_sql.model.footer_keys import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY, LEGACY_BLOOM_FILTER_KEY
 from hudi_sql.storage.fs import Storage
 
 _DECIMAL_SCALE, _DECIMAL_PRECISION = 15, 30

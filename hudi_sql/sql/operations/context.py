@@ -154,6 +154,7 @@ class OperationContext:
             catalog_properties=dict(info.properties),
             data_schema=from_avro_schema(schema_json) if schema_json else None,
             catalog_schema=info.schema,
+            stored_keys_value_only=meta.stored_keys_value_only(),
         )
 
     def snapshot(self, location: str, options: dict[str, str] | None = None, *,

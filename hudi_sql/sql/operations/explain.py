@@ -145,7 +145,8 @@ def _tag(
 
     configs = HudiConfigs.of(dict(options))
     keygen = key_generator_for(
-        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True
+        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True,
+        stored_keys_value_only=facts.stored_keys_value_only,
     )
     incoming = frame.select(keygen.record_key().alias("__k"), keygen.partition_path().alias("__p"))
     if use_index:
@@ -159,7 +160,8 @@ def _tag(
         else:
             data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
             keys = key_generator_for(
-                configs, table_properties=facts.table_properties, schema=data.schema, sql=True
+                configs, table_properties=facts.table_properties, schema=data.schema, sql=True,
+            stored_keys_value_only=facts.stored_keys_value_only,
             )
             existing = data.select(
                 keys.record_key().alias("__k"),

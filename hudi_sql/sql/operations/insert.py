@@ -83,7 +83,8 @@ def _require_new_keys(
 
     configs = HudiConfigs.of(dict(options))
     incoming_keys = key_generator_for(
-        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True
+        configs, table_properties=facts.table_properties, schema=frame.schema, sql=True,
+        stored_keys_value_only=facts.stored_keys_value_only,
     )
     incoming = frame.select(
         incoming_keys.record_key().alias("__k"), incoming_keys.partition_path().alias("__p")
@@ -96,7 +97,8 @@ def _require_new_keys(
     else:
         data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
         keys = key_generator_for(
-            configs, table_properties=facts.table_properties, schema=data.schema, sql=True
+            configs, table_properties=facts.table_properties, schema=data.schema, sql=True,
+            stored_keys_value_only=facts.stored_keys_value_only,
         )
         existing = data.select(keys.record_key().alias("__k"), keys.partition_path().alias("__p"))
     hit = incoming.join(existing, ["__k", "__p"], "left_semi").limit(1).collect()

@@ -21,16 +21,19 @@ from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, proced
 
 @procedure(
     "advise",
-    args=[Arg("table"), Arg("path"), Arg("options")],
+    args=[Arg("table"), Arg("path"), Arg("options"), Arg("filters")],
     output="finding string, evidence string, setting string, expected_effect string",
     description="Recommendations for the table from its commits and files: the finding, its evidence, the "
-    "setting to apply and what it should change (nothing is applied).",
+    "setting to apply and what it should change (nothing is applied). filters: the columns queries filter "
+    "on (comma-separated), judged by the column statistics.",
 )
 def advise(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     options = ctx.write_configs(args, parse_options(args["options"], "CALL advise")).raw()
     report = collect_report(meta, options)
-    return [(r.finding, r.evidence, r.setting, r.expected_effect) for r in recommend(meta, report, options)]
+    filters = [c.strip() for c in str(args.get("filters") or "").split(",") if c.strip()]
+    return [(r.finding, r.evidence, r.setting, r.expected_effect)
+            for r in recommend(meta, report, options, filters=filters)]
 
 
 @procedure(
@@ -52,11 +55,13 @@ def verify_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any,
     output="key string, value string, source string, finding string, detail string",
     description="The hoodie.* options set on the table (TBLPROPERTIES) and in the session (SET) that hudi-sql "
     "ignores, reads under a newer name, that an Apache Hudi release dropped, that no release knows, that do "
-    "not parse, or that contradict each other or the table.",
+    "not parse, or that contradict each other or the table; and what an upgrade of Apache Hudi would change "
+    "for the table where no option pins today's behaviour.",
 )
 def check_config(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
     session = {k: str(v) for k, v in ctx.runner.options.items() if k.startswith("hoodie.")}
     table = dict(ctx.facts(str(args["table"])).catalog_properties) if args.get("table") else {}
     sources = {"session": session, "table": {k: v for k, v in table.items() if k.startswith("hoodie.")}}
-    return [(f.key, f.value, f.source, f.finding, f.detail) for f in check_options(sources, meta.properties)]
+    found = check_options(sources, meta.properties, stored_keys_value_only=meta.stored_keys_value_only())
+    return [(f.key, f.value, f.source, f.finding, f.detail) for f in found]

@@ -11,18 +11,16 @@ import numpy as np
 import pytest
 
 from hudi_sql.errors import HudiConfigError, HudiFileFormatError, HudiKeyError, UnsupportedFeatureError
-from hudi_sql.index.bloom_filter import (
+from hudi_sql.index.bloom_filter import BloomFilter, BloomFilterType, DynamicBloomFilter
+from hudi_sql.index.bloom_footer import FooterIndex, footer_metadata, read_footer_index
+from hudi_sql.index.bloom_hash import hash_positions, hash_positions_many, murmur_hash, murmur_hash_many
+from hudi_sql.model.footer_keys import (
     BLOOM_FILTER_KEY,
     BLOOM_FILTER_TYPE_CODE_KEY,
     LEGACY_BLOOM_FILTER_KEY,
     MAX_RECORD_KEY_KEY,
     MIN_RECORD_KEY_KEY,
-    BloomFilter,
-    BloomFilterType,
-    DynamicBloomFilter,
 )
-from hudi_sql.index.bloom_footer import FooterIndex, footer_metadata, read_footer_index
-from hudi_sql.index.bloom_hash import hash_positions, hash_positions_many, murmur_hash, murmur_hash_many
 
 # Hadoop 3.5 MurmurHash.hash(bytes, seed), from the format sheet section 13.5.
 HADOOP_VECTORS = [

@@ -111,3 +111,22 @@ def test_many_files_without_column_statistics_point_to_the_column_stats_index() 
     assert advise(many, Resolved.of({}), declared_metadata_partitions=("files", "column_stats")) == ()
     (off,) = advise(many, Resolved.of({"hoodie.metadata.enable": "false"}))
     assert off.setting.startswith("hoodie.metadata.enable=true")
+
+
+def test_a_filter_column_without_statistics_or_with_overlapping_ranges_is_named_with_its_remedy() -> None:
+    from hudi_sql.report.advise import FilterColumn
+
+    (unindexed,) = advise(HEALTHY, Resolved.of({}), filters=(FilterColumn("city", indexed=False),))
+    assert unindexed.setting.startswith("hoodie.metadata.index.column.stats.enable=true")
+    listed = Resolved.of({"hoodie.metadata.index.column.stats.enable": "true",
+                          "hoodie.metadata.index.column.stats.column.list": "ts"})
+    (extend,) = advise(HEALTHY, listed, filters=(FilterColumn("city", indexed=False),))
+    assert extend.setting.startswith("hoodie.metadata.index.column.stats.column.list=ts,city")
+    spread = FilterColumn("fare", indexed=True, overlap=key_range_overlap(
+        {"a": [(0, 100), (1, 99), (2, 98), (3, 97)]}))
+    (cluster,) = advise(HEALTHY, Resolved.of({}), filters=(spread,))
+    assert cluster.setting == "CALL run_clustering(table => 't', order => 'fare')"
+    assert "overlaps 100%" in cluster.evidence
+    sorted_files = FilterColumn("fare", indexed=True, overlap=key_range_overlap(
+        {"a": [(0, 9), (10, 19), (20, 29), (30, 39)]}))
+    assert advise(HEALTHY, Resolved.of({}), filters=(sorted_files,)) == ()
