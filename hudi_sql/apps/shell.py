@@ -160,7 +160,7 @@ class _Shell:
             started = time.time()
             try:
                 columns, rows = self.runner.run(
-                    lambda s=statement: self._fetch(s), getattr(statement, "sql", "") or text
+                    lambda s=statement: self._fetch(s), str(getattr(statement, "sql", "")) or text
                 )
             except (StatementCancelled, KeyboardInterrupt):
                 self.stderr.write("Statement cancelled\n")

@@ -9,21 +9,25 @@ is applied: a recommendation is a row to read or script (``finding``, ``evidence
 
 The rules follow Apache Hudi's tuning guidance for daily upserts:
 
-* **keys not ordered**: with the bloom index, an upsert checks the bloom filter of every file
-  whose key range holds the key. Keys that grow with time (a timestamp prefix) give each file a
-  narrow range; random keys (UUIDs) give every file nearly the whole range, so range pruning
-  keeps every file. Measured as the mean share of a partition's other files whose key range
-  overlaps a file's; the advice is the simple index (one join of the batch's keys with the
-  partitions' keys), Apache Hudi's choice for random keys until a record-level index.
+* **key ranges overlap**: with the bloom index, an upsert checks the bloom filter of every file
+  whose key range holds the key. Keys that grow with time (a timestamp prefix) written in key
+  order give each file a narrow range; random keys (UUIDs), or ordered keys written unsorted,
+  give every file nearly its partition's whole range, so range pruning keeps every file.
+  Measured as the mean share of a partition's other files whose key range overlaps a file's.
+  When the partitions' own key ranges are apart (ordered keys, time partitions), the files were
+  written unsorted: the advice is a clustering sorted by the record key. Otherwise the keys are
+  random: the simple index (one join of the batch's keys with the partitions' keys), Apache
+  Hudi's choice for random keys until a record-level index.
 * **small files**: base files under ``hoodie.parquet.small.file.limit``: with the limit at 0,
   inserts never top up small files (set it); otherwise a clustering rewrites them into files of
   ``hoodie.clustering.plan.strategy.target.file.max.bytes``.
 * **update-heavy Copy-On-Write**: recent commits rewrite whole files to change a few records
   (write amplification, :mod:`~hudi_sql.report.collect`); a Merge-On-Read table appends the
   changed records to logs instead.
-* **compaction backlog**: a Merge-On-Read table whose log bytes approach its base bytes, or
-  whose deltacommits since the last compaction are well past the trigger, makes every snapshot
-  read merge them; compact inline, or now.
+* **compaction backlog**: a Merge-On-Read table whose log bytes approach its base bytes, whose
+  deltacommits since the last compaction are well past the trigger, or are at it with nothing
+  compacting inline, makes every snapshot read merge its logs into their base files; compact
+  inline, or now.
 * **no column statistics**: a table of many files without the metadata table's column
   statistics cannot skip files for a query's filters.
 * **filter columns** (the columns the caller says its queries filter on, ``CALL advise(...,
@@ -210,17 +214,20 @@ def advise(report: TableReport, options: Resolved,
         filters: the columns the caller's queries filter on (:func:`filter_columns`).
     """
     found = [
-        _unordered_keys(options, key_ranges or {}),
+        _unordered_keys(options, key_ranges or {}, report),
         _update_heavy_copy_on_write(report),
         _compaction_backlog(report, options),
         _small_files(report, options),
         _no_column_statistics(report, options, declared_metadata_partitions),
-        *(_filter_column(report, options, column) for column in filters),
     ]
+    # Without a column_stats partition the rule above speaks for every column.
+    found += [_filter_column(report, options, column) for column in filters
+              if column.indexed or found[-1] is None]
     return tuple(r for r in found if r is not None)
 
 
-def _unordered_keys(options: Resolved, key_ranges: Mapping[str, Sequence[tuple[str, str]]]) -> Recommendation | None:
+def _unordered_keys(options: Resolved, key_ranges: Mapping[str, Sequence[tuple[str, str]]],
+                    report: TableReport) -> Recommendation | None:
     index_type = options.index.index_type
     if index_type not in (IndexType.BLOOM, IndexType.GLOBAL_BLOOM):
         return None
@@ -230,11 +237,25 @@ def _unordered_keys(options: Resolved, key_ranges: Mapping[str, Sequence[tuple[s
     share, files = overlap
     if files < MIN_FILES_FOR_KEY_ORDER or share < KEY_OVERLAP_THRESHOLD:
         return None
+    evidence = (f"the key range of a base file overlaps {share:.0%} of its partition's other files' "
+                f"(over {files} sampled files)")
+    partitions = {p: (min(lo for lo, _ in r), max(hi for _, hi in r)) for p, r in key_ranges.items() if r}
+    apart = key_range_overlap({"": list(partitions.values())})
+    if apart is not None and apart[0] < KEY_OVERLAP_THRESHOLD and report.record_key_fields:
+        keys = ",".join(report.record_key_fields)
+        return Recommendation(
+            finding="base files were written unsorted: bloom range pruning keeps nearly every file of a partition",
+            evidence=f"{evidence}, while the partitions' key ranges overlap {apart[0]:.0%} of each other's: "
+                     "the keys are ordered, the files are not",
+            setting=procedure_call("run_clustering", table=report.table_name, order=keys),
+            expected_effect=f"files sorted by {keys}, each holding a narrow key range, so an upsert probes only "
+                            f"the files its keys fall in (and {HudiWriteConfig.BULK_INSERT_SORT_MODE.key}="
+                            "PARTITION_SORT keeps later bulk inserts so)",
+        )
     simple = IndexType.GLOBAL_SIMPLE if index_type is IndexType.GLOBAL_BLOOM else IndexType.SIMPLE
     return Recommendation(
         finding="record keys are not ordered: bloom range pruning keeps nearly every file as a candidate",
-        evidence=f"the key range of a base file overlaps {share:.0%} of its partition's other files' "
-                 f"(over {files} sampled files); ordered keys overlap none",
+        evidence=f"{evidence}; ordered keys overlap none",
         setting=f"{HudiWriteConfig.INDEX_TYPE.key}={simple.value}",
         expected_effect="each upsert matches its keys against the partitions' keys in one join instead of "
                         "loading and probing the bloom filter of every file",
@@ -278,7 +299,8 @@ def _compaction_backlog(report: TableReport, options: Resolved) -> Recommendatio
     deltas = report.delta_commits_since_compaction or 0
     heavy_logs = bool(with_logs) and log_bytes >= LOG_TO_BASE_BACKLOG * max(base_bytes, 1)
     many_deltas = deltas >= DELTA_COMMITS_BACKLOG * trigger
-    if not (heavy_logs or many_deltas):
+    due = bool(with_logs) and deltas >= trigger and not options.compaction.inline and not report.pending_compactions
+    if not (heavy_logs or many_deltas or due):
         return None
     table = report.table_name
     if report.pending_compactions:
@@ -289,11 +311,13 @@ def _compaction_backlog(report: TableReport, options: Resolved) -> Recommendatio
                    + f", and a lower {HudiCompactionConfig.MAX_DELTA_COMMITS.key} than {trigger}")
         effect = "the logs merged into base files now, and sooner after each write"
     else:
-        setting = (f"{HudiCompactionConfig.INLINE.key}=true (with "
+        setting = (procedure_call("run_compaction", op="scheduleAndExecute", table=table)
+                   + f", and {HudiCompactionConfig.INLINE.key}=true (with "
                    f"{HudiCompactionConfig.MAX_DELTA_COMMITS.key}={trigger})")
-        effect = f"a compaction after every {trigger} deltacommits, so logs never hold more than that"
+        effect = (f"the logs merged into base files now, and a compaction after every {trigger} deltacommits, so "
+                  "logs never hold more than that")
     return Recommendation(
-        finding="compaction is behind: snapshot reads merge large logs into their base files",
+        finding="compaction is behind: every snapshot read merges the logs into their base files",
         evidence=f"{len(with_logs)} file slices hold {log_bytes} log bytes over {base_bytes} base bytes; "
                  f"{deltas} deltacommits since the last compaction (trigger: {trigger})",
         setting=setting,
@@ -323,7 +347,11 @@ def _small_files(report: TableReport, options: Resolved) -> Recommendation | Non
         return None
     small_bytes = sum(s for s in sizes if s < limit)
     target = options.clustering.target_file_max_bytes
-    expected = max(1, math.ceil(small_bytes / max(target, 1)))
+    # A clustering group never spans partitions: each partition's small files make their own files.
+    expected = sum(math.ceil(b / max(target, 1)) for p in report.partitions
+                   if (b := sum(s for s in p.base_file_sizes if s < limit)))
+    if expected * 2 > small:
+        return None  # already about one file per partition: a clustering would rewrite them as they are
     return Recommendation(
         finding="many small files: every query opens more files than the data needs",
         evidence=f"{small} of {base_files} base files are under the small-file limit {limit} bytes "

@@ -175,6 +175,8 @@ class TableReport:
     last_compaction: str | None
     clean: CleanPreview
     savepoints: tuple[SavepointInfo, ...]
+    #: the table's record key fields (``hoodie.table.recordkey.fields``; empty: generated keys)
+    record_key_fields: tuple[str, ...] = ()
     #: what to change (:mod:`hudi_sql.report.advise`), filled in by the report's builder
     recommendations: tuple[Recommendation, ...] = ()
 
@@ -223,7 +225,7 @@ class TableReport:
         """Plain JSON values (numbers, strings, lists, objects), keys in snake_case."""
         out: dict[str, Any] = {
             "table": {"name": self.table_name, "base_path": self.base_path, "table_type": self.table_type,
-                      "table_version": self.table_version},
+                      "table_version": self.table_version, "record_key_fields": list(self.record_key_fields)},
             "generated_at": self.generated_at,
             "settings": dict(self.settings),
             "summary": self.summary(),
@@ -316,6 +318,7 @@ def collect_report(meta: TableMetaClient, configs: HudiConfigs | Mapping[str, ob
         last_compaction=last_compaction,
         clean=_clean_preview(clean_inputs, clean_settings, moment),
         savepoints=_savepoints(meta),
+        record_key_fields=tuple(meta.record_key_fields),
     )
 
 

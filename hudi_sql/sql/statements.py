@@ -1,20 +1,20 @@
 """Typed statements: what the analyzer makes of SQL, and all that later layers see of it.
 
-Every class here is a frozen, picklable dataclass holding only plain Python values: no
-sqlglot object travels past :mod:`hudi_sql.sql.analyzer`. Expressions that Spark evaluates
-(conditions, assigned values, queries) are kept as Spark SQL text.
+Every class here is a frozen dataclass. What Spark evaluates (queries, conditions, assigned
+values, a statement Spark runs itself) travels as :class:`SparkSql`: the analyzer's sqlglot tree,
+rendered once, at the Spark boundary, so every identifier and value is quoted by construction.
 
 **Table references.** The analyzer does not know which tables are Hudi tables, so every table
 named in a query position (``FROM``, ``JOIN``, ``USING``, subqueries, CTE bodies) becomes a
-:class:`TableRef`. In the SQL text the reference is replaced by a placeholder identifier
+:class:`TableRef`. In the tree the reference is replaced by a placeholder table
 (``__hudi_ref_0``) aliased to the original alias or table name, so column references keep
 working::
 
     SELECT * FROM db.t TIMESTAMP AS OF '20240101' JOIN s ON t.id = s.id
     -> SELECT * FROM __hudi_ref_0 AS t JOIN __hudi_ref_1 AS s ON t.id = s.id
 
-The runner binds each placeholder with :func:`bind` (or :meth:`Query.bind`): to a temporary
-view over a Hudi snapshot, or, for any other table, back to :attr:`TableRef.source_sql`.
+The runner binds each placeholder with :meth:`SparkSql.bind` (or :meth:`Query.bind`): to a
+temporary view over a Hudi snapshot, or, for any other table, back to :attr:`TableRef.source`.
 Placeholders are unique within one statement and never occur in the user's own text.
 """
 
@@ -52,20 +52,22 @@ __all__ = [
     "ShowOption",
     "ShowPartitions",
     "ShowTableProperties",
+    "SparkSql",
     "Star",
     "Statement",
     "TableName",
     "TableRef",
     "TruncateTable",
     "Update",
-    "bind",
+    "Views",
 ]
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, NamedTuple
+
+from sqlglot import exp
 
 from hudi_sql.config.read import QueryType
 from hudi_sql.config.sql_aliases import (
@@ -78,6 +80,7 @@ from hudi_sql.config.sql_aliases import (
 )
 from hudi_sql.config.table import TableType
 from hudi_sql.read.skipping import ColumnPredicate
+from hudi_sql.sql.spark_sql import SparkSql, Views
 
 CallValue = str | int | float | bool | None
 
@@ -126,8 +129,9 @@ class TableRef:
         incremental_format: ``'latest_state'`` or ``'cdc'`` for ``hudi_table_changes``.
         table_function: ``'hudi_table_changes'`` / ``'hudi_query'`` when the reference is one of
             Hudi's table-valued functions; such a reference must resolve to a Hudi table.
-        source_sql: the reference as Spark SQL without its alias (``db.t``, ``db.t TIMESTAMP AS
-            OF '...'``), to bind a table that is not a Hudi table back to itself.
+        source: the reference as written, without its alias (``db.t``, ``db.t TIMESTAMP AS OF
+            '...'``, a table function's call), to bind a table that is not a Hudi table back to
+            itself.
         filters: what the query's WHERE clause requires of this table's columns, for data
             skipping (:mod:`hudi_sql.sql.analyzer.filters`).
     """
@@ -142,7 +146,7 @@ class TableRef:
     path: str | None = None
     incremental_format: str | None = None
     table_function: str | None = None
-    source_sql: str = ""
+    source: exp.Expr | None = field(default=None, compare=False)
     filters: tuple[ColumnPredicate, ...] = ()
 
     @property
@@ -153,35 +157,16 @@ class TableRef:
         return self.name.name if self.name else None
 
 
-def bind(sql: str, table_refs: tuple[TableRef, ...], views: Mapping[str, str]) -> str:
-    """Replaces each placeholder in *sql*: by ``views[placeholder]`` (a view name or any Spark
-    relation text) when given, else by the reference's own :attr:`TableRef.source_sql`."""
-    if not table_refs:
-        return sql
-    by_placeholder = {ref.placeholder: ref for ref in table_refs}
-    pattern = re.compile(
-        r"(?<![\w`])("
-        + "|".join(re.escape(p) for p in sorted(by_placeholder, key=len, reverse=True))
-        + r")(?!\w)"
-    )
-
-    def replace(match: re.Match[str]) -> str:
-        placeholder = match.group(1)
-        return views.get(placeholder) or by_placeholder[placeholder].source_sql
-
-    return pattern.sub(replace, sql)
-
-
 @dataclass(frozen=True)
 class Query:
-    """A query as Spark SQL with placeholders at its table references."""
+    """A query for Spark with placeholders at its table references."""
 
-    sql: str
+    sql: SparkSql
     table_refs: tuple[TableRef, ...] = ()
 
-    def bind(self, views: Mapping[str, str]) -> str:
-        """The SQL with placeholders bound (see :func:`bind`)."""
-        return bind(self.sql, self.table_refs, views)
+    def bind(self, views: Views) -> str:
+        """The SQL with placeholders bound (see :meth:`SparkSql.bind`)."""
+        return self.sql.bind(self.table_refs, views)
 
 
 class PartitionValue(NamedTuple):
@@ -198,10 +183,10 @@ class PartitionValue(NamedTuple):
 
 
 class Assignment(NamedTuple):
-    """``column = value`` in UPDATE or MERGE; ``value`` is Spark SQL."""
+    """``column = value`` in UPDATE or MERGE."""
 
     column: str
-    value: str
+    value: SparkSql
 
 
 class Star(Enum):
@@ -246,7 +231,7 @@ class CreateView(Statement):
     name: TableName
     query: Query
     view_text: str
-    spark_sql: str
+    spark_sql: SparkSql
     columns: tuple[tuple[str, str | None], ...] = ()
     comment: str | None = None
     properties: Mapping[str, str] = field(default_factory=dict, hash=False)
@@ -271,7 +256,7 @@ class CreateTable(Statement):
     if_not_exists: bool = False
     as_query: Query | None = None
     comment: str | None = None
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
     def _alias_value(self, alias: SqlAlias) -> str | None:
         for key, value in self.properties.items():
@@ -320,28 +305,28 @@ class DropTable(Statement):
     name: TableName
     if_exists: bool = False
     purge: bool = False
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class AlterTableAddColumns(Statement):
     table: TableName
     columns: tuple[ColumnDef, ...]
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class AlterTableSetProperties(Statement):
     table: TableName
     properties: Mapping[str, str] = field(default_factory=dict, hash=False)
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class AlterTableRename(Statement):
     table: TableName
     new_name: TableName
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -353,27 +338,27 @@ class AlterTableDropPartition(Statement):
     partitions: tuple[tuple[PartitionValue, ...], ...]
     if_exists: bool = False
     purge: bool = False
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class ShowPartitions(Statement):
     table: TableName
     partition_spec: tuple[PartitionValue, ...] = ()
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class TruncateTable(Statement):
     table: TableName
     partition_spec: tuple[PartitionValue, ...] = ()
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class ShowCreateTable(Statement):
     table: TableName
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -382,7 +367,7 @@ class ShowTableProperties(Statement):
 
     table: TableName
     key: str | None = None
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -391,7 +376,7 @@ class DescribeTable(Statement):
 
     table: TableName
     extended: bool = False
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 # DML ---------------------------------------------------------------------------------------------
@@ -411,7 +396,7 @@ class InsertInto(Statement):
     columns: tuple[str, ...]
     query: Query
     overwrite: bool = False
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 class MergeClauseKind(str, Enum):
@@ -438,10 +423,10 @@ class MergeClause:
 
     kind: MergeClauseKind
     action: MergeAction
-    condition: str | None = None
+    condition: SparkSql | None = None
     assignments: tuple[Assignment, ...] | Literal[Star.STAR] = ()
     insert_columns: tuple[str, ...] = ()
-    insert_values: tuple[str, ...] = ()
+    insert_values: tuple[SparkSql, ...] = ()
 
     @property
     def is_star(self) -> bool:
@@ -459,8 +444,7 @@ class MergeInto(Statement):
 
     What the analyzer read off the ``ON`` condition (so that no later layer parses it again):
 
-    * ``on_equalities``: ``(target column, source expression)`` pairs (column lower case,
-      expression as Spark SQL) from the top-level ``AND`` terms ``target.c = <expression of
+    * ``on_equalities``: ``(target column, source expression)`` pairs (column lower case) from the top-level ``AND`` terms ``target.c = <expression of
       source columns only>``; MERGE reads only the target partitions these can match.
     * ``on_column_pairs``: ``(target column, source column)`` pairs (lower case) when ``ON`` is
       nothing but ``AND``-ed equalities of plain target and source columns, else ``None``; a
@@ -474,13 +458,13 @@ class MergeInto(Statement):
     target_alias: str | None
     source: Query
     source_alias: str | None
-    on: str
+    on: SparkSql
     clauses: tuple[MergeClause, ...]
     table_refs: tuple[TableRef, ...] = ()
-    on_equalities: tuple[tuple[str, str], ...] = ()
+    on_equalities: tuple[tuple[str, SparkSql], ...] = ()
     on_column_pairs: tuple[tuple[str, str], ...] | None = None
     update_source_columns: tuple[tuple[str, str], ...] = ()
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -488,18 +472,18 @@ class Update(Statement):
     table: TableName
     alias: str | None
     assignments: tuple[Assignment, ...]
-    where: str | None = None
+    where: SparkSql | None = None
     table_refs: tuple[TableRef, ...] = ()
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
 class Delete(Statement):
     table: TableName
     alias: str | None
-    where: str | None = None
+    where: SparkSql | None = None
     table_refs: tuple[TableRef, ...] = ()
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -524,7 +508,7 @@ class ShowOption(Statement):
 
     key: str | None = None
     verbose: bool = False
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -562,7 +546,7 @@ class Explain(Statement):
 
     statement: Statement
     mode: str | None = None
-    sql: str = field(default="", kw_only=True)
+    sql: SparkSql = field(default_factory=SparkSql, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -575,10 +559,10 @@ class Passthrough(Statement):
     (``'CREATE VIEW'``, ``'ALTER TABLE ... DROP COLUMN'``).
     """
 
-    sql: str
+    sql: SparkSql
     table_refs: tuple[TableRef, ...] = ()
     targets: tuple[TableName, ...] = ()
     kind: str = ""
 
-    def bind(self, views: Mapping[str, str]) -> str:
-        return bind(self.sql, self.table_refs, views)
+    def bind(self, views: Views) -> str:
+        return self.sql.bind(self.table_refs, views)

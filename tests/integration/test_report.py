@@ -198,6 +198,19 @@ def test_check_config_names_the_ignored_and_dropped_options_of_the_table_and_the
                      ("hoodie.clustering.preserve.commit.metadata", "session", "dropped by Apache Hudi")}
 
 
+def test_a_healthy_table_gets_no_advice_no_discrepancy_and_no_wrong_option(
+        spark: Any, history: dict[str, Any]) -> None:
+    """All three agree the table is well: the advisor and the verifier say nothing; the
+    configuration check names only what an Apache Hudi upgrade would change (this version 6
+    table has an ordering field: INSERT INTO and the merge mode change in 1.x)."""
+    db = hudi_sql.connect(spark)
+    assert db.sql(f"CALL advise(path => '{history['cow']}')").collect() == []
+    assert db.sql(f"CALL verify_table(path => '{history['cow']}')").collect() == []
+    found = {(r["key"], r["finding"]) for r in db.sql(f"CALL check_config(path => '{history['cow']}')").collect()}
+    assert found == {("hoodie.spark.sql.insert.into.operation", "changes on upgrade"),
+                     ("hoodie.record.merge.mode", "changes on upgrade")}
+
+
 def test_report_cli_table_name_is_looked_up_in_the_catalog(spark: Any, history: dict[str, Any]) -> None:
     hudi_sql.connect(spark).sql(f"CREATE TABLE report_cli_cow USING hudi LOCATION '{history['cow']}'")
     out, err = io.StringIO(), io.StringIO()

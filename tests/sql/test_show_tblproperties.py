@@ -24,10 +24,10 @@ DATABASE = "sql_tblproperties"
 
 def test_analyze_show_tblproperties_with_and_without_key() -> None:
     assert analyze("SHOW TBLPROPERTIES db.t ('primaryKey')") == [
-        st.ShowTableProperties(st.TableName("db", "t"), "primaryKey", sql="SHOW TBLPROPERTIES db.t ('primaryKey')")
+        st.ShowTableProperties(st.TableName("db", "t"), "primaryKey", sql=st.SparkSql(text="SHOW TBLPROPERTIES db.t ('primaryKey')"))
     ]
     [statement] = analyze("show tblproperties t (a.b)")
-    assert statement == st.ShowTableProperties(st.TableName(None, "t"), "a.b", sql="show tblproperties t (a.b)")
+    assert statement == st.ShowTableProperties(st.TableName(None, "t"), "a.b", sql=st.SparkSql(text="show tblproperties t (a.b)"))
     assert generate(parse_statements("SHOW TBLPROPERTIES `d`.t")[0].expression) == "SHOW TBLPROPERTIES `d`.t"
 
 

@@ -101,7 +101,7 @@ def _set_option(ctx: Context, tree: exp.Expr) -> st.Statement:
 def _show_option(ctx: Context, tree: exp.Expr) -> st.Statement:
     key = tree.args.get("this")
     return st.ShowOption(
-        key.name if key else None, verbose=bool(tree.args.get("verbose")), sql=ctx.source.strip()
+        key.name if key else None, verbose=bool(tree.args.get("verbose")), sql=st.SparkSql(text=ctx.source.strip())
     )
 
 
@@ -161,10 +161,10 @@ def _explain(ctx: Context, tree: exp.Expr) -> st.Statement:
         raise UnsupportedFeatureError(f"not supported: EXPLAIN of {shorten(to_sql(inner_tree))}")
     mode_node = tree.args.get("mode")
     mode = mode_node.name.lower() if mode_node else None
-    sql = ""
+    sql = st.SparkSql()
     if isinstance(inner, (st.Select, st.Passthrough)):
         # The whole EXPLAIN tree (its statement rewritten in place), or the text as written.
-        sql = to_sql(tree) if ctx.refs else explain_source.strip()
+        sql = st.SparkSql.of(tree) if ctx.refs else st.SparkSql(text=explain_source.strip())
     return st.Explain(inner, mode, sql=sql)
 
 
@@ -193,7 +193,7 @@ def _command(ctx: Context, tree: exp.Expr) -> st.Statement:
             f"not supported: {shorten(text)}",
             help="hudi-sql runs Spark SQL statements and Hudi's SQL extensions (CALL, MERGE, ...)",
         )
-    return st.Passthrough(ctx.source.strip(), (), (), str(tree.this).upper())
+    return st.Passthrough(st.SparkSql(text=ctx.source.strip()), (), (), str(tree.this).upper())
 
 
 

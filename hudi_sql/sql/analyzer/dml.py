@@ -108,11 +108,11 @@ def _assignments(ctx: Context, items: list[exp.Expr], target: str | None) -> tup
         if column.lower() in seen:
             raise HudiSqlError(f"column '{column}' is assigned twice")
         seen.add(column.lower())
-        assignments.append(st.Assignment(column, expression_of(ctx, item.expression) or ""))
+        assignments.append(st.Assignment(column, expression_of(ctx, item.expression) or st.SparkSql()))
     return tuple(assignments)
 
 
-def _where(ctx: Context, tree: exp.Expr) -> str | None:
+def _where(ctx: Context, tree: exp.Expr) -> st.SparkSql | None:
     where = tree.args.get("where")
     return expression_of(ctx, where.this) if isinstance(where, exp.Where) else None
 
@@ -254,7 +254,7 @@ def _merge_clause(ctx: Context, when: exp.Expr, target: str) -> st.MergeClause:
 def _merge_insert(
     ctx: Context,
     kind: st.MergeClauseKind,
-    condition: str | None,
+    condition: st.SparkSql | None,
     then: exp.Insert,
     target: str,
     clause_sql: str,
@@ -268,7 +268,7 @@ def _merge_insert(
             help="or INSERT * to insert every source column",
         )
     columns = tuple(_assigned_column(c, target) for c in columns_node.expressions)
-    values = tuple(expression_of(ctx, v) or "" for v in values_node.expressions)
+    values = tuple(expression_of(ctx, v) or st.SparkSql() for v in values_node.expressions)
     if len(columns) != len(values):
         raise HudiSqlError(f"'{clause_sql}' names {len(columns)} columns but gives {len(values)} values")
     if len({c.lower() for c in columns}) != len(columns):
@@ -330,22 +330,22 @@ def _side(node: exp.Expr, target: str, source: str) -> str | None:
     return None
 
 
-def _equi_join_columns(terms: list[exp.Expr], target: str, source: str) -> tuple[tuple[str, str], ...]:
+def _equi_join_columns(terms: list[exp.Expr], target: str, source: str) -> tuple[tuple[str, st.SparkSql], ...]:
     """Target columns the ``ON`` condition equates with an expression of source columns only:
-    ``(target column (lower case), source expression SQL)``, from the top-level ``AND`` terms
+    ``(target column (lower case), source expression)``, from the top-level ``AND`` terms
     ``target.c = <source expression>`` (either side). A condition with anything else at the top
     level (an ``OR``) contributes only its equality terms; a term mixing both sides, or naming
     columns without a qualifier, contributes nothing. MERGE uses this to read only the target
     partitions the source can match (what Hudi's index lookup achieves for key conditions).
     """
-    found: dict[str, str] = {}
+    found: dict[str, st.SparkSql] = {}
     for term in terms:
         if not isinstance(term, exp.EQ):
             continue
         for left, right in ((term.this, term.expression), (term.expression, term.this)):
             if isinstance(left, exp.Column) and _side(left, target, source) == "target" \
                     and _side(right, target, source) == "source":
-                found.setdefault(left.name.lower(), to_sql(right))
+                found.setdefault(left.name.lower(), st.SparkSql.of(right))
     return tuple(found.items())
 
 

@@ -3,7 +3,7 @@
 A :class:`Context` is one statement's state: its source text and the placeholders handed out
 so far. :func:`rewrite_tables` replaces every table in a query position by a placeholder
 (applying our read hints and table functions) and records a :class:`~hudi_sql.sql.statements.TableRef`
-for it; :func:`query_of` and :func:`expression_of` give the Spark SQL of a rewritten subtree.
+for it; :func:`query_of` and :func:`expression_of` keep a rewritten subtree for Spark.
 """
 
 from __future__ import annotations
@@ -71,10 +71,10 @@ def to_sql(tree: exp.Expr) -> str:
     return generate(tree)
 
 
-def statement_sql(ctx: Context, tree: exp.Expr) -> str:
-    """The statement for Spark: regenerated when placeholders were put in, else as written
+def statement_sql(ctx: Context, tree: exp.Expr) -> st.SparkSql:
+    """The statement for Spark: its tree when placeholders were put in, else the text as written
     (sqlglot's regeneration is not faithful for everything Spark accepts)."""
-    return to_sql(tree) if ctx.refs else ctx.source.strip()
+    return st.SparkSql.of(tree) if ctx.refs else st.SparkSql(text=ctx.source.strip())
 
 
 def _is_cte_name(table: exp.Table) -> bool:
@@ -224,7 +224,7 @@ def _build_ref(table: exp.Table) -> st.TableRef:
     else:
         parts = ("this", "db", "catalog", "version")
         source = exp.Table(**{k: table.args[k].copy() for k in parts if table.args.get(k)})
-    return replace(ref, source_sql=to_sql(source))
+    return replace(ref, source=source)
 
 
 def rewrite_tables(ctx: Context, root: exp.Expr) -> list[st.TableRef]:
@@ -358,15 +358,15 @@ def _hinted(ref: st.TableRef, name: str, values: list[str], text: str) -> st.Tab
 
 def query_of(ctx: Context, tree: exp.Expr) -> st.Query:
     refs = rewrite_tables(ctx, tree)
-    return st.Query(to_sql(tree), tuple(refs))
+    return st.Query(st.SparkSql.of(tree), tuple(refs))
 
 
-def expression_of(ctx: Context, tree: exp.Expr | None) -> str | None:
-    """Spark SQL for a condition or value; tables of its subqueries become placeholders."""
+def expression_of(ctx: Context, tree: exp.Expr | None) -> st.SparkSql | None:
+    """A condition or value for Spark; tables of its subqueries become placeholders."""
     if tree is None:
         return None
     rewrite_tables(ctx, tree)
-    return to_sql(tree)
+    return st.SparkSql.of(tree)
 
 
 def select_statement(ctx: Context, tree: exp.Expr) -> st.Statement:

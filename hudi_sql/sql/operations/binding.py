@@ -38,7 +38,8 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from catalog.base import quote_identifier
+from sqlglot import exp
+
 from hudi_sql.config import QueryType
 from hudi_sql.config.hive_naming import hive_table_resolution, synced_query_type
 from hudi_sql.errors import HudiSqlError
@@ -170,14 +171,22 @@ def _view_frame(ctx: OperationContext, resolved: Resolved) -> DataFrame:
         for ref in statement.table_refs
     )
     # Tables Spark resolves itself are qualified too: the session may be in another database.
-    qualified = {
-        ref.placeholder: f"{quote_identifier(database)}.{ref.source_sql}"
+    qualified: dict[str, str | exp.Expr] = {
+        ref.placeholder: _in_database(ref.source, database)
         for ref in statement.table_refs
         if ref.name is not None and ref.name.database is None and ref.table_function is None
+        and isinstance(ref.source, exp.Table)
     }
     with expanding(str(info.ident)), bound(ctx, refs) as views:
         df = ctx.spark.sql(statement.bind({**qualified, **views}))
     return df.toDF(*info.schema.fieldNames())
+
+
+def _in_database(source: exp.Table, database: str | None) -> exp.Table:
+    """*source* (a table named without its database) qualified by *database*."""
+    table = source.copy()
+    table.set("db", exp.to_identifier(database) if database else None)
+    return table
 
 
 def keep_view(ctx: OperationContext, ref: st.TableRef) -> str | None:

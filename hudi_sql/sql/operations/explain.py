@@ -116,7 +116,7 @@ def _explain_query(ctx: OperationContext, statement: st.Explain, inner: st.Selec
     for ref in inner.table_refs:
         lines += _read_plan_lines(ctx, ref)
     with bound(ctx, inner.table_refs) as views:
-        spark_plan = ctx.spark.sql(st.bind(statement.sql, inner.table_refs, views)).collect()
+        spark_plan = ctx.spark.sql(statement.sql.bind(inner.table_refs, views)).collect()
     text = "\n".join(str(row[0]) for row in spark_plan)
     return "\n".join(lines + [text]) if lines else text
 

@@ -187,8 +187,8 @@ def build_merge(
     fields = facts.target_schema().fields
     lowered = {f.name.lower(): i for i, f in enumerate(fields)}
 
-    def expr(text: str) -> Column:
-        return F.expr(st.bind(text, refs, views))
+    def expr(sql: st.SparkSql) -> Column:
+        return F.expr(sql.bind(refs, views))
 
     source_df = ctx.spark.sql(statement.source.bind(views))
     source_columns = {c.lower(): c for c in source_df.columns}
@@ -366,10 +366,10 @@ def _incoming_ordering(statement: st.MergeInto, ordering: str | None, source_col
 def _source_partitions(
     ctx: OperationContext,
     facts: HudiTableFacts,
-    equated: Mapping[str, str],
+    equated: Mapping[str, st.SparkSql],
     source_df: DataFrame,
     source_alias: str,
-    expr: Callable[[str], Column],
+    expr: Callable[[st.SparkSql], Column],
 ) -> frozenset[str] | None:
     """The partitions of the target the source can match, when ``ON`` equates every partition
     column with a source expression (else ``None``: read every partition).

@@ -27,7 +27,6 @@ from sqlglot import exp
 from hudi_sql.errors import HudiSqlError, TableAlreadyExistsError, UnsupportedFeatureError
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer.refs import parse_table_name
-from hudi_sql.sql.dialect import generate
 from hudi_sql.sql.operations.binding import register_view, temp_views
 from hudi_sql.sql.operations.context import OperationContext
 from hudi_sql.sql.operations.create_table import create_table
@@ -74,5 +73,5 @@ def save_as_table(ctx: OperationContext, df: DataFrame, name: str, *, mode: str 
             partitioned_by=tuple(partition_by),
             location=location,
             properties=properties,
-            as_query=st.Query(generate(exp.select("*").from_(exp.Table(this=exp.to_identifier(view, quoted=True))))),
+            as_query=st.Query(st.SparkSql.of(exp.select("*").from_(exp.Table(this=exp.to_identifier(view, quoted=True))))),
         ))

@@ -55,7 +55,7 @@ def show_option(ctx: OperationContext, statement: st.ShowOption) -> DataFrame:
         value = ctx.options.get(statement.key, "<undefined>")
         return ctx.rows(_KEY_VALUE, [(statement.key, value)])
     if statement.key is not None:
-        return ctx.spark.sql(statement.sql)  # Spark's own SET key, as written
+        return ctx.spark.sql(statement.sql.text)  # Spark's own SET key, as written
     spark_rows = ctx.spark.sql("SET -v" if statement.verbose else "SET")
     if not ctx.options:
         return spark_rows

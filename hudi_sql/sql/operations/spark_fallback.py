@@ -32,9 +32,9 @@ def table_refs_of(statement: st.Statement) -> tuple[st.TableRef, ...]:
 def run_in_spark(ctx: OperationContext, statement: st.Statement) -> DataFrame:
     """The statement as written (``statement.sql``), run by Spark, with its table references bound."""
     refs = table_refs_of(statement)
-    sql: str = getattr(statement, "sql")  # noqa: B009 - every statement that can pass through has one
+    sql: st.SparkSql = getattr(statement, "sql")  # noqa: B009 - every statement that can pass through has one
     with bound(ctx, refs) as views:
-        return ctx.spark.sql(st.bind(sql, refs, views))
+        return ctx.spark.sql(sql.bind(refs, views))
 
 
 S = TypeVar("S", bound=st.Statement)

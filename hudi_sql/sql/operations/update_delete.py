@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 
-def _expr(text: str, statement: st.Update | st.Delete, views: Mapping[str, str]) -> Column:
+def _expr(sql: st.SparkSql, statement: st.Update | st.Delete, views: st.Views) -> Column:
     """One analyzed expression of *statement*, its placeholders bound to *views*."""
     from pyspark.sql import functions as F
 
-    return F.expr(st.bind(text, statement.table_refs, views))
+    return F.expr(sql.bind(statement.table_refs, views))
 
 
 @on_hudi_table(lambda statement: statement.table)
@@ -54,7 +54,7 @@ def update_frames(
     where_ = f"UPDATE {facts.name}"
     alias = statement.alias or facts.name
     keys = {k.lower() for k in facts.record_key_fields}
-    assigned: dict[str, str] = {}
+    assigned: dict[str, st.SparkSql] = {}
     for assignment in statement.assignments:
         name = facts.column(assignment.column, where_)
         if name.lower() in keys:
@@ -68,8 +68,8 @@ def update_frames(
     target = ctx.snapshot(facts.location).alias(alias)
 
     def value(field_name: str) -> Column:
-        text = assigned.get(field_name.lower())
-        return _expr(text, statement, views) if text is not None else column(field_name, alias)
+        sql = assigned.get(field_name.lower())
+        return _expr(sql, statement, views) if sql is not None else column(field_name, alias)
 
     condition = _expr(statement.where, statement, views) if statement.where else None
     chosen = target.where(condition) if condition is not None else target

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def create_view(ctx: OperationContext, statement: st.CreateView) -> DataFrame:
     if not any(reads_hudi(ctx, ref) for ref in statement.query.table_refs):
-        return ctx.spark.sql(st.bind(statement.spark_sql, statement.query.table_refs, {}))
+        return ctx.spark.sql(statement.spark_sql.bind(statement.query.table_refs, {}))
     ident = ctx.ident(statement.name)
     existing = ctx.catalog.load_table(ident)
     if existing is not None:

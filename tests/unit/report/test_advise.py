@@ -93,7 +93,8 @@ def test_a_compaction_backlog_calls_for_inline_compaction_or_running_the_schedul
     slices = (SliceStats("a", "f1", "001", 10 * MB, 6, 8 * MB), SliceStats("a", "f2", "001", 10 * MB, 0, 0))
     mor = _report(table_type="MERGE_ON_READ", slices=slices, delta_commits_since_compaction=6)
     (advice,) = advise(mor, Resolved.of({}))
-    assert advice.setting.startswith("hoodie.compact.inline=true")
+    assert advice.setting.startswith("CALL run_compaction(op => 'scheduleAndExecute'")
+    assert "hoodie.compact.inline=true" in advice.setting
     assert "8388608 log bytes over 10485760 base bytes" in advice.evidence
     from hudi_sql.report.collect import PendingPlan
 
@@ -130,3 +131,31 @@ def test_a_filter_column_without_statistics_or_with_overlapping_ranges_is_named_
     sorted_files = FilterColumn("fare", indexed=True, overlap=key_range_overlap(
         {"a": [(0, 9), (10, 19), (20, 29), (30, 39)]}))
     assert advise(HEALTHY, Resolved.of({}), filters=(sorted_files,)) == ()
+
+
+def test_ordered_keys_in_files_written_unsorted_call_for_a_clustering_sorted_by_the_key() -> None:
+    """Time-ordered keys under day partitions: the partitions' ranges are apart, each file of a
+    day spans the whole day (a bulk insert without sorting): sort the files, keep the bloom index."""
+    unsorted = {f"2024-01-0{d}": [(f"2024010{d}0000_D{f}", f"2024010{d}2359_D{f}") for f in range(3)]
+                for d in range(1, 4)}
+    report = replace(HEALTHY, record_key_fields=("record_key",))
+    (advice,) = advise(report, Resolved.of({"hoodie.index.type": "BLOOM"}), unsorted)
+    assert advice.setting == "CALL run_clustering(table => 't', order => 'record_key')"
+    assert "overlaps 100%" in advice.evidence and "overlap 0% of each other's" in advice.evidence
+
+
+def test_small_files_expect_one_clustered_file_set_per_partition() -> None:
+    small = _report(partitions=tuple(_partition(f"p{i}", [2 * MB] * 5) for i in range(3)))
+    (clustering,) = advise(small, Resolved.of({}), declared_metadata_partitions=("files", "column_stats"))
+    assert "about 3 files" in clustering.expected_effect  # a clustering group never spans partitions
+    one_each = _report(partitions=tuple(_partition(f"p{i}", [60 * MB]) for i in range(12)))
+    assert advise(one_each, Resolved.of({}), declared_metadata_partitions=("files", "column_stats")) == ()
+
+
+def test_a_merge_on_read_table_at_its_compaction_trigger_with_nothing_compacting_is_behind() -> None:
+    slices = (SliceStats("a", "f1", "001", 100 * MB, 1, MB),)
+    due = _report(table_type="MERGE_ON_READ", slices=slices, delta_commits_since_compaction=5)
+    (advice,) = advise(due, Resolved.of({}))
+    assert advice.setting == ("CALL run_compaction(op => 'scheduleAndExecute', table => 't'), and "
+                              "hoodie.compact.inline=true (with hoodie.compact.inline.max.delta.commits=5)")
+    assert advise(due, Resolved.of({"hoodie.compact.inline": "true"})) == ()
