@@ -30,7 +30,7 @@ from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.model.payload import Payload
 
-_COMPLEX_KEY_GENERATORS = ("org.apache.hudi.keygen.ComplexKeyGenerator", "org.apache.hudi.keygen.ComplexAvroKeyGenerator")
+_COMPLEX_KEY_GENERATORS = frozenset({"ComplexKeyGenerator", "ComplexAvroKeyGenerator"})
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,7 @@ def _merge_mode(table: TableConfig, configs: HudiConfigs) -> ReleaseChange | Non
         return ReleaseChange(key, (
             f"the upgrade to version 8 records {key}=COMMIT_TIME_ORDERING (the latest write wins, as today); Apache "
             f"Hudi 1.x then keeps, of two rows of one key in one batch, the one that arrived last, where 0.15 keeps "
-            f"the one with the greater {table.precombine_field}. Deduplicate the batch before writing, or set "
-            f"{HudiTableConfig.PAYLOAD_CLASS.key}={Payload.DEFAULT.java_class} before upgrading to merge by event time."))
+            f"the one with the greater {table.precombine_field}: deduplicate a batch before writing it."))
     return None
 
 
@@ -128,7 +127,8 @@ def _complex_key_encoding(table: TableConfig, configs: HudiConfigs, stored_value
     default) bare values, as Apache Hudi 0.14.1 to 1.0.2 write them: 1.1 and later key ``id:1``
     unless told otherwise (HUDI-9666), and then match none of the stored keys."""
     key = HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING
-    if table.key_generator_class not in _COMPLEX_KEY_GENERATORS or len(table.record_key_fields) != 1:
+    generator = (table.key_generator_class or "").rsplit(".", 1)[-1]
+    if generator not in _COMPLEX_KEY_GENERATORS or len(table.record_key_fields) != 1:
         return None
     if KeyGenConfig.of(configs, {HudiTableConfig.VERSION.key: str(table.version)}).single_complex_key_value_only(
             stored_value_only) is False:
@@ -140,5 +140,7 @@ def _complex_key_encoding(table: TableConfig, configs: HudiConfigs, stored_value
         f"to 1.0.2 do. Apache Hudi 1.1 and later key records {field}:1 unless {key.key}=true, match none of the "
         "stored keys and add every upserted row a second time. Set it to true on every Apache Hudi 1.1+ writer "
         "(hudi-sql follows the keys the table stores)."))
+
+
 _RULES: tuple[Callable[[TableConfig, HudiConfigs], ReleaseChange | None], ...] = (
     _insert_into_operation, _merge_mode, _incremental_begin)

@@ -213,16 +213,17 @@ def advise(report: TableReport, options: Resolved,
         declared_metadata_partitions: the metadata table's complete partitions.
         filters: the columns the caller's queries filter on (:func:`filter_columns`).
     """
+    no_statistics = _no_column_statistics(report, options, declared_metadata_partitions)
     found = [
         _unordered_keys(options, key_ranges or {}, report),
         _update_heavy_copy_on_write(report),
         _compaction_backlog(report, options),
         _small_files(report, options),
-        _no_column_statistics(report, options, declared_metadata_partitions),
+        no_statistics,
     ]
-    # Without a column_stats partition the rule above speaks for every column.
+    # Where the table keeps no column statistics at all, that finding speaks for every column.
     found += [_filter_column(report, options, column) for column in filters
-              if column.indexed or found[-1] is None]
+              if column.indexed or no_statistics is None]
     return tuple(r for r in found if r is not None)
 
 
