@@ -55,7 +55,11 @@ class HudiConfigError(HudiError, ValueError):
 
 
 class HudiSqlError(HudiError, ValueError):
-    """A statement does not parse or cannot be analysed; keeps the position when known."""
+    """A statement does not parse or cannot be analysed; keeps the position when known.
+
+    ``sql_state`` is the SQLSTATE a client sees (``42601`` for a syntax error, as Spark's
+    ``PARSE_SYNTAX_ERROR``; ``42000`` for any other statement it refuses); a syntax error's
+    message names it, as Spark's do."""
 
     def __init__(
         self,
@@ -65,9 +69,13 @@ class HudiSqlError(HudiError, ValueError):
         col: int | None = None,
         sql: str | None = None,
         help: str | None = None,
+        sql_state: str = "42000",
     ) -> None:
         self.line = line
         self.col = col
+        self.sql_state = sql_state
+        if sql_state != "42000":
+            message = f"{message} SQLSTATE: {sql_state}"
         if sql is not None and line is not None and col is not None:
             lines = sql.splitlines() or [""]
             text = lines[min(max(line, 1), len(lines)) - 1]

@@ -26,6 +26,9 @@ OUTPUT_FORMATS = ("table", "tsv", "csv", "json")
 # "...SQLSTATE: 42703; line 1 pos 7;\n'Project [...]": the position (in the SQL Spark ran, which
 # is not the user's text) and the plan after it.
 _POSITION_AND_PLAN = re.compile(r";\s*line \d+ pos \d+;?(\n.*)?\Z", re.DOTALL)
+# '== DataFrame ==\n"cast" was called from\n<file>:<line>' (Spark's DataFrame query context): it names
+# the line of hudi-sql's source that built the expression, which is not the user's statement.
+_DATAFRAME_CONTEXT = re.compile(r"\n?== DataFrame ==\n.*?(?=\n== |\Z)", re.DOTALL)
 # "== SQL (line 1, position 8) ==\n<fragment>\n<carets>" (Spark's query context).
 _SQL_CONTEXT = re.compile(r"\n?== SQL[^\n]*==\n[^\n]*\n?[ ^]*(\n|\Z)")
 _INTERNAL_VIEW = r"`?__hudi_(?:view|kept)_\d+_[0-9a-f]+`?"
@@ -117,8 +120,10 @@ def without_internal_names(text: str) -> str:
 
 
 def spark_message(text: str) -> str:
-    """Spark's message of an error: up to the JVM stack trace, without the analysed plan."""
+    """Spark's message of an error: up to the JVM stack trace, without the analysed plan and
+    without a DataFrame query context (which points into hudi-sql's source)."""
     text = text.split("\n\tat ")[0].split("\n\nJVM stacktrace:")[0].strip()
+    text = _DATAFRAME_CONTEXT.sub("", text)
     return _POSITION_AND_PLAN.sub("", text).strip()
 
 

@@ -317,6 +317,10 @@ class WriteClient:
                               prepared.data_schema, ordering, keygen=keygen, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
+            deletes = sum(sum(w.deletes_by_file_id.values()) for w in profile.partitions.values())
+            _log.info("%s %s into '%s': %d inserts, %d updates, %d deletes in %d partitions (%s index); writing %d "
+                      "file groups.", operation.value.lower(), txn.instant_time, self.base_path, profile.total_inserts,
+                      profile.total_updates, deletes, len(profile.partitions), index_type.value, len(plan.buckets))
             execution = execute_plan(tagged, plan, self.resolved.index, index_type)
             index_stats = index.last_stats if index is not None else None
         finally:
@@ -329,6 +333,8 @@ class WriteClient:
             extra_metadata={**config.commit_extra_metadata, "schema": schema_json},
         )
         txn.complete(metadata)
+        _log.info("Committed %s %s to '%s': %d files written.", action.value, txn.instant_time, self.base_path,
+                  len(execution.stats))
         failures = self.post_commit(df.sparkSession, meta)
         return WriteResult(txn.instant_time, operation.value, tuple(execution.stats),
                            writer_pids=execution.writer_pids, post_commit_failures=failures, index_stats=index_stats,

@@ -47,7 +47,7 @@ from sqlglot.parsers.spark import SparkParser
 from sqlglot.tokenizer_core import Token, TokenType
 from sqlglot.trie import new_trie
 
-from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError
+from hudi_sql.errors import HudiSqlError, UnsupportedFeatureError, did_you_mean
 from hudi_sql.sql.nodes import (
     HUDI_HINT_NAMES,
     DropPartitionPurge,
@@ -456,7 +456,7 @@ def parse_statements(sql: str) -> list[ParsedStatement]:
         try:
             trees = parser.parse(chunk, sql)
         except ParseError as e:
-            raise _parse_error(e, sql) from None
+            raise _unknown_statement(chunk[0], sql) or _parse_error(e, sql) from None
         for tree in trees:
             if tree is not None:
                 statements.append(ParsedStatement(tree, sql[chunk[0].start : chunk[-1].end + 1]))
@@ -484,9 +484,30 @@ def generate(expression: exp.Expr) -> str:
         raise UnsupportedFeatureError(f"not supported: {e}") from None
 
 
+#: Spark's SQLSTATE of ``PARSE_SYNTAX_ERROR``.
+SYNTAX_ERROR_STATE = "42601"
+
+
 def _position(sql: str, offset: int) -> tuple[int, int]:
     before = sql[:offset]
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+#: The words a statement starts with, for "did you mean" when a statement starts with another word.
+_STATEMENT_WORDS = ("SELECT", "WITH", "VALUES", "FROM", "TABLE", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE",
+                    "DROP", "ALTER", "TRUNCATE", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "CALL", "SET", "RESET",
+                    "USE", *sorted({command.split()[0] for command in PASSTHROUGH_COMMANDS}))
+
+
+def _unknown_statement(first: Token, sql: str) -> HudiSqlError | None:
+    """A statement that starts with a word no statement starts with, named where it is (Spark
+    says "Syntax error at or near 'SELEC'"); ``None`` when the first word is a statement's."""
+    if first.token_type != TokenType.VAR or first.text.upper() in _STATEMENT_WORDS:
+        return None
+    line, col = _position(sql, first.start)
+    hint = did_you_mean(first.text.upper(), _STATEMENT_WORDS).strip()
+    return HudiSqlError(f"syntax error at or near '{first.text}': no statement starts with it.{' ' + hint if hint else ''}",
+                        line=line, col=col, sql=sql, sql_state=SYNTAX_ERROR_STATE)
 
 
 def _parse_error(error: ParseError, sql: str) -> HudiSqlError:
@@ -497,10 +518,11 @@ def _parse_error(error: ParseError, sql: str) -> HudiSqlError:
     if isinstance(line, int) and isinstance(col, int) and highlight and "\n" not in highlight:
         col = max(col - len(highlight) + 1, 1)  # sqlglot reports the column the token ends on
     return HudiSqlError(
-        f"syntax error: {description}",
+        f"syntax error: {description}.",
         line=line if isinstance(line, int) else None,
         col=col if isinstance(col, int) else None,
         sql=sql,
+        sql_state=SYNTAX_ERROR_STATE,
     )
 
 
@@ -515,4 +537,4 @@ def _token_error(error: TokenError, sql: str) -> HudiSqlError:
     elif error.start is not None and error.start > 0:
         offset = error.start + 50  # sqlglot quotes 50 characters either side of the failure
     line, col = _position(sql, min(offset, len(sql))) if offset is not None else (None, None)
-    return HudiSqlError(message, line=line, col=col, sql=sql)
+    return HudiSqlError(f"{message}.", line=line, col=col, sql=sql, sql_state=SYNTAX_ERROR_STATE)

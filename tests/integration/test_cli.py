@@ -116,9 +116,18 @@ def test_first_failing_statement_stops_with_status_1_and_error_on_stderr(shell: 
     assert err.startswith("Error: Table or view 'kvs' not found") and "Did you mean 'kv'" in err
     status, out, err = run(shell, "-S", "-e", "SELECT 1 AS a;\nSELEC 2")
     assert status == 1 and out == ""  # a script that does not parse runs nothing
-    assert "syntax error" in err and "(line 2, column" in err and "^" in err
+    assert "syntax error at or near 'SELEC'" in err and "SQLSTATE: 42601 (line 2, column 1)" in err
+    assert err.splitlines()[2] == "  ^", "the caret under the misspelt word"
     status, _, err = run(shell, "-S", "-e", "CREATE TABLE x (id INT) USING hudi TBLPROPERTIES (type = 'xx')")
     assert status == 1 and "type" in err
+
+
+@pytest.mark.spark
+def test_a_value_of_the_wrong_type_is_refused_naming_the_value_not_our_source(shell: Any) -> None:
+    run(shell, "-S", "-e", "CREATE TABLE typed (id INT, n INT) USING hudi TBLPROPERTIES (primaryKey = 'id')")
+    status, _, err = run(shell, "-S", "-e", "INSERT INTO typed VALUES (1, 'abc')")
+    assert status == 1 and "'abc'" in err
+    assert "hudi_sql" not in err and "was called from" not in err, err
 
 
 @pytest.mark.spark

@@ -260,7 +260,8 @@ def test_pyhive_error_status_message_and_sqlstate(server: Any) -> None:
         assert "hs2_no_such_table" in status.errorMessage
         with pytest.raises(OperationalError) as syntax:
             _query(connection, "SELEC 1")
-        assert syntax.value.args[0].status.sqlState == "42000"
+        assert syntax.value.args[0].status.sqlState == "42601"  # Spark's PARSE_SYNTAX_ERROR
+        assert "at or near 'SELEC'" in syntax.value.args[0].status.errorMessage
         assert _query(connection, "SELECT 1") == [(1,)]  # the session survives errors
     finally:
         connection.close()
@@ -410,12 +411,13 @@ def _beeline() -> list[str]:
     return [beeline]
 
 
-def _run_beeline(server: Any, statements: list[str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def _run_beeline(server: Any, statements: list[str], timeout: float = 180,
+                 flags: tuple[str, ...] = ("--silent=true",)) -> subprocess.CompletedProcess[str]:
     import pyspark
 
     env = {**os.environ, "SPARK_HOME": os.path.dirname(pyspark.__file__), "SPARK_LOCAL_IP": "127.0.0.1"}
     command = _beeline() + ["-u", f"jdbc:hive2://127.0.0.1:{server.port}/default", "-n", "test",
-                            "--outputformat=tsv2", "--silent=true", "-e", "; ".join(statements)]
+                            "--outputformat=tsv2", *flags, "-e", "; ".join(statements)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
     try:
@@ -470,6 +472,17 @@ def test_beeline_queries_merge_call_and_errors(server: Any, tables: Tables) -> N
     tables.trips.update({3: "c-merged", 5: "e"})
     assert {int(r[0]): r[1] for r in results[after]} == tables.trips
     assert metrics[4] in {r[0] for r in results[commits]}
+
+
+def test_beeline_verbose_shows_the_statement_log(server: Any, tables: Tables) -> None:
+    """Beeline's query log (a log fetch after the statement): what the write did and committed."""
+    result = _run_beeline(server, ["INSERT INTO hs2_trips VALUES (7, 'g', 7.5, 11L, 'p1')"], flags=("--verbose=true",))
+    assert result.returncode == 0, result.stderr
+    tables.trips[7] = "g"
+    assert re.search(r"INFO write_client: upsert \d{17} into '.*': 1 inserts, 0 updates, 0 deletes", result.stderr), \
+        result.stderr[-3000:]
+    assert re.search(r"INFO write_client: Committed commit \d{17} to '", result.stderr), result.stderr[-3000:]
+    assert "INFO hiveserver2: finished in" in result.stderr
 
 
 # The command -------------------------------------------------------------------------------------
@@ -532,6 +545,13 @@ def test_cli_process_serves_hudi_table_stops_on_sigterm(tables: Tables, tmp_path
             assert cursor.description is None  # DDL: no result set
             cursor.close()
             assert _names(connection, "hs2_cli_trips") == tables.trips
+            logged = len(log.read_text())
+            cursor = connection.cursor()
+            with pytest.raises(Exception, match="CAST_INVALID_INPUT"):  # fails in the tasks, not the planner
+                cursor.execute("SELECT CAST(concat('x', name) AS INT) FROM hs2_cli_trips")
+            cursor.close()
+            grown = log.read_text()[logged:]
+            assert len(grown) < 500, f"the server logged {len(grown)} bytes for one failed statement:\n{grown[:2000]}"
         finally:
             connection.close()
         os.kill(proc.pid, signal.SIGTERM)

@@ -734,9 +734,19 @@ def test_parse_error_has_line_column_and_caret() -> None:
     error = info.value
     assert (error.line, error.col) == (3, 23)
     lines = str(error).splitlines()
-    assert lines[0].startswith("syntax error: Expecting ) (line 3, column 23)")
+    assert lines[0] == "syntax error: Expecting ). SQLSTATE: 42601 (line 3, column 23)"
+    assert error.sql_state == "42601"
     assert lines[1] == "    b FROM t WHERE (a > 1"
     assert lines[2] == "  " + " " * 22 + "^"
+
+
+def test_a_misspelt_statement_word_is_named_where_it_is_with_the_word_meant() -> None:
+    with pytest.raises(HudiSqlError) as info:
+        analyze("SELECT 1;\nSELEC uuid FROM trips")
+    assert (info.value.line, info.value.col) == (2, 1), "the caret under SELEC, not under FROM"
+    assert str(info.value).splitlines()[0] == (
+        "syntax error at or near 'SELEC': no statement starts with it. Did you mean 'SELECT'? SQLSTATE: 42601 "
+        "(line 2, column 1)")
 
 
 def test_unterminated_string_error_points_at_the_quote() -> None:

@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hudi_sql.apps.conf import split_conf
 from hudi_sql.apps.hiveserver2.server import start_thriftserver
+from hudi_sql.apps.shell_jobs import quiet_loggers
 from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.errors import HudiError
 from hudi_sql.storage.uri import is_local
@@ -51,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     parser.add_argument("--warehouse", metavar="DIR", help="warehouse folder for managed tables")
     parser.add_argument("--state-dir", metavar="DIR", help="folder of the embedded metastore")
+    parser.add_argument("--verbose", action="store_true",
+                        help="keep Spark's and Py4J's logging of failed statements and tasks (stack traces)")
     parser.add_argument("--conf", metavar="K=V", action="append", default=[],
                         help="a Spark setting, or a hoodie.* session option (may repeat)")
     return parser
@@ -91,6 +94,9 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     except Exception as e:  # noqa: BLE001 - reported, exit status 1
         stderr.write(f"Error: could not start Spark: {e}\n")
         return 1
+    # A failed statement is answered to its client (message and SQLSTATE); the server's log does
+    # not repeat it with a stack trace per statement, unless asked.
+    quiet_loggers(session if own_session else None, args.verbose)
     stop = stop or threading.Event()
     previous = _install_signal_handlers(stop)
     try:

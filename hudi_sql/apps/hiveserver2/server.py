@@ -20,7 +20,9 @@ reports ``FINISHED_STATE``. A failure is answered in ``ExecuteStatement``'s own 
 (``ERROR_STATUS`` with the message and a SQLSTATE), which Beeline prints as
 ``Error: <message> (state=...,code=0)`` and PyHive raises as ``OperationalError``.
 ``FetchResults`` pages through the collected rows (``FETCH_NEXT`` / ``FETCH_FIRST``);
-log fetches (``fetchType=1``) return no lines.
+log fetches (``fetchType=1``, Beeline's query log) and ``GetLog`` return what hudi-sql logged while
+the statement ran (:class:`~.sessions.OperationLog`: the write's tagging, files, commit and table
+services, warnings) and its time, once the statement is done.
 
 **Values on the wire** (as Hive and Spark's Thrift server send them): boolean and the
 integer types in their typed columns, ``FLOAT`` and ``DOUBLE`` as doubles, ``BINARY`` as bytes,
@@ -81,6 +83,7 @@ from hudi_sql.apps.hiveserver2.sasl import SaslError, SaslServerTransport, Trans
 from hudi_sql.apps.hiveserver2.sessions import (
     Connection,
     ExecutorSession,
+    OperationLog,
     Service,
     Session,
     SqlSession,
@@ -191,10 +194,13 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
     def ExecuteStatement(self, req: tt.TExecuteStatementReq) -> tt.TExecuteStatementResp:
         session = self.service.session(req.sessionHandle)
         started = now_ms()
-        with session.lock:
+        with session.lock, OperationLog() as log:
             _log.debug("execute: %s", req.statement)
             result = result_set_from_dataframe(session.sql.sql(req.statement or ""))
-        operation = self.service.add_operation(session, result, tt.TOperationType.EXECUTE_STATEMENT, started)
+        log.lines.append(f"INFO hiveserver2: finished in {(now_ms() - started) / 1000:.3f} s"
+                         + (f", {len(result.rows)} row(s)" if result.has_result_set else ""))
+        operation = self.service.add_operation(session, result, tt.TOperationType.EXECUTE_STATEMENT, started,
+                                               tuple(log.lines))
         return tt.TExecuteStatementResp(status=ok(), operationHandle=operation.handle)
 
     @_guarded(tt.TGetOperationStatusResp)
@@ -223,8 +229,12 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
     def FetchResults(self, req: tt.TFetchResultsReq) -> tt.TFetchResultsResp:
         op = self.service.operation(req.operationHandle)
         protocol = op.session.protocol
-        if req.fetchType == 1:
-            return tt.TFetchResultsResp(status=ok(), hasMoreRows=False, results=log_row_set(protocol))
+        if req.fetchType == 1:  # the operation's log, from where the client left off
+            if req.orientation == tt.TFetchOrientation.FETCH_FIRST:
+                op.log_position = 0
+            lines = op.log[op.log_position:]
+            op.log_position = len(op.log)
+            return tt.TFetchResultsResp(status=ok(), hasMoreRows=False, results=log_row_set(protocol, lines))
         orientation = req.orientation or tt.TFetchOrientation.FETCH_NEXT
         if orientation == tt.TFetchOrientation.FETCH_FIRST:
             op.position = 0
@@ -241,8 +251,8 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
 
     @_guarded(tt.TGetLogResp)
     def GetLog(self, req: tt.TGetLogReq) -> tt.TGetLogResp:
-        self.service.operation(req.operationHandle)
-        return tt.TGetLogResp(status=ok(), log="")
+        op = self.service.operation(req.operationHandle)
+        return tt.TGetLogResp(status=ok(), log="\n".join(op.log))
 
     # Metadata -----------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ __all__ = [
     "Connection",
     "ExecutorSession",
     "Operation",
+    "OperationLog",
     "Service",
     "Session",
     "SqlSession",
@@ -97,6 +98,9 @@ class Operation:
     position: int = 0
     started: int = 0
     completed: int = 0
+    #: the statement's log (:class:`OperationLog`), and how far a client has fetched it
+    log: tuple[str, ...] = ()
+    log_position: int = 0
 
 
 @dataclass(eq=False)
@@ -137,10 +141,11 @@ class Service:
             raise InvalidHandle("Invalid OperationHandle: the operation is closed or unknown.")
         return operation
 
-    def add_operation(self, session: Session, result: ResultSet, op_type: int, started: int) -> Operation:
+    def add_operation(self, session: Session, result: ResultSet, op_type: int, started: int,
+                      log: tuple[str, ...] = ()) -> Operation:
         handle = tt.TOperationHandle(new_handle_id(), op_type, result.has_result_set)
         operation = Operation(handle.operationId.guid, handle, session, result, started=started,
-                               completed=now_ms())
+                               completed=now_ms(), log=log)
         with self.lock:
             self.operations[operation.key] = operation
             session.operations.add(operation.key)
@@ -163,6 +168,37 @@ class Service:
         with self.lock:
             self.sessions.clear()
             self.operations.clear()
+
+
+class OperationLog(logging.Handler):
+    """The log lines of one statement, for Beeline's query log (``GetLog`` / a log fetch).
+
+    hudi-sql's loggers say what a statement does (what a write tagged, the files it writes, the
+    instant it committed, the table services after it, warnings); while a statement runs, the
+    records its thread writes are kept here as ``LEVEL logger: message`` lines. Other threads'
+    records (other sessions' statements) are not its.
+    """
+
+    _LOGGER = "hudi_sql"
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.thread = threading.get_ident()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread:
+            self.lines.append(f"{record.levelname} {record.name.rsplit('.', 1)[-1]}: {record.getMessage()}")
+
+    def __enter__(self) -> OperationLog:  # noqa: PYI034 - a final class
+        logger = logging.getLogger(self._LOGGER)
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)  # INFO reaches this handler; the root's handlers keep their own levels
+        logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self._LOGGER).removeHandler(self)
 
 
 def now_ms() -> int:

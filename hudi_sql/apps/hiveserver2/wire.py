@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from TCLIService import ttypes as tt
 
+from hudi_sql.apps.shell_output import spark_message
 from hudi_sql.errors import (
     CommitConflictError,
     CommitStateUnknownError,
@@ -236,11 +237,12 @@ def to_row_set(result: ResultSet, start: int, end: int, protocol: int) -> tt.TRo
                                                   for row in rows])
 
 
-def log_row_set(protocol: int) -> tt.TRowSet:
-    """An empty page of operation log lines (one string column)."""
+def log_row_set(protocol: int, lines: Sequence[str] = ()) -> tt.TRowSet:
+    """A page of operation log lines (one string column)."""
     if protocol >= _COLUMN_BASED_FROM:
-        return tt.TRowSet(startRowOffset=0, rows=[], columns=[_column("stringVal", [])])
-    return tt.TRowSet(startRowOffset=0, rows=[])
+        return tt.TRowSet(startRowOffset=0, rows=[], columns=[_column("stringVal", list(lines))])
+    return tt.TRowSet(startRowOffset=0, rows=[tt.TRow(colVals=[tt.TColumnValue(stringVal=tt.TStringValue(line))])
+                                              for line in lines])
 
 
 # Errors --------------------------------------------------------------------------------------------
@@ -266,6 +268,8 @@ class InvalidHandle(HudiError):
 
 def _message(error: BaseException) -> tuple[str, str]:
     """(message, SQLSTATE) for *error*, without JVM stack traces."""
+    if isinstance(error, HudiSqlError):
+        return str(error), error.sql_state
     for cls in type(error).__mro__:
         if cls in _SQL_STATES:
             return str(error), _SQL_STATES[cls]
@@ -274,7 +278,7 @@ def _message(error: BaseException) -> tuple[str, str]:
 
         if isinstance(error, PySparkException):
             state = error.getSqlState() or "HY000"
-            return str(error).split("\n\tat ")[0].strip(), state
+            return spark_message(str(error)), state
     except ImportError:  # pragma: no cover - pyspark is a dependency
         pass
     text = str(error).split("\n\tat ")[0].strip()

@@ -117,3 +117,11 @@ def test_error_message_query_context_kept_unless_it_quotes_internal_sql() -> Non
         "[CAST_INVALID_INPUT] The value 'x' cannot be cast. SQLSTATE: 22018"
     )
     assert without_internal_names("in `__hudi_view_3_53daf5d8` AS t") == "in t"
+
+
+def test_error_message_drops_the_dataframe_context_that_points_into_hudi_sql_source() -> None:
+    raw = ("[CAST_INVALID_INPUT] The value 'abc' of the type \"STRING\" cannot be cast to \"INT\" because it is "
+           "malformed. SQLSTATE: 22018\n== DataFrame ==\n\"cast\" was called from\n"
+           "/work/main/hudi_sql/sql/operations/insert.py:59\n\n\tat org.apache.Foo")
+    assert spark_message(raw) == ("[CAST_INVALID_INPUT] The value 'abc' of the type \"STRING\" cannot be cast to "
+                                  "\"INT\" because it is malformed. SQLSTATE: 22018")
