@@ -344,13 +344,17 @@ class Side:
 def _service_statement(operation: str, side: Side) -> str | None:
     """The ``CALL`` a service step runs on *side*'s table (None: nothing to do, e.g. no savepoint yet)."""
     table = side.table
+    latest, _ = side.latest_write()
+    if latest is None and operation in ("clean", "compact", "cluster"):
+        # A table whose only commit was rolled back: Apache Hudi 1.2's services look up the table's
+        # schema first and fail (docs/compatibility.md §30); nothing to do here for either engine.
+        return None
     if operation == "compact":  # whatever deltacommits there are (the trigger's default is 5)
         return f"CALL run_compaction(op => 'run', table => '{table}', options => '{COMPACT_NOW}')"
     if operation == "clean":
         return f"CALL run_clean(table => '{table}', retain_commits => 1)"
     if operation == "cluster":
         return f"CALL run_clustering(table => '{table}', options => '{CLUSTERING}')"
-    latest, _ = side.latest_write()
     if operation == "rollback":
         return f"CALL rollback_to_instant(table => '{table}', instant_time => '{latest}')" if latest else None
     if operation == "savepoint":
