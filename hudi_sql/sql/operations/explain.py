@@ -161,7 +161,7 @@ def _tag(
             data = snapshot.drop(*[c for c in snapshot.columns if c.startswith("_hoodie_")])
             keys = key_generator_for(
                 configs, table_properties=facts.table_properties, schema=data.schema, sql=True,
-            stored_keys_value_only=facts.stored_keys_value_only,
+                stored_keys_value_only=facts.stored_keys_value_only,
             )
             existing = data.select(
                 keys.record_key().alias("__k"),
