@@ -26,18 +26,10 @@ from typing import Any
 
 from bench.checksum import spark_checksum
 from bench.systems._spark import noop_scan
+from bench.worker import time_runs
 
 #: the name the table is registered under while the advisor runs (its settings name it)
 TABLE = "drones"
-
-
-def _best(action: Any, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _advise(db: Any, options: str, filters: str) -> list[dict[str, str]]:
@@ -66,12 +58,12 @@ def run_table(spark: Any, path: Path, *, apply: str | None, repeat: int, options
             return result
         call = applied["setting"].split(", and ")[0]
         snapshot = spark.read.format("hudi").load(str(path))
-        before = _best(lambda: noop_scan(spark.read.format("hudi").load(str(path))), repeat)
+        before = min(time_runs(lambda: noop_scan(spark.read.format("hudi").load(str(path))), repeat))
         checksum = spark_checksum(snapshot).hex
         start = time.perf_counter()
         db.sql(call).collect()
         seconds = time.perf_counter() - start
-        after = _best(lambda: noop_scan(spark.read.format("hudi").load(str(path))), repeat)
+        after = min(time_runs(lambda: noop_scan(spark.read.format("hudi").load(str(path))), repeat))
         same = spark_checksum(spark.read.format("hudi").load(str(path))).hex == checksum
         result["applied"] = {"setting": call, "seconds": round(seconds, 2),
                              "snapshot_before_s": round(before, 2), "snapshot_after_s": round(after, 2),

@@ -30,7 +30,8 @@ def _step(system: System, action: Callable[[], dict[str, Any] | None]) -> dict[s
     return {"seconds": seconds, **written.to_json(), "engine": engine}
 
 
-def _time(action: Callable[[], None], repeat: int) -> list[float]:
+def time_runs(action: Callable[[], None], repeat: int) -> list[float]:
+    """Seconds of each of *repeat* runs of *action*."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -80,7 +81,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         }
         if spec.get("scans", True):
             repeat = int(spec.get("scan_repeat", 2))
-            result["scans"] = {name: _time(action, repeat) for name, action in system.scans().items()}
+            result["scans"] = {name: time_runs(action, repeat) for name, action in system.scans().items()}
             _log(system, "scans done", t0)
         result["final"] = system.checksum().to_json()
         _log(system, "checksum done", t0)

@@ -9,7 +9,8 @@ module only reads both sides once, so the factory decides from typed values.
 
 from __future__ import annotations
 
-__all__ = ["PERSISTED_TIMESTAMP_KEYS", "KeyGenConfig", "TableKeyFields", "TimestampKeyGenConfig"]
+__all__ = ["PERSISTED_TIMESTAMP_KEYS", "KeyGenConfig", "TableKeyFields", "TimestampKeyGenConfig",
+           "single_complex_key_value_only"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -188,22 +189,28 @@ class KeyGenConfig:
         )
 
     def single_complex_key_value_only(self, stored: bool | None = None) -> bool:
-        """Whether a ComplexKeyGenerator over one record key field keys a record by the bare value
-        (``1``) rather than ``field:value`` (``id:1``).
-
-        Apache Hudi 0.14.0 and 1.1+ write ``id:1``; 0.14.1 to 1.0.2 wrote ``1`` (HUDI-7001, reverted
-        by HUDI-9666), ``hoodie.write.complex.keygen.new.encoding=true`` keeping that form. A writer
-        whose form differs from the stored keys' matches none of them and stores every upserted
-        record a second time, so: version 9 always ``id:1`` (as Apache Hudi); else the option when
-        set; else the form of the keys the table stores (*stored*, read by
-        :meth:`hudi_sql.table.meta_client.TableMetaClient.stored_keys_value_only`); else the table version's
-        release: ``1`` on version 6 (Apache Hudi 0.15), ``id:1`` on version 8 (1.1 and later).
-        """
+        """:func:`single_complex_key_value_only` for this write: its table's version (a new table's:
+        ``hoodie.write.table.version``), its option, and the form *stored* keys have."""
         version = self.table.version if self.table is not None else (self.write_table_version or 6)
-        if version >= 9:
-            return False
-        if self.complex_keygen_new_encoding is not None:
-            return self.complex_keygen_new_encoding
-        if stored is not None:
-            return stored
-        return version == 6
+        return single_complex_key_value_only(version, self.complex_keygen_new_encoding, stored)
+
+
+def single_complex_key_value_only(version: int, new_encoding: bool | None, stored: bool | None) -> bool:
+    """Whether a ComplexKeyGenerator over one record key field keys a record by the bare value
+    (``1``) rather than ``field:value`` (``id:1``).
+
+    Apache Hudi 0.14.0 and 1.1+ write ``id:1``; 0.14.1 to 1.0.2 wrote ``1`` (HUDI-7001, reverted
+    by HUDI-9666), ``hoodie.write.complex.keygen.new.encoding=true`` (*new_encoding*) keeping that
+    form. A writer whose form differs from the stored keys' matches none of them and stores every
+    upserted record a second time, so: version 9 always ``id:1`` (as Apache Hudi); else the option
+    when set; else the form of the keys the table stores (*stored*, read by
+    :meth:`hudi_sql.table.meta_client.TableMetaClient.stored_keys_value_only`); else the table
+    version's release: ``1`` on version 6 (Apache Hudi 0.15), ``id:1`` on version 8 (1.1 and later).
+    """
+    if version >= 9:
+        return False
+    if new_encoding is not None:
+        return new_encoding
+    if stored is not None:
+        return stored
+    return version == 6

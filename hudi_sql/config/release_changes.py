@@ -22,15 +22,13 @@ __all__ = ["ReleaseChange", "merge_mode_after_upgrade", "release_changes"]
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from hudi_sql.config.keygen import KeyGenConfig
+from hudi_sql.config.keygen import single_complex_key_value_only
 from hudi_sql.config.read import HudiReadConfig
 from hudi_sql.config.registry import HudiConfigs
 from hudi_sql.config.resolve import TableConfig
 from hudi_sql.config.table import HudiTableConfig, TableType
 from hudi_sql.config.write import HudiWriteConfig
 from hudi_sql.model.payload import Payload
-
-_COMPLEX_KEY_GENERATORS = frozenset({"ComplexKeyGenerator", "ComplexAvroKeyGenerator"})
 
 
 @dataclass(frozen=True)
@@ -127,13 +125,12 @@ def _complex_key_encoding(table: TableConfig, configs: HudiConfigs, stored_value
     default) bare values, as Apache Hudi 0.14.1 to 1.0.2 write them: 1.1 and later key ``id:1``
     unless told otherwise (HUDI-9666), and then match none of the stored keys."""
     key = HudiWriteConfig.COMPLEX_KEYGEN_NEW_ENCODING
-    generator = (table.key_generator_class or "").rsplit(".", 1)[-1]
-    if generator not in _COMPLEX_KEY_GENERATORS or len(table.record_key_fields) != 1:
+    field = table.single_complex_key_field
+    if field is None:
         return None
-    if KeyGenConfig.of(configs, {HudiTableConfig.VERSION.key: str(table.version)}).single_complex_key_value_only(
-            stored_value_only) is False:
+    explicit = configs.get(key) if configs.is_set(key) else None
+    if not single_complex_key_value_only(table.version, explicit, stored_value_only):
         return None
-    field = table.record_key_fields[0]
     seen = "the table stores" if stored_value_only else f"version {table.version} writes by default"
     return ReleaseChange(key.key, (
         f"a ComplexKeyGenerator over one record key field ({field}): {seen} bare values (1), as Apache Hudi 0.14.1 "

@@ -182,6 +182,15 @@ class TableConfig:
             merge_delete_marker=configs.get(HudiTableConfig.MERGE_DELETE_MARKER) or None,
         )
 
+    @property
+    def single_complex_key_field(self) -> str | None:
+        """The one record key field of a table keyed by a ComplexKeyGenerator over one field, whose
+        stored key form Apache Hudi's releases disagree on (``1`` or ``id:1``); else ``None``."""
+        generator = (self.key_generator_class or "").rsplit(".", 1)[-1]
+        if generator in ("ComplexKeyGenerator", "ComplexAvroKeyGenerator") and len(self.record_key_fields) == 1:
+            return self.record_key_fields[0]
+        return None
+
     @staticmethod
     def cdc_properties(configs: HudiConfigs) -> dict[str, str]:
         """The CDC entries of a new table's ``hoodie.properties``: both keys when the options turn

@@ -317,10 +317,10 @@ class WriteClient:
                               prepared.data_schema, ordering, keygen=keygen, use_small_files=operation is not
                               WriteOperationType.BULK_INSERT, combine_in_task=prepared.combine_in_task)
             txn.start(self._workload_metadata(profile, plan, operation))
-            deletes = sum(sum(w.deletes_by_file_id.values()) for w in profile.partitions.values())
             _log.info("%s %s into '%s': %d inserts, %d updates, %d deletes in %d partitions (%s index); writing %d "
                       "file groups.", operation.value.lower(), txn.instant_time, self.base_path, profile.total_inserts,
-                      profile.total_updates, deletes, len(profile.partitions), index_type.value, len(plan.buckets))
+                      profile.total_updates, profile.total_deletes, len(profile.partitions), index_type.value,
+                      len(plan.buckets))
             execution = execute_plan(tagged, plan, self.resolved.index, index_type)
             index_stats = index.last_stats if index is not None else None
         finally:

@@ -73,7 +73,7 @@ from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_s
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.model.file_names import BaseFileName
-from hudi_sql.model.footer_keys import MAX_RECORD_KEY_KEY, MIN_RECORD_KEY_KEY
+from hudi_sql.model.footer_keys import record_key_range
 from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.local_frame import local_frame, task_frame
 from hudi_sql.storage.fs import Storage
@@ -295,12 +295,7 @@ def candidate_pairs(records: DataFrame, ranges: DataFrame, *, global_index: bool
 def footer_key_range(path: str, storage: Storage) -> tuple[str | None, str | None]:
     """The ``[min, max]`` record keys in a base file's footer; (None, None) when it has none (every
     key is then a candidate). No bloom filter is parsed."""
-    metadata: dict[bytes, bytes] = storage.parquet_metadata(path).metadata or {}
-    min_key = metadata.get(MIN_RECORD_KEY_KEY.encode())
-    max_key = metadata.get(MAX_RECORD_KEY_KEY.encode())
-    if min_key is None or max_key is None:
-        return None, None
-    return min_key.decode("utf-8"), max_key.decode("utf-8")
+    return record_key_range(storage.parquet_metadata(path).metadata)
 
 
 def _key_range_reader(storage: Storage) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:

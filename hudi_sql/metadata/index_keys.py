@@ -21,6 +21,7 @@ __all__ = [
     "bloom_filter_key",
     "column_hash",
     "column_stats_key",
+    "column_stats_partition_hash",
     "file_hash",
     "partition_hash",
     "xxh64",
@@ -123,6 +124,15 @@ def file_hash(file_name: str) -> str:
 def column_stats_key(partition_path: str, file_name: str, column: str) -> str:
     """The key of a ``column_stats`` record: column, partition, file."""
     return column_hash(column) + partition_hash(partition_path) + file_hash(file_name)
+
+
+#: Characters of a column or partition hash (8 bytes, base64).
+_HASH_LENGTH = 12
+
+
+def column_stats_partition_hash(key: str) -> str:
+    """The partition hash inside a ``column_stats`` record's key (:func:`column_stats_key`)."""
+    return key[_HASH_LENGTH:2 * _HASH_LENGTH]
 
 
 def bloom_filter_key(partition_path: str, file_name: str) -> str:

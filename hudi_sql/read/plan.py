@@ -33,7 +33,7 @@ from hudi_sql.config import (
 )
 from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
-from hudi_sql.metadata.index_keys import column_hash, partition_hash
+from hudi_sql.metadata.index_keys import column_hash, column_stats_partition_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader
 from hudi_sql.metadata.records import ColumnStats
@@ -182,7 +182,7 @@ def skip_by_column_stats(meta: TableMetaClient, slices: Sequence[FileSlice], pre
     stats: dict[tuple[str, str], dict[str, ColumnStats]] = {}
     for key, record in reader.read(MetadataPartition.COLUMN_STATS, prefixes=prefixes).items():
         entry = record.column_stats
-        partition = by_hash.get(key[12:24])
+        partition = by_hash.get(column_stats_partition_hash(key))
         if entry is None or partition is None:
             continue
         stats.setdefault((partition, entry.file_name), {})[entry.column_name.lower()] = entry

@@ -41,7 +41,6 @@ from __future__ import annotations
 __all__ = ["FilterColumn", "advise", "filter_columns", "key_range_overlap", "procedure_call", "recommend",
            "sample_key_ranges"]
 
-import json
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -58,11 +57,12 @@ from hudi_sql.config import (
 from hudi_sql.config.resolve import Resolved
 from hudi_sql.errors import HudiConfigError, HudiError
 from hudi_sql.index.bloom import footer_key_range
-from hudi_sql.metadata.index_keys import column_hash
+from hudi_sql.metadata.index_keys import column_hash, column_stats_partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions
 from hudi_sql.report.collect import CommitStats, TableReport, report_configs
 from hudi_sql.report.recommendation import Recommendation
+from hudi_sql.spark.schema import from_avro_schema
 from hudi_sql.table.fs_view import FileSystemView
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -159,7 +159,7 @@ def filter_columns(meta: TableMetaClient, names: Sequence[str], *,
         HudiConfigError: a name the table has no column for.
     """
     schema = meta.latest_schema()
-    columns = {f["name"].lower(): f["name"] for f in json.loads(schema)["fields"]} if schema else {}
+    columns = {name.lower(): name for name in from_avro_schema(schema).fieldNames()} if schema else {}
     unknown = [n for n in names if n.lower() not in columns]
     if unknown:
         raise HudiConfigError(f"The table at '{meta.base_path}' has no column {', '.join(unknown)} to filter on.",
@@ -177,7 +177,7 @@ def filter_columns(meta: TableMetaClient, names: Sequence[str], *,
             if entry is None or entry.is_deleted or entry.min_value is None or entry.max_value is None:
                 continue
             if taken < limit:
-                ranges.setdefault(key[12:24], []).append((entry.min_value.sort_key(), entry.max_value.sort_key()))
+                ranges.setdefault(column_stats_partition_hash(key), []).append((entry.min_value.sort_key(), entry.max_value.sort_key()))
                 taken += 1
         out.append(FilterColumn(name, indexed=taken > 0, overlap=key_range_overlap(ranges)))
     return tuple(out)

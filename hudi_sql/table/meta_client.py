@@ -41,7 +41,7 @@ from hudi_sql.errors import (
 )
 from hudi_sql.keygen.factory import table_record_key_spec
 from hudi_sql.model.commit_metadata import CommitMetadata
-from hudi_sql.model.footer_keys import MIN_RECORD_KEY_KEY
+from hudi_sql.model.footer_keys import record_key_range
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import (
     CLUSTER_OPERATION,
@@ -70,7 +70,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-_COMPLEX_KEY_GENERATORS = frozenset({"ComplexKeyGenerator", "ComplexAvroKeyGenerator"})
 #: completed writes :meth:`TableMetaClient.stored_keys_value_only` looks at, newest first
 _KEY_FORM_WRITES_LOOKED_AT = 20
 
@@ -82,6 +81,8 @@ class TableMetaClient:
     timeline: Timeline
     storage: Storage = field(default_factory=Storage)
     _metadata_cache: dict[Instant, CommitMetadata] = field(default_factory=dict, repr=False)
+    #: the stored key form, once a footer showed it (:meth:`stored_keys_value_only`; stored keys keep it)
+    _stored_key_form: bool | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, base_path: str, *, storage: Storage | None = None) -> TableMetaClient:
@@ -281,22 +282,22 @@ class TableMetaClient:
         does (:meth:`~hudi_sql.config.keygen.KeyGenConfig.single_complex_key_value_only`); the
         form shows, without reading a row, in the smallest key a base file's footer records.
         """
-        table = self.config
-        generator = (table.key_generator_class or "").rsplit(".", 1)[-1]
-        if generator not in _COMPLEX_KEY_GENERATORS or len(table.record_key_fields) != 1:
-            return None
-        prefix = f"{table.record_key_fields[0]}:"
+        key_field = self.config.single_complex_key_field
+        if key_field is None or self._stored_key_form is not None:
+            return self._stored_key_form if key_field is not None else None
+        prefix = f"{key_field}:"
         for instant in list(reversed(list(self.timeline.completed_writes())))[:_KEY_FORM_WRITES_LOOKED_AT]:
             for stat in self.commit_metadata(instant).write_stats():
                 if not stat.path or not stat.path.endswith(".parquet"):
                     continue
                 try:
-                    footer = self.storage.parquet_metadata(posixpath.join(self.base_path, stat.path)).metadata or {}
+                    key, _ = record_key_range(self.storage.parquet_metadata(posixpath.join(self.base_path,
+                                                                                             stat.path)).metadata)
                 except (FileNotFoundError, StorageError):
                     continue  # cleaned or replaced since: an older file may still show the form
-                key = footer.get(MIN_RECORD_KEY_KEY.encode())
                 if key:
-                    return not key.decode("utf-8").startswith(prefix)
+                    self._stored_key_form = not key.startswith(prefix)
+                    return self._stored_key_form
         return None
 
     def update_properties(self, changes: Mapping[str, str | None]) -> None:

@@ -98,6 +98,10 @@ class WorkloadProfile:
     def total_updates(self) -> int:
         return sum(sum(p.updates_by_file_id.values()) for p in self.partitions.values())
 
+    @property
+    def total_deletes(self) -> int:
+        return sum(sum(p.deletes_by_file_id.values()) for p in self.partitions.values())
+
 
 @dataclass(frozen=True)
 class HandleOptions:

@@ -17,7 +17,7 @@ from typing import Any
 from hudi_sql.commit.timeline_writer import TimelineWriter
 from hudi_sql.config.metadata import HudiMetadataConfig
 from hudi_sql.errors import HudiSqlError
-from hudi_sql.metadata.index_keys import column_hash, partition_hash
+from hudi_sql.metadata.index_keys import column_hash, column_stats_partition_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
 from hudi_sql.metadata.maintenance.sync import storage_listing
 from hudi_sql.metadata.reader import MetadataTableReader, declared_partitions
@@ -79,7 +79,7 @@ def show_metadata_table_column_stats(ctx: ProcedureContext, args: dict[str, Any]
     rows = []
     for key, record in reader.read(MetadataPartition.COLUMN_STATS, prefixes=prefixes).items():
         stats = record.column_stats
-        if stats is None or stats.is_deleted or (wanted is not None and key[12:24] != wanted):
+        if stats is None or stats.is_deleted or (wanted is not None and column_stats_partition_hash(key) != wanted):
             continue
         low = stats.min_value.value if stats.min_value is not None else None
         high = stats.max_value.value if stats.max_value is not None else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hudi_sql
 from hudi_sql.apps.shell_complete import KEYWORDS, Completer, HistoryLines, history_path
 from hudi_sql.apps.shell_output import spark_message, without_internal_names
 
@@ -120,8 +121,8 @@ def test_error_message_query_context_kept_unless_it_quotes_internal_sql() -> Non
 
 
 def test_error_message_drops_the_dataframe_context_that_points_into_hudi_sql_source() -> None:
+    source = Path(hudi_sql.__file__).parent / "sql" / "operations" / "insert.py"  # where the cast was built
     raw = ("[CAST_INVALID_INPUT] The value 'abc' of the type \"STRING\" cannot be cast to \"INT\" because it is "
-           "malformed. SQLSTATE: 22018\n== DataFrame ==\n\"cast\" was called from\n"
-           "/work/main/hudi_sql/sql/operations/insert.py:59\n\n\tat org.apache.Foo")
+           f"malformed. SQLSTATE: 22018\n== DataFrame ==\n\"cast\" was called from\n{source}:59\n\n\tat org.apache.Foo")
     assert spark_message(raw) == ("[CAST_INVALID_INPUT] The value 'abc' of the type \"STRING\" cannot be cast to "
                                   "\"INT\" because it is malformed. SQLSTATE: 22018")
