@@ -248,6 +248,71 @@ def test_pyhive_many_rows_fetched_in_pages(server: Any) -> None:
     assert rows == [(i, str(i)) for i in range(1000)]
 
 
+def _tasks_run(spark: Any, group: str) -> int:
+    """How many tasks Spark ran for the statement whose job group is *group*."""
+    tracker = spark.sparkContext.statusTracker()
+    total = 0
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        for stage in info.stageIds if info else ():
+            stage_info = tracker.getStageInfo(stage)
+            total += stage_info.numCompletedTasks if stage_info else 0
+    return total
+
+
+def test_pyhive_large_result_is_computed_as_it_is_fetched_not_held_whole(spark: Any, server: Any) -> None:
+    """A 20-partition result: the first page needs the first wave of partitions only, the rest
+    are computed as the client reads on, and every row arrives once, in order."""
+    connection = _connect(server)
+    cursor = connection.cursor(arraysize=1000)
+    try:
+        cursor.execute("SELECT id FROM range(0, 200000, 1, 20)")
+        group = f"hudi-sql-hs2-{cursor._operationHandle.operationId.guid.hex()}"
+        first = cursor.fetchmany(10)
+        assert 0 < _tasks_run(spark, group) <= spark.sparkContext.defaultParallelism < 20
+        rest = cursor.fetchall()
+    finally:
+        cursor.close()
+        connection.close()
+    assert [r[0] for r in first + rest] == list(range(200000))
+    assert _tasks_run(spark, group) == 20
+
+
+def test_pyhive_async_statement_runs_is_cancelled_or_times_out_and_reports_failures(server: Any) -> None:
+    """``runAsync``: the handle comes back while the statement runs; cancel and a query timeout
+    stop its Spark jobs and say so; a failure is the status's message and SQLSTATE; the session goes on."""
+    from TCLIService import ttypes as tt
+
+    endless = "SELECT max(id) FROM range(0, 1000000000000, 1, 2)"
+    connection = _connect(server)
+    cursor = connection.cursor()
+    try:
+        cursor.execute(endless, async_=True)
+        cursor.cancel()  # answers once the statement has stopped
+        assert cursor.poll().operationState == tt.TOperationState.CANCELED_STATE
+        assert _query(connection, "SELECT 1") == [(1,)]  # the session is free again
+
+        request = tt.TExecuteStatementReq(sessionHandle=connection.sessionHandle, statement=endless,
+                                          runAsync=True, queryTimeout=1)
+        response = connection.client.ExecuteStatement(request)
+        assert response.status.statusCode == tt.TStatusCode.SUCCESS_STATUS
+        status = connection.client.GetOperationStatus(tt.TGetOperationStatusReq(response.operationHandle))
+        while status.operationState in (tt.TOperationState.PENDING_STATE, tt.TOperationState.RUNNING_STATE):
+            status = connection.client.GetOperationStatus(tt.TGetOperationStatusReq(response.operationHandle))
+        assert status.operationState == tt.TOperationState.TIMEDOUT_STATE
+
+        cursor.execute("SELECT * FROM hs2_no_such_table", async_=True)
+        failed = cursor.poll()
+        assert failed.operationState == tt.TOperationState.ERROR_STATE
+        assert failed.sqlState == "42P01" and "hs2_no_such_table" in failed.errorMessage
+        cursor.execute("SELECT 2 AS two", async_=True)
+        assert cursor.poll().operationState == tt.TOperationState.FINISHED_STATE
+        assert cursor.fetchall() == [(2,)]
+    finally:
+        cursor.close()
+        connection.close()
+
+
 def test_pyhive_error_status_message_and_sqlstate(server: Any) -> None:
     from pyhive.exc import OperationalError
 
@@ -588,12 +653,18 @@ def test_to_row_set_null_bitmap_and_protocols() -> None:
 
     result = ResultSet((ColumnSpec("i", tt.TTypeId.INT_TYPE), ColumnSpec("s", tt.TTypeId.STRING_TYPE)),
                        [(i if i % 3 else None, str(i)) for i in range(10)])
-    page = to_row_set(result, 0, 10, tt.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V10)
+    start, rows, more = result.page(10)
+    assert (start, len(rows), more) == (0, 10, False)
+    page = to_row_set(result.columns, rows, start, tt.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V10)
     ints = page.columns[0].i32Val
     assert ints.values == [0, 1, 2, 0, 4, 5, 0, 7, 8, 0]
     assert ints.nulls == bytes([0b01001001, 0b10])  # rows 0, 3, 6, 9; least significant bit first
     assert page.rows == [] and page.columns[1].stringVal.values == [str(i) for i in range(10)]
-    old = to_row_set(result, 8, 10, tt.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V5)
+    result.rewind()
+    assert result.page(8)[2] is True  # FETCH_FIRST: a new pass; two rows follow the first eight
+    start, rows, more = result.page(8)
+    assert (start, more) == (8, False)
+    old = to_row_set(result.columns, rows, start, tt.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V5)
     assert old.startRowOffset == 8
     assert [[v.i32Val.value if v.i32Val else v.stringVal.value for v in r.colVals] for r in old.rows] == [
         [8, "8"], [None, "9"]]

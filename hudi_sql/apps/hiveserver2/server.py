@@ -14,15 +14,17 @@ views, the shared catalog, and the ``hudi`` data source already registered), and
 :class:`~hudi_sql.sql.session.HudiSession` (its own ``SET hoodie.*`` options), as Spark's
 Thrift server gives each connection a session. Calls on one session are serialised.
 
-**Operations.** Statements run synchronously inside ``ExecuteStatement`` (also when the
-client asks ``runAsync``): the result is collected at once and ``GetOperationStatus``
-reports ``FINISHED_STATE``. A failure is answered in ``ExecuteStatement``'s own status
-(``ERROR_STATUS`` with the message and a SQLSTATE), which Beeline prints as
-``Error: <message> (state=...,code=0)`` and PyHive raises as ``OperationalError``.
-``FetchResults`` pages through the collected rows (``FETCH_NEXT`` / ``FETCH_FIRST``);
-log fetches (``fetchType=1``, Beeline's query log) and ``GetLog`` return what hudi-sql logged while
-the statement ran (:class:`~.sessions.OperationLog`: the write's tagging, files, commit and table
-services, warnings) and its time, once the statement is done.
+**Operations.** A statement asked with ``runAsync`` (Beeline, the Hive JDBC driver, dbt) runs on
+a thread of its own: ``GetOperationStatus`` reports it running and then finished, failed (the
+message and a SQLSTATE, which Beeline prints as ``Error: <message> (state=...,code=0)``),
+cancelled or timed out, and ``CancelOperation`` or a ``queryTimeout`` interrupt its Spark jobs
+(:mod:`.statements`). Without ``runAsync`` (PyHive's default) it runs inside ``ExecuteStatement``,
+whose status carries a failure (PyHive raises ``OperationalError``). ``FetchResults`` pages through
+the result (``FETCH_NEXT`` / ``FETCH_FIRST``), which Spark computes a wave of partitions at a time
+as the client reads, so the server never holds a large result whole; log fetches
+(``fetchType=1``, Beeline's query log) and ``GetLog`` return what hudi-sql logged for the
+statement so far (:class:`~.sessions.OperationLog`: the write's tagging, files, commit and table
+services, warnings) and, at its end, its time.
 
 **Values on the wire** (as Hive and Spark's Thrift server send them): boolean and the
 integer types in their typed columns, ``FLOAT`` and ``DOUBLE`` as doubles, ``BINARY`` as bytes,
@@ -83,7 +85,6 @@ from hudi_sql.apps.hiveserver2.sasl import SaslError, SaslServerTransport, Trans
 from hudi_sql.apps.hiveserver2.sessions import (
     Connection,
     ExecutorSession,
-    OperationLog,
     Service,
     Session,
     SqlSession,
@@ -92,6 +93,7 @@ from hudi_sql.apps.hiveserver2.sessions import (
     new_handle_id,
     now_ms,
 )
+from hudi_sql.apps.hiveserver2.statements import execute_statement, finished, wait_for_status
 from hudi_sql.apps.hiveserver2.wire import (
     DBMS_NAME,
     DEFAULT_FETCH_SIZE,
@@ -103,7 +105,6 @@ from hudi_sql.apps.hiveserver2.wire import (
     is_user_error,
     log_row_set,
     ok,
-    result_set_from_dataframe,
     table_schema,
     to_row_set,
 )
@@ -193,26 +194,17 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
     @_guarded(tt.TExecuteStatementResp)
     def ExecuteStatement(self, req: tt.TExecuteStatementReq) -> tt.TExecuteStatementResp:
         session = self.service.session(req.sessionHandle)
-        started = now_ms()
-        with session.lock, OperationLog() as log:
-            _log.debug("execute: %s", req.statement)
-            result = result_set_from_dataframe(session.sql.sql(req.statement or ""))
-        log.lines.append(f"INFO hiveserver2: finished in {(now_ms() - started) / 1000:.3f} s"
-                         + (f", {len(result.rows)} row(s)" if result.has_result_set else ""))
-        operation = self.service.add_operation(session, result, tt.TOperationType.EXECUTE_STATEMENT, started,
-                                               tuple(log.lines))
+        operation = execute_statement(self.service, session, req.statement or "", run_async=bool(req.runAsync),
+                                      timeout_s=req.queryTimeout or 0)
         return tt.TExecuteStatementResp(status=ok(), operationHandle=operation.handle)
 
     @_guarded(tt.TGetOperationStatusResp)
     def GetOperationStatus(self, req: tt.TGetOperationStatusReq) -> tt.TGetOperationStatusResp:
-        op = self.service.operation(req.operationHandle)
-        return tt.TGetOperationStatusResp(status=ok(), operationState=tt.TOperationState.FINISHED_STATE,
-                                          operationStarted=op.started, operationCompleted=op.completed,
-                                          hasResultSet=op.result.has_result_set)
+        return wait_for_status(self.service.operation(req.operationHandle))
 
     @_guarded(tt.TCancelOperationResp)
     def CancelOperation(self, req: tt.TCancelOperationReq) -> tt.TCancelOperationResp:
-        self.service.operation(req.operationHandle)  # finished already: nothing to cancel
+        self.service.operation(req.operationHandle).cancel()
         return tt.TCancelOperationResp(status=ok())
 
     @_guarded(tt.TCloseOperationResp)
@@ -222,32 +214,31 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
 
     @_guarded(tt.TGetResultSetMetadataResp)
     def GetResultSetMetadata(self, req: tt.TGetResultSetMetadataReq) -> tt.TGetResultSetMetadataResp:
-        op = self.service.operation(req.operationHandle)
-        return tt.TGetResultSetMetadataResp(status=ok(), schema=table_schema(op.result))
+        result = finished(self.service.operation(req.operationHandle))
+        return tt.TGetResultSetMetadataResp(status=ok(), schema=table_schema(result))
 
     @_guarded(tt.TFetchResultsResp)
     def FetchResults(self, req: tt.TFetchResultsReq) -> tt.TFetchResultsResp:
         op = self.service.operation(req.operationHandle)
         protocol = op.session.protocol
-        if req.fetchType == 1:  # the operation's log, from where the client left off
+        if req.fetchType == 1:  # the operation's log so far, from where the client left off
             if req.orientation == tt.TFetchOrientation.FETCH_FIRST:
                 op.log_position = 0
             lines = op.log[op.log_position:]
-            op.log_position = len(op.log)
+            op.log_position += len(lines)
             return tt.TFetchResultsResp(status=ok(), hasMoreRows=False, results=log_row_set(protocol, lines))
+        result = finished(op)
         orientation = req.orientation or tt.TFetchOrientation.FETCH_NEXT
         if orientation == tt.TFetchOrientation.FETCH_FIRST:
-            op.position = 0
+            result.rewind()
         elif orientation != tt.TFetchOrientation.FETCH_NEXT:
             name = tt.TFetchOrientation._VALUES_TO_NAMES.get(orientation, str(orientation))
             raise UnsupportedFeatureError(f"not supported: fetch orientation {name}",
                                           help="results are read forward (FETCH_NEXT) or from the start")
         size = req.maxRows if req.maxRows and req.maxRows > 0 else DEFAULT_FETCH_SIZE
-        start = op.position
-        end = min(start + size, len(op.result.rows))
-        op.position = end
-        return tt.TFetchResultsResp(status=ok(), hasMoreRows=end < len(op.result.rows),
-                                    results=to_row_set(op.result, start, end, protocol))
+        start, rows, more = result.page(size)
+        return tt.TFetchResultsResp(status=ok(), hasMoreRows=more,
+                                    results=to_row_set(result.columns, rows, start, protocol))
 
     @_guarded(tt.TGetLogResp)
     def GetLog(self, req: tt.TGetLogReq) -> tt.TGetLogResp:
@@ -262,7 +253,7 @@ class _Handler(TCLIService.Iface):  # type: ignore[misc]
         started = now_ms()
         with session.lock:
             result = ResultSet(columns, rows(session.sql.spark))
-        return self.service.add_operation(session, result, op_type, started).handle
+        return self.service.add_operation(session, op_type, result=result, started=started).handle
 
     @_guarded(tt.TGetCatalogsResp)
     def GetCatalogs(self, req: tt.TGetCatalogsReq) -> tt.TGetCatalogsResp:

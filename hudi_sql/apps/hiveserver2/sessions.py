@@ -2,13 +2,14 @@
 
 A :class:`Session` is one ``OpenSession``: its own Spark session (cloned from the server's),
 its own hudi-sql session and its own lock, owned by the :class:`Connection` that opened it. An
-:class:`Operation` is one executed statement or metadata call with its collected result and
-fetch position. The :class:`Service` finds both by handle id for every connection.
+:class:`Operation` is one statement or metadata call: its state, its result (streamed from
+Spark), its log and fetch positions. The :class:`Service` finds both by handle id for every connection.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "CANCEL_WAIT_S",
     "Connection",
     "ExecutorSession",
     "Operation",
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 _log = logging.getLogger(__name__)
+
+#: How long a cancel keeps interrupting a statement's Spark jobs before it answers.
+CANCEL_WAIT_S = 10.0
 
 
 class SqlSession(Protocol):
@@ -89,18 +93,59 @@ class Session:
     operations: set[bytes] = field(default_factory=set)
 
 
-@dataclass
+@dataclass(eq=False)
 class Operation:
+    """One statement or metadata call: its state, its result once there is one, and its log.
+
+    A metadata call's operation is finished when it is made; a statement's runs (see
+    :mod:`.statements`) and ends in ``FINISHED``, ``ERROR``, ``CANCELED`` or ``TIMEDOUT``,
+    setting :attr:`done`.
+    """
+
     key: bytes
     handle: tt.TOperationHandle
     session: Session
-    result: ResultSet
-    position: int = 0
+    result: ResultSet | None = None
+    state: int = tt.TOperationState.FINISHED_STATE
+    error: BaseException | None = None
     started: int = 0
     completed: int = 0
-    #: the statement's log (:class:`OperationLog`), and how far a client has fetched it
-    log: tuple[str, ...] = ()
+    #: the statement's log lines (:class:`OperationLog`), growing while it runs, and how far a client has fetched them
+    log: list[str] = field(default_factory=list)
     log_position: int = 0
+    done: threading.Event = field(default_factory=threading.Event)
+
+    #: the state a cancel asked for (``CANCELED``, or ``TIMEDOUT`` for a query timeout)
+    cancel_state: int | None = None
+
+    @property
+    def job_group(self) -> str:
+        """The Spark job group of the statement's jobs (Spark's UI shows it; cancel interrupts it)."""
+        return f"hudi-sql-hs2-{self.key.hex()}"
+
+    @property
+    def has_result_set(self) -> bool:
+        return self.result.has_result_set if self.result is not None else bool(self.handle.hasResultSet)
+
+    def cancel(self, state: int = tt.TOperationState.CANCELED_STATE, wait: float = CANCEL_WAIT_S) -> None:
+        """Interrupt a running statement: its Spark jobs are cancelled (again, as it starts new
+        ones) until it ends or *wait* seconds pass. It ends in *state*, unless it completed
+        anyway (a write that had committed stays ``FINISHED``: the state says what happened)."""
+        if self.done.is_set():
+            return
+        self.cancel_state = state
+        spark_context = self.session.sql.spark.sparkContext
+        deadline = time.monotonic() + wait
+        while not self.done.is_set() and time.monotonic() < deadline:
+            spark_context.cancelJobGroup(self.job_group)
+            self.done.wait(0.05)
+
+    def close(self) -> None:
+        """Cancel the statement if it runs, and stop reading its result."""
+        self.cancel()
+        if self.done.is_set() and self.result is not None:
+            self.result.close()
+        self.state = tt.TOperationState.CLOSED_STATE if self.done.is_set() else self.state
 
 
 @dataclass(eq=False)
@@ -141,11 +186,17 @@ class Service:
             raise InvalidHandle("Invalid OperationHandle: the operation is closed or unknown.")
         return operation
 
-    def add_operation(self, session: Session, result: ResultSet, op_type: int, started: int,
-                      log: tuple[str, ...] = ()) -> Operation:
-        handle = tt.TOperationHandle(new_handle_id(), op_type, result.has_result_set)
-        operation = Operation(handle.operationId.guid, handle, session, result, started=started,
-                               completed=now_ms(), log=log)
+    def add_operation(self, session: Session, op_type: int, *, result: ResultSet | None = None,
+                      started: int | None = None, has_result_set: bool = True) -> Operation:
+        """Register an operation: finished with *result* (a metadata call), or still to run (a statement)."""
+        handle = tt.TOperationHandle(new_handle_id(), op_type,
+                                     result.has_result_set if result is not None else has_result_set)
+        operation = Operation(handle.operationId.guid, handle, session, result, started=started or now_ms())
+        if result is not None:
+            operation.completed = now_ms()
+            operation.done.set()
+        else:
+            operation.state = tt.TOperationState.PENDING_STATE
         with self.lock:
             self.operations[operation.key] = operation
             session.operations.add(operation.key)
@@ -155,14 +206,16 @@ class Service:
         with self.lock:
             self.operations.pop(operation.key, None)
             operation.session.operations.discard(operation.key)
+        operation.close()
 
     def close_session(self, session: Session) -> None:
         with self.lock:
             self.sessions.pop(session.key, None)
-            for key in session.operations:
-                self.operations.pop(key, None)
+            operations = [self.operations.pop(key) for key in session.operations if key in self.operations]
             session.operations.clear()
             session.connection.sessions.discard(session.key)
+        for operation in operations:
+            operation.close()
 
     def close_all(self) -> None:
         with self.lock:
@@ -175,16 +228,17 @@ class OperationLog(logging.Handler):
 
     hudi-sql's loggers say what a statement does (what a write tagged, the files it writes, the
     instant it committed, the table services after it, warnings); while a statement runs, the
-    records its thread writes are kept here as ``LEVEL logger: message`` lines. Other threads'
-    records (other sessions' statements) are not its.
+    records its thread writes are appended to *lines* as ``LEVEL logger: message`` lines, so a
+    client reads them while the statement still runs. Other threads' records (other sessions'
+    statements) are not its.
     """
 
     _LOGGER = "hudi_sql"
 
-    def __init__(self) -> None:
+    def __init__(self, lines: list[str]) -> None:
         super().__init__(logging.INFO)
         self.thread = threading.get_ident()
-        self.lines: list[str] = []
+        self.lines = lines
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:

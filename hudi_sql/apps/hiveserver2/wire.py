@@ -26,9 +26,10 @@ __all__ = [
 ]
 
 
+import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from TCLIService import ttypes as tt
@@ -46,7 +47,7 @@ from hudi_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
-from hudi_sql.spark.task_errors import translated_task_errors
+from hudi_sql.spark.result_stream import StreamedRows
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -79,17 +80,68 @@ class ColumnSpec:
     comment: str | None = None
 
 
-@dataclass
 class ResultSet:
-    """Rows ready for the wire: each value is ``None`` or the Python type of its column's
-    kind (bool, int, float, bytes or str, see :func:`_value_kind`)."""
+    """A result's columns and rows, read forward in pages by ``FetchResults``.
 
-    columns: tuple[ColumnSpec, ...]
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    *rows* is re-iterable (``FETCH_FIRST`` starts a new pass): a list for metadata answers, or
+    a statement's :class:`~hudi_sql.spark.result_stream.StreamedRows`, so a large result is
+    never held whole in the server. Each value is ``None`` or the Python type of its column's
+    kind (bool, int, float, bytes or str, see :func:`_value_kind`).
+    """
+
+    def __init__(self, columns: tuple[ColumnSpec, ...], rows: Iterable[tuple[Any, ...]] = ()) -> None:
+        self.columns = columns
+        self._rows = rows
+        self._iterator: Iterator[tuple[Any, ...]] | None = None
+        self._ahead: list[tuple[Any, ...]] = []
+        self.position = 0  #: rows sent so far
 
     @property
     def has_result_set(self) -> bool:
         return bool(self.columns)
+
+    def page(self, size: int) -> tuple[int, list[tuple[Any, ...]], bool]:
+        """The next *size* rows: (offset of the first, the rows, whether more follow)."""
+        if self._iterator is None:
+            self._iterator = iter(self._rows)
+        rows = self._ahead[:size]
+        del self._ahead[:size]
+        rows += itertools.islice(self._iterator, size - len(rows))
+        if not self._ahead:
+            self._ahead = list(itertools.islice(self._iterator, 1))
+        start, self.position = self.position, self.position + len(rows)
+        return start, rows, bool(self._ahead)
+
+    def prefetch(self) -> None:
+        """Read up to the first row now: a query's failure belongs to its statement, not to a fetch."""
+        if self._iterator is None:
+            self.page(0)
+
+    def rewind(self) -> None:
+        """Back to the first row (a new pass over the rows)."""
+        self.close()
+        self.position = 0
+
+    def close(self) -> None:
+        """Stop the current pass (a streamed result's remaining partitions are never run)."""
+        close = getattr(self._iterator, "close", None)
+        if close is not None:
+            close()
+        self._iterator, self._ahead = None, []
+
+
+def _converted(rows: Iterable[Any], binary: Sequence[int]) -> Iterable[tuple[Any, ...]]:
+    """*rows* as tuples, binary columns as ``bytes`` (Spark hands them over as ``bytearray``); re-iterable."""
+
+    class Converted:
+        def __iter__(self) -> Iterator[tuple[Any, ...]]:
+            for row in rows:
+                values = tuple(row)
+                if binary:
+                    values = tuple(bytes(v) if i in binary and v is not None else v for i, v in enumerate(values))
+                yield values
+
+    return Converted()
 
 
 INTEGRAL_KINDS = {T.TINYINT_TYPE: "byteVal", T.SMALLINT_TYPE: "i16Val", T.INT_TYPE: "i32Val",
@@ -148,11 +200,12 @@ def _wire_expr(col: Column, dt: DataType, spec: ColumnSpec, *, json: bool = True
     return col.cast("string")
 
 
-def result_set_from_dataframe(df: DataFrame) -> ResultSet:
-    """Collect *df* (a statement's answer) into a :class:`ResultSet`.
+def result_set_from_dataframe(df: DataFrame, group: tuple[str, str] | None = None) -> ResultSet:
+    """*df* (a statement's answer) as a :class:`ResultSet` whose rows are streamed from Spark.
 
-    Values are converted by Spark before collecting (see the module doc), so timestamps are
-    rendered in the session time zone, never the Python process's.
+    Values are converted by Spark before they leave it (see the module doc), so timestamps are
+    rendered in the session time zone, never the Python process's. *group* is the job group
+    (id, description) the result's Spark jobs run in.
     """
     from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
@@ -173,15 +226,7 @@ def result_set_from_dataframe(df: DataFrame) -> ResultSet:
     except AnalysisException:  # a complex type to_json refuses: fall back to Spark's text
         wire = project(json=False)
     binary = [i for i, s in enumerate(specs) if s.type_id == T.BINARY_TYPE]
-    rows = []
-    with translated_task_errors():  # a damaged file met by the query is named, not a Py4J trace
-        collected = wire.collect()
-    for row in collected:
-        values = tuple(row)
-        if binary:
-            values = tuple(bytes(v) if i in binary and v is not None else v for i, v in enumerate(values))
-        rows.append(values)
-    return ResultSet(specs, rows)
+    return ResultSet(specs, _converted(StreamedRows(wire, group=group), binary))
 
 
 def table_schema(result: ResultSet) -> tt.TTableSchema:
@@ -226,10 +271,10 @@ def _row_value(kind: str, value: Any) -> tt.TColumnValue:
     return tt.TColumnValue(**{kind: _VALUE_TYPES[kind](value=value)})
 
 
-def to_row_set(result: ResultSet, start: int, end: int, protocol: int) -> tt.TRowSet:
-    """Rows ``[start, end)`` of *result*: column-based from protocol V6, row-based before."""
-    rows = result.rows[start:end]
-    kinds = [_value_kind(c.type_id) for c in result.columns]
+def to_row_set(columns: Sequence[ColumnSpec], rows: Sequence[tuple[Any, ...]], start: int,
+               protocol: int) -> tt.TRowSet:
+    """*rows* (the first at offset *start*): column-based from protocol V6, row-based before."""
+    kinds = [_value_kind(c.type_id) for c in columns]
     if protocol >= _COLUMN_BASED_FROM:
         columns = [_column(kind, [row[i] for row in rows]) for i, kind in enumerate(kinds)]
         return tt.TRowSet(startRowOffset=start, rows=[], columns=columns)
