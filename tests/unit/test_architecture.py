@@ -288,6 +288,7 @@ LOCAL_FILE_MODULES = {
     "hudi_sql/engine/bootstrap.py": "bootstrap lists a local source folder (refused for object stores)",
     "hudi_sql/table/bootstrap_index.py": "records a local source file's status as Hadoop's local file system does",
     "hudi_sql/hfile/reader.py": "HFileReader.open(path) reads a local file for tools; tables pass bytes",
+    "hudi_sql/apps/hiveserver2/daemon.py": "a background server's log and pid files in the local state folder",
 }
 
 

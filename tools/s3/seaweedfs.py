@@ -8,6 +8,8 @@ on a loopback port with one access key and one bucket, and is stopped by its pro
 Run it by hand for the README's S3 quick start::
 
     python -m tools.s3.seaweedfs --port 8333 --dir DIR    # objects kept in DIR; Ctrl-C stops it
+    python -m tools.s3.seaweedfs --port 8333 --detach     # in the background, once it serves
+    python -m tools.s3.seaweedfs --port 8333 --stop       # stop the one --detach started
 """
 
 from __future__ import annotations
@@ -159,10 +161,24 @@ def start_object_store(folder: Path, *, port: int | None = None, timeout: float 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    home = Path(os.environ.get("HUDI_SQL_HOME") or Path.home() / ".hudi-sql")
     parser = argparse.ArgumentParser(prog="python -m tools.s3.seaweedfs", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8333, help="the S3 port on 127.0.0.1 (default 8333)")
-    parser.add_argument("--dir", default=str(Path.home() / ".hudi-sql" / "s3"), help="where the objects are kept")
+    parser.add_argument("--dir", default=str(home / "s3"), help="where the objects are kept ($HUDI_SQL_HOME/s3)")
+    background = parser.add_mutually_exclusive_group()
+    background.add_argument("--detach", action="store_true", help="return once it serves, leaving it running")
+    background.add_argument("--stop", action="store_true", help="stop the server --detach started with this --dir")
     args = parser.parse_args(argv)
+    pid_file = Path(args.dir) / "weed.pid"
+    if args.stop:
+        try:
+            os.killpg(int(pid_file.read_text()), signal.SIGKILL)
+        except (OSError, ValueError) as e:
+            print(f"no S3 server started with --detach in {args.dir} runs ({e})")
+            return 1
+        pid_file.unlink()
+        print(f"S3 server in {args.dir} stopped")
+        return 0
     reason = unavailable_reason()
     if reason:
         print(reason)
@@ -171,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"S3 at {server.endpoint}, bucket '{BUCKET}' (pid {server.process.pid}); Spark settings:")
     for key, value in server.hadoop_keys.items():
         print(f"  --conf {key}={value}")
+    if args.detach:
+        pid_file.write_text(str(server.process.pid))
+        return 0
     try:
         server.process.wait()
     except KeyboardInterrupt:

@@ -3,13 +3,16 @@
 ::
 
     hudi-sql thriftserver [--port 10000] [--bind 127.0.0.1] [--metastore thrift://HOST:9083]
-                          [--master URL] [--warehouse DIR] [--state-dir DIR] [--conf k=v ...]
+                          [--master URL] [--warehouse DIR] [--state-dir DIR] [--conf k=v ...] [--detach]
+    hudi-sql thriftserver [--port 10000] [--warehouse DIR] [--state-dir DIR] --stop
 
 Starts the embedded Spark session (:func:`hudi_sql.spark_session`; with ``--metastore`` it
 uses that Hive metastore, so tables hive sync registered there are queryable), then a
 HiveServer2 on ``--bind:--port`` (:func:`hudi_sql.apps.hiveserver2.start_thriftserver`), and serves
 until SIGTERM or SIGINT; then it stops the server and Spark and exits 0. A line
-``hudi-sql thriftserver listening on HOST:PORT`` on stdout says it is ready.
+``hudi-sql thriftserver listening on HOST:PORT`` on stdout says it is ready. ``--detach`` runs
+it in the background and returns once it listens; ``--stop`` stops that one
+(:mod:`.daemon`).
 
 ``--conf hoodie.*=v`` is a session option every client session starts with (as ``SET``);
 any other ``--conf`` is a Spark setting. Connect with
@@ -24,7 +27,6 @@ from __future__ import annotations
 __all__ = ["main"]
 
 import argparse
-import os
 import signal
 import sys
 import threading
@@ -32,12 +34,12 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
-from hudi_sql.apps.conf import split_conf
+from hudi_sql.apps.conf import split_conf, state_dir_for
+from hudi_sql.apps.hiveserver2.daemon import detach, stop_detached
 from hudi_sql.apps.hiveserver2.server import start_thriftserver
 from hudi_sql.apps.shell_jobs import quiet_loggers
 from hudi_sql.engine.session import default_state_dir, spark_session
 from hudi_sql.errors import HudiError
-from hudi_sql.storage.uri import is_local
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -56,14 +58,20 @@ def _parser() -> argparse.ArgumentParser:
                         help="keep Spark's and Py4J's logging of failed statements and tasks (stack traces)")
     parser.add_argument("--conf", metavar="K=V", action="append", default=[],
                         help="a Spark setting, or a hoodie.* session option (may repeat)")
+    background = parser.add_mutually_exclusive_group()
+    background.add_argument("--detach", action="store_true",
+                            help="run in the background; return once it listens (log and pid in the state folder)")
+    background.add_argument("--stop", action="store_true", help="stop the server --detach started on --port")
     return parser
 
 
+def _state_dir(args: argparse.Namespace) -> str:
+    return str(state_dir_for(args.state_dir, args.warehouse) or default_state_dir())
+
+
 def _start_spark(args: argparse.Namespace, spark_conf: dict[str, str]) -> SparkSession:
-    state_dir = args.state_dir or (os.path.join(args.warehouse, ".hudi-sql")
-                                   if args.warehouse and is_local(args.warehouse) else None)
     conf = {"spark.ui.showConsoleProgress": "false", **spark_conf}
-    return spark_session(master=args.master, state_dir=state_dir or default_state_dir(), warehouse=args.warehouse,
+    return spark_session(master=args.master, state_dir=_state_dir(args), warehouse=args.warehouse,
                          metastore_uris=args.metastore, conf=conf)
 
 
@@ -88,6 +96,10 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     spark_conf, options = split_conf(args.conf, parser)
+    if args.stop:
+        return stop_detached(args.port, _state_dir(args), stdout, stderr)
+    if args.detach:
+        return detach([a for a in arguments if a != "--detach"], args.port, _state_dir(args), stdout, stderr)
     own_session = spark is None
     try:
         session = _start_spark(args, spark_conf) if spark is None else spark
