@@ -286,7 +286,7 @@ class WriteClient:
         snapshot = PlanSnapshot.of(meta) if meta is not None else None
         use_metadata = self.resolved.metadata.enable
         view = FileSystemView(meta, use_metadata=use_metadata) if meta is not None else None
-        tagged, index = self._tag(prepared.records, meta, view, keygen, index_type, uses_index)
+        tagged, index = self._tag(prepared.records, meta, view, keygen, index_type, uses_index, ordering)
         cached = not input_is_repeatable(df)
         if cached:
             tagged = tagged.persist()
@@ -385,13 +385,15 @@ class WriteClient:
             run_compaction(spark, meta, plan.instant_time, self.resolved)
 
     def _tag(self, records: DataFrame, meta: TableMetaClient | None, view: FileSystemView | None,
-             keygen: KeyGenerator, index_type: IndexType, uses_index: bool) -> tuple[DataFrame, Index | None]:
+             keygen: KeyGenerator, index_type: IndexType, uses_index: bool,
+             ordering: str | None) -> tuple[DataFrame, Index | None]:
         """The records tagged with their file groups, and the index that did it (to release after the write)."""
         from pyspark.sql import functions as F
 
         if not uses_index or meta is None or view is None or view.is_empty:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string")), None
-        index = index_for(IndexContext(meta, view, keygen, self.resolved.index, index_type))
+        index = index_for(IndexContext(meta, view, keygen, self.resolved.index, index_type, ordering_field=ordering,
+                                       ordered_merge=self._payload(meta, ordering).rules.ordered_merge))
         return index.tag_location(records), index
 
     def handle_options(self, meta: TableMetaClient, instant_time: str, schema_json: str, data_schema: StructType,

@@ -42,6 +42,10 @@ class IndexContext:
     keygen: KeyGenerator
     config: IndexConfig
     index_type: IndexType
+    #: the write's ordering field, and whether its payload keeps a stored record with a greater
+    #: ordering value (a late record moving partition under a global index then stays)
+    ordering_field: str | None = None
+    ordered_merge: bool = False
 
 
 class Index(ABC):

@@ -68,6 +68,7 @@ from hudi_sql.errors import UnsupportedFeatureError
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
 from hudi_sql.index.bloom_filter import BloomFilter
 from hudi_sql.index.bloom_footer import read_footer_index
+from hudi_sql.index.partition_moves import stored_ordering
 from hudi_sql.index.simple import SimpleIndex, latest_base_files, tag_location, update_partition_path
 from hudi_sql.metadata.index_keys import bloom_filter_key, column_hash, column_stats_key
 from hudi_sql.metadata.layout import MetadataPartition
@@ -206,7 +207,8 @@ class BloomIndex(Index):
         if existing.count() <= BROADCAST_MAX_MATCHES:  # the lookup runs here, once
             existing = F.broadcast(existing)
         return tag_location(records, existing, global_index=global_index,
-                            update_partition_path=update_partition_path(context))
+                            update_partition_path=update_partition_path(context),
+                            stored=stored_ordering(context), ordering_field=context.ordering_field)
 
     def release(self) -> None:
         for frame in self._cached:

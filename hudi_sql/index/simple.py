@@ -6,7 +6,8 @@ incoming keys. A match is an update of that file group; no match is an insert.
 
 Global index and a changed partition (``hoodie.simple.index.update.partition.path``): with the
 option on (default), the record moves: a delete goes to the old file group and an insert to the
-new partition; with it off, the update is applied in the old partition.
+new partition — unless it loses to the stored record on the ordering field, which then stays
+(:mod:`hudi_sql.index.partition_moves`); with it off, the update is applied in the old partition.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from hudi_sql.config import IndexType
 from hudi_sql.index.base import FILE_ID_COLUMN, Index, IndexContext, register_index
+from hudi_sql.index.partition_moves import StoredOrdering, stored_ordering
 from hudi_sql.model.schema import FILE_NAME_FIELD, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.hadoop_fs import read_parquet_files
 from hudi_sql.write.handles import IS_DELETE_COLUMN
@@ -71,7 +73,8 @@ class SimpleIndex(Index):
                                  populate_meta_fields=self.context.meta_client.populate_meta_fields,
                                  record_key=keygen.record_key(), partition_path=keygen.partition_path())
         return tag_location(records, existing, global_index=self.context.index_type.is_global,
-                            update_partition_path=update_partition_path(self.context))
+                            update_partition_path=update_partition_path(self.context),
+                            stored=stored_ordering(self.context), ordering_field=self.context.ordering_field)
 
 
 def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], storage: Storage, *,
@@ -95,8 +98,13 @@ def existing_keys(spark: SparkSession, base_files: Sequence[tuple[str, str]], st
 
 
 def tag_location(records: DataFrame, existing: DataFrame | None, *, global_index: bool,
-                 update_partition_path: bool) -> DataFrame:
-    """*records* with ``_hoodie_file_id`` set for keys found in *existing* (null for inserts)."""
+                 update_partition_path: bool, stored: StoredOrdering | None = None,
+                 ordering_field: str | None = None) -> DataFrame:
+    """*records* with ``_hoodie_file_id`` set for keys found in *existing* (null for inserts).
+
+    Under a global index that moves records, *stored* (with *ordering_field*) looks up the stored
+    ordering values of the keys leaving a partition: a record that loses to its stored one stays.
+    """
     from pyspark.sql import functions as F
 
     if existing is None:
@@ -117,6 +125,17 @@ def tag_location(records: DataFrame, existing: DataFrame | None, *, global_index
         kept = joined.where(moved).withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(
             FILE_ID_COLUMN, F.col("_ef"))
         return same.unionByName(kept).drop("_ek", "_ep", "_ef")
+    if stored is not None and ordering_field is not None:
+        moving = joined.where(moved & ~F.col(IS_DELETE_COLUMN))
+        found = stored(moving.select("_ek", "_ep", "_ef"))
+        if found is not None:
+            compared = joined.join(found, joined["_ek"] == found["_sk"], "left")
+            late = (moved & ~F.col(IS_DELETE_COLUMN) & F.col("_so").isNotNull()
+                    & F.col(ordering_field).isNotNull() & (F.col(ordering_field) < F.col("_so")))
+            stays = (compared.where(late).drop("_sk", "_so")  # tagged as an update where the key is: it merges there
+                     .withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(FILE_ID_COLUMN, F.col("_ef")))
+            same = same.unionByName(stays)
+            joined = compared.where(~late).drop("_sk", "_so")
     delete_old = (joined.where(moved)
                   .withColumn(PARTITION_PATH_FIELD, F.col("_ep"))
                   .withColumn(FILE_ID_COLUMN, F.col("_ef"))

@@ -8,20 +8,19 @@ them, fewer once a wave has shown how many rows a partition holds), run in paral
 next wave starts only when the reader has taken the rows of this one. The plan is executed once
 (``javaToPython``): the shuffle stages of an ``ORDER BY`` or an aggregate run once, every wave
 and every re-read reuses their output. A result Spark computes without a job (a command's
-answer, a ``VALUES`` list) is collected at once.
-
-:func:`job_group` puts the jobs a thread starts into a named group, so that
-``SparkContext.cancelJobGroup`` interrupts them and Spark's UI shows them under the statement.
+answer, a ``VALUES`` list) is collected at once. The waves' jobs run in the statement's job group
+(:func:`~hudi_sql.spark.job_groups.job_group`), whichever thread reads them.
 """
 
 from __future__ import annotations
 
-__all__ = ["StreamedRows", "job_group"]
+__all__ = ["StreamedRows"]
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from hudi_sql.spark.job_groups import job_group
 from hudi_sql.spark.task_errors import translated_task_errors
 
 if TYPE_CHECKING:
@@ -30,22 +29,6 @@ if TYPE_CHECKING:
 
 #: About how many rows one wave should bring (a wave is never less than one partition).
 WAVE_ROWS = 100_000
-
-_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
-
-
-@contextmanager
-def job_group(sc: SparkContext, group: str, description: str) -> Iterator[None]:
-    """Jobs this thread starts inside the block belong to *group* (interrupted when it is
-    cancelled); the thread's previous group, if any, is restored afterwards."""
-    before = [sc.getLocalProperty(key) for key in _GROUP_PROPERTIES]
-    sc.setJobGroup(group, description[:200], interruptOnCancel=True)
-    try:
-        yield
-    finally:
-        for key, value in zip(_GROUP_PROPERTIES, before, strict=True):
-            sc.setLocalProperty(key, value)  # type: ignore[arg-type]  # None removes it
-
 
 class StreamedRows:
     """The rows of *df*, re-iterable; each pass runs the query a wave of partitions at a time.

@@ -540,13 +540,14 @@ def test_beeline_queries_merge_call_and_errors(server: Any, tables: Tables) -> N
 
 
 def test_beeline_verbose_shows_the_statement_log(server: Any, tables: Tables) -> None:
-    """Beeline's query log (a log fetch after the statement): what the write did and committed."""
+    """Beeline's query log: what the write did and committed, its Spark stages, its time."""
     result = _run_beeline(server, ["INSERT INTO hs2_trips VALUES (7, 'g', 7.5, 11L, 'p1')"], flags=("--verbose=true",))
     assert result.returncode == 0, result.stderr
     tables.trips[7] = "g"
     assert re.search(r"INFO write_client: upsert \d{17} into '.*': 1 inserts, 0 updates, 0 deletes", result.stderr), \
         result.stderr[-3000:]
     assert re.search(r"INFO write_client: Committed commit \d{17} to '", result.stderr), result.stderr[-3000:]
+    assert re.search(r"INFO spark: job \d+, stage \d+: (\d+)/\1 tasks done", result.stderr), result.stderr[-3000:]
     assert "INFO hiveserver2: finished in" in result.stderr
 
 

@@ -114,7 +114,6 @@ class Operation:
     log: list[str] = field(default_factory=list)
     log_position: int = 0
     done: threading.Event = field(default_factory=threading.Event)
-
     #: the state a cancel asked for (``CANCELED``, or ``TIMEDOUT`` for a query timeout)
     cancel_state: int | None = None
 
@@ -145,7 +144,6 @@ class Operation:
         self.cancel()
         if self.done.is_set() and self.result is not None:
             self.result.close()
-        self.state = tt.TOperationState.CLOSED_STATE if self.done.is_set() else self.state
 
 
 @dataclass(eq=False)
@@ -187,10 +185,10 @@ class Service:
         return operation
 
     def add_operation(self, session: Session, op_type: int, *, result: ResultSet | None = None,
-                      started: int | None = None, has_result_set: bool = True) -> Operation:
-        """Register an operation: finished with *result* (a metadata call), or still to run (a statement)."""
-        handle = tt.TOperationHandle(new_handle_id(), op_type,
-                                     result.has_result_set if result is not None else has_result_set)
+                      started: int | None = None) -> Operation:
+        """Register an operation: finished with *result* (a metadata call), or still to run (a
+        statement, whose handle says it has a result set until it is known, as Spark's Thrift server says)."""
+        handle = tt.TOperationHandle(new_handle_id(), op_type, result.has_result_set if result is not None else True)
         operation = Operation(handle.operationId.guid, handle, session, result, started=started or now_ms())
         if result is not None:
             operation.completed = now_ms()

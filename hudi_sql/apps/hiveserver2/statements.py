@@ -13,7 +13,8 @@ default) the statement runs inside ``ExecuteStatement`` and a failure is that ca
 
 Every Spark job of a statement runs in its job group (:attr:`Operation.job_group`), so
 ``CancelOperation`` — and a ``queryTimeout`` — interrupt it. What it logs meanwhile goes to its
-log (:class:`~.sessions.OperationLog`), which Beeline's query log reads while it runs. Its
+log (:class:`~.sessions.OperationLog`), with a line per Spark stage as it completes
+(:class:`~hudi_sql.spark.job_groups.GroupProgress`), which Beeline's query log reads while it runs. Its
 result is streamed (:class:`~hudi_sql.spark.result_stream.StreamedRows`); the first rows are
 read before the statement counts as finished, so a query that fails reading fails the statement.
 """
@@ -36,7 +37,7 @@ from hudi_sql.apps.hiveserver2.wire import (
     result_set_from_dataframe,
 )
 from hudi_sql.errors import HudiError
-from hudi_sql.spark.result_stream import job_group
+from hudi_sql.spark.job_groups import GroupProgress, job_group
 
 _log = logging.getLogger(__name__)
 
@@ -112,7 +113,8 @@ def _run(operation: Operation, text: str, timer: threading.Timer | None) -> None
                 raise HudiError("The statement was cancelled before it started")
             operation.state, operation.started = _S.RUNNING_STATE, now_ms()
             _log.debug("execute: %s", text)
-            with OperationLog(operation.log), job_group(spark_context, *group):
+            with OperationLog(operation.log), job_group(spark_context, *group), \
+                    GroupProgress(spark_context, operation.job_group, operation.log.append):
                 result = result_set_from_dataframe(session.sql.sql(text), group=group)
                 result.prefetch()
         operation.log.append(f"INFO hiveserver2: finished in {(now_ms() - operation.started) / 1000:.3f} s")
