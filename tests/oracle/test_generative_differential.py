@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -568,11 +569,13 @@ def _changes(run: Run) -> list[str]:
     pending = run.oracle.begin([{"read": {"path": str(run.theirs.path), "options": {**their_range, **cdc}}},
                                 {"read": {"path": str(run.mine.path), "options": {**mine_range, **cdc}}}])
     dates = frozenset(column for column, sql_type in scenario.types.items() if sql_type == "DATE")
+    scales = {column: int(found.group(1)) for column, sql_type in scenario.types.items()
+              if (found := re.fullmatch(r"DECIMAL\(\d+,(\d+)\)", sql_type))}
     mine = _data_changes(ours(run.spark.read.format("hudi").options(**mine_range, **cdc).load(str(run.mine.path))),
-                         dates)
+                         dates, scales)
     failures = []
     for whose, answer in zip(("Apache Hudi's table", "our table read by Apache Hudi"), pending.results(), strict=True):
-        theirs = _data_changes(answer, dates)
+        theirs = _data_changes(answer, dates, scales)
         if mine != theirs:
             only_ours = [c for c in mine if c not in theirs][:3]
             only_theirs = [c for c in theirs if c not in mine][:3]
@@ -588,11 +591,13 @@ def _changes(run: Run) -> list[str]:
 REPLACING = {"insert_overwrite", "insert_overwrite_table", "delete_partition"}
 
 
-def _data_changes(result: dict[str, Any], dates: frozenset[str]) -> list[tuple[int, str, str, str]]:
+def _data_changes(result: dict[str, Any], dates: frozenset[str],
+                  scales: dict[str, int]) -> list[tuple[int, str, str, str]]:
     """CDC rows as (place of the commit in the range, op, before, after): the images as sorted JSON of
     the data columns. Rendering differences docs/compatibility.md records are evened out: Apache
-    Hudi writes an absent image as the string ``"null"``, a date as Avro's day number, and leaves
-    null fields out of some images."""
+    Hudi writes an absent image as the string ``"null"``, a date as Avro's day number, a decimal
+    (of the column's scale in *scales*) as its unscaled value's bytes, and leaves null fields out
+    of some images."""
     index = {c: i for i, c in enumerate(result["columns"])}
     epoch = datetime.date(1970, 1, 1)
 
@@ -603,6 +608,10 @@ def _data_changes(result: dict[str, Any], dates: frozenset[str]) -> list[tuple[i
             for column in dates & data.keys():
                 if isinstance(data[column], int):
                     data[column] = (epoch + datetime.timedelta(days=data[column])).isoformat()
+            for column in scales.keys() & data.keys():
+                if isinstance(data[column], list):
+                    unscaled = int.from_bytes(bytes(b & 0xFF for b in data[column]), "big", signed=True)
+                    data[column] = str(decimal.Decimal(unscaled).scaleb(-scales[column]))
         return json.dumps(data, sort_keys=True)
 
     order = {ts: i for i, ts in enumerate(sorted({row[index["ts_ms"]] for row in result["rows"]}))}
