@@ -148,6 +148,16 @@ class HudiTableFacts:
         return self.table_config.precombine_field
 
     @property
+    def orders_against_stored(self) -> bool:
+        """Whether a write keeps a stored row whose ordering value is greater than the incoming
+        one's: on version 6 whenever there is an ordering field (Apache Hudi 0.15's MERGE payload
+        compares it), from version 8 only under ``EVENT_TIME_ORDERING`` (``COMMIT_TIME_ORDERING``:
+        the latest write wins, as Apache Hudi 1.2 does)."""
+        if self.precombine_field is None:
+            return False
+        return self.table_version < 8 or self.table_config.record_merge_mode != "COMMIT_TIME_ORDERING"
+
+    @property
     def table_type(self) -> TableType:
         return self.table_config.table_type
 

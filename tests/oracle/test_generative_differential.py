@@ -733,6 +733,10 @@ REGRESSIONS: list[tuple[str, Scenario]] = [
     # the key twice). Seed 1139; docs/compatibility.md §31.
     ("global_index_late_partition_move_v8_mor", Scenario(table_type='MERGE_ON_READ', key_type='BIGINT', partition_type='DATE', ordering_type='INT', keygen='complex', payload=None, index='GLOBAL_BLOOM', metadata=True, steps=[('insert', [[10000000000, 's', '2024-01-01', 0, None, None, [0, 'p']], [10000000001, 's', '2024-01-01', 15, None, 0.0, [1, 'p']]]), ('upsert', [[10000000000, 's', '2024-01-01', 40, None, None, [-2, 'p']], [10000000001, 's', '2024-02-29', 0, None, None, None]])], read_from=1, version=8, api='sql', meta_fields=True, cdc=False, read_to=None)),
     ("global_index_late_partition_move_v6_cow", Scenario(table_type='COPY_ON_WRITE', key_type='BIGINT', partition_type='DATE', ordering_type='INT', keygen='complex', payload='DefaultHoodieRecordPayload', index='GLOBAL_BLOOM', metadata=True, steps=[('insert', [[10000000000, 's', '2024-01-01', 0, None, None, [0, 'p']], [10000000001, 's', '2024-01-01', 15, None, 0.0, [1, 'p']]]), ('upsert', [[10000000000, 's', '2024-01-01', 40, None, None, [-2, 'p']], [10000000001, 's', '2024-02-29', 0, None, None, None]])], read_from=1, version=6, api='dataframe', meta_fields=True, cdc=False, read_to=None)),
+    # MERGE INTO a version 8 table merging by commit time (its payload OverwriteWithLatestAvroPayload):
+    # Apache Hudi 1.2 writes the MERGE's row even when its ordering value is lower than the stored
+    # one's; hudi-sql kept the stored row, as version 6's MERGE does (seed 1140).
+    ("merge_into_v8_commit_time_ordering_overwrites", Scenario(table_type='COPY_ON_WRITE', key_type='BIGINT', partition_type='DATE', ordering_type='INT', keygen='complex', payload='OverwriteWithLatestAvroPayload', index='BLOOM', metadata=False, steps=[('insert', [[10000000001, 's', '2024-01-01', 0, None, None, None], [10000000000, 's', '2024-01-01', 1, None, None, None]]), ('upsert', [[10000000000, 's', '2024-01-01', 0, None, None, None]])], read_from=0, version=8, api='sql', meta_fields=True, cdc=False, read_to=None)),
 ]
 
 

@@ -36,7 +36,8 @@ does: the incoming ordering value is the source column of the field's name, else
 column an ``UPDATE SET`` assigns to the field; a table with an ordering field and a source that
 has neither is refused (Apache Hudi: "Failed to resolve pre-combine field"). On a Copy-On-Write
 table a matched row whose incoming ordering value is lower than the stored one is left as it
-is, by UPDATE and DELETE clauses alike. A Merge-On-Read table logs the change and its readers
+is, by UPDATE and DELETE clauses alike — on version 8 and later only under the merge mode
+``EVENT_TIME_ORDERING``: merging by commit time, the MERGE's row wins (Apache Hudi 1.2). A Merge-On-Read table logs the change and its readers
 order it against the stored record, as Apache Hudi 0.15 does; a deleted key's record carries the
 source row's ordering value, so a logged record with a greater one outlives it. The upserts and
 deletes of one MERGE are one commit, as in Apache Hudi.
@@ -107,7 +108,7 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
         if upserts is not None:
             # Copy-On-Write: a stored row with a higher ordering value stays (the join path's rule).
             ordered = {HudiWriteConfig.PAYLOAD_CLASS.key: Payload.DEFAULT.java_class} \
-                if facts.table_type is TableType.COPY_ON_WRITE else None
+                if facts.table_type is TableType.COPY_ON_WRITE and facts.orders_against_stored else None
             return write_changes(ctx, facts, upserts, None, upsert_options=ordered)
         frames = build_merge(ctx, statement, facts, views)
         # Without an ordering field nothing ranks two source rows of one new key: Apache Hudi
@@ -285,7 +286,8 @@ def build_merge(
         # a deleted key carries the source row's ordering value, as Apache Hudi's delete record does
         select.append(column(incoming_ordering, source_alias).cast(ordering_of_deletes.dataType).alias(_INCOMING))
     acted = clause_index.isNotNull()
-    if ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE:
+    if (ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE
+            and facts.orders_against_stored):
         stored = column(fields[lowered[ordering.lower()]].name, target_alias)
         # A matched row whose incoming ordering value is lower than the stored one is not changed.
         acted = acted & ~F.coalesce(matched & (column(incoming_ordering, source_alias) < stored), F.lit(False))
