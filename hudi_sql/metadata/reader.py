@@ -44,6 +44,7 @@ __all__ = [
     "merge_file_slice",
     "read_file_slice",
     "read_metadata_files",
+    "rolled_back_commits",
     "valid_instant_times",
 ]
 
@@ -226,7 +227,7 @@ def valid_instant_times(
     return frozenset(valid)
 
 
-def _rolled_back_commits(meta: TableMetaClient, instant: Instant) -> list[str]:
+def rolled_back_commits(meta: TableMetaClient, instant: Instant) -> list[str]:
     """The commits a completed rollback or restore of the data table undid.
 
     A rollback whose completed file is empty names its target in its plan, as Java falls back to.
@@ -475,7 +476,7 @@ class MetadataTableReader:
         completed = timeline.completed()
         if completed.last is None or not data.storage.is_dir(data.storage.join(path, MetadataPartition.FILES.value)):
             return None
-        valid = valid_instant_times(data.timeline, timeline, functools.partial(_rolled_back_commits, data))
+        valid = valid_instant_times(data.timeline, timeline, functools.partial(rolled_back_commits, data))
         counted = BlockFilter(completed.last.instant_time, valid,
                               frozenset(i.instant_time for i in completed.with_actions(*_WRITES)),
                               frozenset(i.instant_time for i in timeline.pending().with_actions(*_WRITES)))

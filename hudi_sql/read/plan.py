@@ -35,7 +35,7 @@ from hudi_sql.config.scoped import ReadConfig
 from hudi_sql.errors import HudiConfigError, HudiTimelineError, UnsupportedFeatureError
 from hudi_sql.metadata.index_keys import column_hash, column_stats_partition_hash, partition_hash
 from hudi_sql.metadata.layout import MetadataPartition
-from hudi_sql.metadata.reader import MetadataTableReader
+from hudi_sql.metadata.reader import MetadataTableReader, rolled_back_commits
 from hudi_sql.metadata.records import ColumnStats
 from hudi_sql.model.file_group import FileSlice
 from hudi_sql.model.instant import METADATA_BOOTSTRAP_INSTANT, Action, normalize_instant_time
@@ -101,9 +101,10 @@ def plan_read(meta: TableMetaClient, read: ReadConfig, *,
     if as_of_raw and as_of is not None:
         _check_not_cleaned(meta, as_of_raw, as_of)
         visible = completed.up_to(as_of)
-        if visible.last is None and completed.last is not None:
-            # Before the first commit the table did not exist: an error, not an empty answer
-            # that looks like a table without rows.
+        if visible.last is None and completed.last is not None and not _known_at(meta, as_of):
+            # Before anything the table's timeline knows of, the table did not exist: an error,
+            # not an empty answer that looks like a table without rows. From its first instant on
+            # (a commit rolled back since included) it had no rows yet: empty, as Apache Hudi answers.
             first = completed.first.instant_time if completed.first else completed.last.instant_time
             raise HudiTimelineError(
                 f"Time travel to '{as_of_raw}' is before the first commit {first} of '{meta.table_name}'.",
@@ -279,3 +280,13 @@ def _plan_incremental(meta: TableMetaClient, read: ReadConfig, latest: str | Non
     visible = writes.between(begin, end)  # log blocks of the range's writes only, as Apache Hudi's log scanner
     return ReadPlan(QueryType.INCREMENTAL, end, schema, native, tuple(merge), begin=begin, end=end,
                     completed_instants=tuple(visible.times()))
+
+
+def _known_at(meta: TableMetaClient, instant_time: str) -> bool:
+    """Whether the table's timeline knows an instant at or before *instant_time*: one on the
+    active timeline (any action or state), or a commit a rollback or restore undid."""
+    timeline = meta.timeline
+    if any(instant.instant_time <= instant_time for instant in timeline):
+        return True
+    undone = timeline.completed().with_actions(Action.ROLLBACK, Action.RESTORE)
+    return any(time <= instant_time for instant in undone for time in rolled_back_commits(meta, instant))
