@@ -256,6 +256,7 @@ def build_merge(
     delete_clauses = [i for i, c in enumerate(statement.clauses) if c.action is st.MergeAction.DELETE]
     update_clauses = [i for i, c in enumerate(statement.clauses) if c.action is st.MergeAction.UPDATE]
     select: list[Column] = [clause_index]
+    new_values: dict[int, Column] = {}
     for i, field_ in enumerate(fields):
         old = column(field_.name, target_alias)
         new: Column | None = None
@@ -264,7 +265,8 @@ def build_merge(
                 taken = clause_index == index
                 cast = values[i].cast(field_.dataType)
                 new = F.when(taken, cast) if new is None else new.when(taken, cast)
-        select.append((new.otherwise(old) if new is not None else old).alias(_value(i)))
+        new_values[i] = new.otherwise(old) if new is not None else old
+        select.append(new_values[i].alias(_value(i)))
     key_indexes = [lowered[c.lower()] for c in key_columns(facts)]
     select += [column(fields[i].name, target_alias).alias(_old(i)) for i in key_indexes]
     if facts.populate_meta_fields:
@@ -289,8 +291,16 @@ def build_merge(
     if (ordering is not None and incoming_ordering is not None and facts.table_type is TableType.COPY_ON_WRITE
             and facts.orders_against_stored):
         stored = column(fields[lowered[ordering.lower()]].name, target_alias)
+        late = matched & (column(incoming_ordering, source_alias) < stored)
+        if not global_index(facts, ctx.options):
+            # A partition-scoped index makes a row moved to another partition a new record there,
+            # written whatever the stored row's ordering value (the stored row stays), as Apache Hudi does.
+            for name in facts.partition_fields:
+                if name.lower() in lowered:
+                    i = lowered[name.lower()]
+                    late = late & new_values[i].eqNullSafe(column(fields[i].name, target_alias))
         # A matched row whose incoming ordering value is lower than the stored one is not changed.
-        acted = acted & ~F.coalesce(matched & (column(incoming_ordering, source_alias) < stored), F.lit(False))
+        acted = acted & ~F.coalesce(late, F.lit(False))
     joined = (
         source.join(target, expr(statement.on), how)
         .withColumn(_CLAUSE, chosen)
