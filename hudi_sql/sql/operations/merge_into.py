@@ -37,9 +37,11 @@ column an ``UPDATE SET`` assigns to the field; a table with an ordering field an
 has neither is refused (Apache Hudi: "Failed to resolve pre-combine field"). On a Copy-On-Write
 table a matched row whose incoming ordering value is lower than the stored one is left as it
 is, by UPDATE and DELETE clauses alike — on version 8 and later only under the merge mode
-``EVENT_TIME_ORDERING``: merging by commit time, the MERGE's row wins (Apache Hudi 1.2). A Merge-On-Read table logs the change and its readers
-order it against the stored record, as Apache Hudi 0.15 does; a deleted key's record carries the
-source row's ordering value, so a logged record with a greater one outlives it. The upserts and
+``EVENT_TIME_ORDERING`` (merging by commit time, the MERGE's row wins, as in Apache Hudi 1.2),
+and under a partition-scoped index only while the row keeps its partition (moved, it is a new
+record in its new partition, as Apache Hudi writes it). A Merge-On-Read table logs the change
+and its readers order it against the stored record, as Apache Hudi 0.15 does; a deleted key's
+record carries the source row's ordering value, so a logged record with a greater one outlives it. The upserts and
 deletes of one MERGE are one commit, as in Apache Hudi.
 
 The join, the clause choice and the new values are built with the DataFrame API over the
