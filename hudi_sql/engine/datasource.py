@@ -58,11 +58,11 @@ from pyspark.sql.datasource import (
 from hudi_sql.config import HudiConfigs, HudiReadConfig, QueryType
 from hudi_sql.config.registry import canonical_key
 from hudi_sql.config.scoped import ReadConfig
-from hudi_sql.engine.read import table_struct
 from hudi_sql.errors import HudiConfigError, HudiError, UnsupportedFeatureError
 from hudi_sql.read.glob import has_glob, resolve_glob
 from hudi_sql.read.plan import plan_read
 from hudi_sql.read.skipping import ColumnPredicate
+from hudi_sql.spark.schema import table_struct
 from hudi_sql.spark.slice_read import SliceInputPartition, read_slice, slice_read
 from hudi_sql.spark.table_marker import marked, marker_of, unmarked
 from hudi_sql.storage.fs import Storage

@@ -8,7 +8,7 @@ filter rows by ``_hoodie_commit_time``.
 
 from __future__ import annotations
 
-__all__ = ["read_table", "table_struct"]
+__all__ = ["read_table"]
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -25,20 +25,12 @@ from hudi_sql.read.merge_exec import read_merged_slices
 from hudi_sql.read.plan import ReadPlan, plan_read
 from hudi_sql.read.skipping import ColumnPredicate
 from hudi_sql.spark.hadoop_fs import spark_reads_path
-from hudi_sql.spark.schema import add_meta_fields, from_avro_schema, to_arrow_schema
+from hudi_sql.spark.schema import table_struct, to_arrow_schema
 from hudi_sql.storage.fs import Storage
 from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.types import StructType
-
-
-def table_struct(schema_json: str | None) -> StructType:
-    """The Spark schema of query results: the five meta columns, then the data columns."""
-    from pyspark.sql.types import StructType
-
-    return add_meta_fields(from_avro_schema(schema_json) if schema_json else StructType([]))
 
 
 def read_table(spark: SparkSession, path: str | None, options: Mapping[str, Any] | None = None, *,

@@ -24,7 +24,7 @@ from hudi_sql.index.base import IndexContext
 from hudi_sql.model.schema import RECORD_KEY_FIELD
 from hudi_sql.read.merge_exec import read_merged_slices
 from hudi_sql.read.plan import ReadPlan
-from hudi_sql.spark.schema import add_meta_fields, from_avro_schema
+from hudi_sql.spark.schema import table_struct
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -51,14 +51,14 @@ def stored_ordering(context: IndexContext) -> StoredOrdering | None:
         partitions = sorted({p for p, _ in groups})
         slices = tuple(s for s in context.view.latest_file_slices(partitions)
                        if (s.partition_path, s.file_id) in groups)
+        schema = meta.latest_schema()
+        struct = table_struct(schema)
+        if ordering not in struct.fieldNames():
+            return None
         completed = meta.timeline.completed_writes()
         latest = completed.last.instant_time if completed.last else None
-        plan = ReadPlan(QueryType.SNAPSHOT, latest, meta.latest_schema(), merge_slices=slices,
+        plan = ReadPlan(QueryType.SNAPSHOT, latest, schema, merge_slices=slices,
                         completed_instants=tuple(completed.times()))
-        schema = meta.latest_schema()
-        struct = add_meta_fields(from_avro_schema(schema)) if schema else None
-        if struct is None or ordering not in struct.fieldNames():
-            return None
         rows = read_merged_slices(moving.sparkSession, meta, plan, struct)
         key = F.col(RECORD_KEY_FIELD) if meta.populate_meta_fields else context.keygen.record_key()
         return rows.select(key.alias("_sk"), F.col(ordering).alias("_so"))

@@ -120,11 +120,13 @@ def tag_location(records: DataFrame, existing: DataFrame | None, *, global_index
     joined = records.join(existing, records[RECORD_KEY_FIELD] == existing["_ek"], "left")
     moved = F.col("_ef").isNotNull() & (F.col("_ep") != F.col(PARTITION_PATH_FIELD))
     same = joined.where(~moved).withColumn(FILE_ID_COLUMN, F.col("_ef"))
+    def where_stored(rows: DataFrame) -> DataFrame:
+        """*rows* tagged as updates of the stored record, in its partition and file group."""
+        return rows.withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(FILE_ID_COLUMN, F.col("_ef"))
+
     if not update_partition_path:
         # Keep the record where it is: the update lands in its current partition.
-        kept = joined.where(moved).withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(
-            FILE_ID_COLUMN, F.col("_ef"))
-        return same.unionByName(kept).drop("_ek", "_ep", "_ef")
+        return same.unionByName(where_stored(joined.where(moved))).drop("_ek", "_ep", "_ef")
     if stored is not None and ordering_field is not None:
         moving = joined.where(moved & ~F.col(IS_DELETE_COLUMN))
         found = stored(moving.select("_ek", "_ep", "_ef"))
@@ -132,9 +134,7 @@ def tag_location(records: DataFrame, existing: DataFrame | None, *, global_index
             compared = joined.join(found, joined["_ek"] == found["_sk"], "left")
             late = (moved & ~F.col(IS_DELETE_COLUMN) & F.col("_so").isNotNull()
                     & F.col(ordering_field).isNotNull() & (F.col(ordering_field) < F.col("_so")))
-            stays = (compared.where(late).drop("_sk", "_so")  # tagged as an update where the key is: it merges there
-                     .withColumn(PARTITION_PATH_FIELD, F.col("_ep")).withColumn(FILE_ID_COLUMN, F.col("_ef")))
-            same = same.unionByName(stays)
+            same = same.unionByName(where_stored(compared.where(late).drop("_sk", "_so")))  # it merges there
             joined = compared.where(~late).drop("_sk", "_so")
     delete_old = (joined.where(moved)
                   .withColumn(PARTITION_PATH_FIELD, F.col("_ep"))

@@ -286,7 +286,7 @@ def _known_at(meta: TableMetaClient, instant_time: str) -> bool:
     """Whether the table's timeline knows an instant at or before *instant_time*: one on the
     active timeline (any action or state), or a commit a rollback or restore undid."""
     timeline = meta.timeline
-    if any(instant.instant_time <= instant_time for instant in timeline):
+    if timeline.first is not None and timeline.first.instant_time <= instant_time:  # sorted by time
         return True
     undone = timeline.completed().with_actions(Action.ROLLBACK, Action.RESTORE)
     return any(time <= instant_time for instant in undone for time in rolled_back_commits(meta, instant))

@@ -23,6 +23,7 @@ __all__ = [
     "from_arrow_schema",
     "from_arrow_type",
     "from_avro_schema",
+    "table_struct",
     "to_arrow_schema",
     "to_arrow_type",
     "to_avro_schema",
@@ -395,6 +396,12 @@ def add_meta_fields(struct: StructType) -> StructType:
     """*struct* with the five meta columns (nullable strings) first, replacing any it had."""
     meta = [StructField(name, StringType(), True) for name in META_FIELDS]
     return StructType(meta + drop_meta_fields(struct).fields)
+
+
+def table_struct(schema_json: str | None) -> StructType:
+    """The Spark schema of a table's rows as reads give them: the five meta columns, then the data
+    columns of the Avro schema *schema_json* (none when it is ``None``)."""
+    return add_meta_fields(from_avro_schema(schema_json) if schema_json else StructType([]))
 
 
 def drop_meta_fields(struct: StructType) -> StructType:

@@ -54,6 +54,7 @@ from hudi_sql.keygen.field_value import resolve_field
 from hudi_sql.model.schema import META_FIELDS
 from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql import statements as st
+from hudi_sql.table.meta_client import versioned_merge
 from hudi_sql.table.new_table import NewTable
 
 if TYPE_CHECKING:
@@ -155,7 +156,10 @@ class HudiTableFacts:
         the latest write wins, as Apache Hudi 1.2 does)."""
         if self.precombine_field is None:
             return False
-        return self.table_version < 8 or self.table_config.record_merge_mode != "COMMIT_TIME_ORDERING"
+        if self.table_version < 8:
+            return True
+        _, payload = versioned_merge(self.table_config, self.table_version, where=f"Table '{self.location}'")  # as reads merge it
+        return payload.rules.ordered_merge
 
     @property
     def table_type(self) -> TableType:

@@ -20,7 +20,7 @@ It is also the one reader of instant payloads: every plan and metadata kind of
 
 from __future__ import annotations
 
-__all__ = ["TableMetaClient", "init_table"]
+__all__ = ["TableMetaClient", "init_table", "versioned_merge"]
 
 import logging
 import posixpath
@@ -195,26 +195,9 @@ class TableMetaClient:
             HudiConfigError: a payload class hudi-sql does not run.
             UnsupportedFeatureError: a CUSTOM merge mode.
         """
-        cfg = HudiTableConfig
         if self.table_version >= 9:
             return self._version_9_merge()
-        config = self.config
-        mode = config.record_merge_mode
-        if self.table_version < 8 or not mode:
-            return self.precombine_field, Payload.of(config.declared_payload_class,
-                                                     default=Payload.OVERWRITE_WITH_LATEST)
-        if mode == "COMMIT_TIME_ORDERING":
-            return None, Payload.OVERWRITE_WITH_LATEST
-        if mode == "EVENT_TIME_ORDERING":
-            return self.precombine_field, Payload.EVENT_TIME_ORDERING
-        named = config.declared_payload_class
-        if config.record_merge_strategy_id == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:  # CUSTOM, by a payload
-            return self.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
-        raise UnsupportedFeatureError(
-            f"Table '{self.base_path}' merges records with {cfg.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
-            "cannot run (a custom merger is Java code).",
-            help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
-        )
+        return versioned_merge(self.config, self.table_version, where=f"Table '{self.base_path}'")
 
     def _version_9_merge(self) -> tuple[str | None, Payload]:
         """Version 9 (Apache Hudi 1.1+) describes merging without payload classes: the merge mode,
@@ -451,6 +434,27 @@ class TableMetaClient:
 #: ``hoodie.record.merge.strategy.id`` of Apache Hudi 1.x's merge modes (``HoodieRecordMerger``).
 EVENT_TIME_MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
 COMMIT_TIME_MERGE_STRATEGY_ID = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
+
+
+def versioned_merge(config: TableConfig, version: int, *, where: str) -> tuple[str | None, Payload]:
+    """(ordering field, payload) of a version 6 or 8 table (:meth:`TableMetaClient.record_payload`):
+    version 6 and a version 8 file without a merge mode by the payload class it names; version 8
+    by ``hoodie.record.merge.mode`` otherwise (*where* names the table in a refusal)."""
+    mode = config.record_merge_mode
+    if version < 8 or not mode:
+        return config.precombine_field, Payload.of(config.declared_payload_class, default=Payload.OVERWRITE_WITH_LATEST)
+    if mode == "COMMIT_TIME_ORDERING":
+        return None, Payload.OVERWRITE_WITH_LATEST
+    if mode == "EVENT_TIME_ORDERING":
+        return config.precombine_field, Payload.EVENT_TIME_ORDERING
+    named = config.declared_payload_class
+    if config.record_merge_strategy_id == PAYLOAD_BASED_MERGE_STRATEGY_ID and named:  # CUSTOM, by a payload
+        return config.precombine_field, Payload.of(named, default=Payload.OVERWRITE_WITH_LATEST)
+    raise UnsupportedFeatureError(
+        f"{where} merges records with {HudiTableConfig.RECORD_MERGE_MODE.key}={mode}, which hudi-sql "
+        "cannot run (a custom merger is Java code).",
+        help="read it with Apache Hudi, or read_optimized (base files only, no merging)",
+    )
 
 
 def init_table(base_path: str, properties: Mapping[str, str], *, storage: Storage | None = None) -> TableMetaClient:

@@ -20,7 +20,6 @@ from table_helpers import ExpectedTable, our_table, rows_of, rust_table
 
 import hudi_sql
 from hudi_sql.config.scoped import ReadConfig
-from hudi_sql.engine.read import table_struct
 from hudi_sql.errors import HudiFileFormatError
 from hudi_sql.log import BlockType, CommandBlock, read_log_blocks, read_raw_blocks
 from hudi_sql.model.file_names import LogFileName
@@ -28,7 +27,7 @@ from hudi_sql.model.payload import Payload
 from hudi_sql.read.file_group_reader import read_file_slice
 from hudi_sql.read.merge_exec import slice_specs
 from hudi_sql.read.plan import plan_read
-from hudi_sql.spark.schema import to_arrow_schema
+from hudi_sql.spark.schema import table_struct, to_arrow_schema
 from hudi_sql.table.meta_client import TableMetaClient
 
 pytestmark = pytest.mark.spark

@@ -130,18 +130,20 @@ class ResultSet:
         self._iterator, self._ahead = None, []
 
 
-def _converted(rows: Iterable[Any], binary: Sequence[int]) -> Iterable[tuple[Any, ...]]:
-    """*rows* as tuples, binary columns as ``bytes`` (Spark hands them over as ``bytearray``); re-iterable."""
+@dataclass(frozen=True)
+class _WireRows:
+    """Spark's rows as tuples, binary columns as ``bytes`` (Spark hands them over as ``bytearray``);
+    re-iterable, as :class:`ResultSet` needs."""
 
-    class Converted:
-        def __iter__(self) -> Iterator[tuple[Any, ...]]:
-            for row in rows:
-                values = tuple(row)
-                if binary:
-                    values = tuple(bytes(v) if i in binary and v is not None else v for i, v in enumerate(values))
-                yield values
+    rows: Iterable[Any]
+    binary: frozenset[int]
 
-    return Converted()
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for row in self.rows:
+            values = tuple(row)
+            if self.binary:
+                values = tuple(bytes(v) if i in self.binary and v is not None else v for i, v in enumerate(values))
+            yield values
 
 
 INTEGRAL_KINDS = {T.TINYINT_TYPE: "byteVal", T.SMALLINT_TYPE: "i16Val", T.INT_TYPE: "i32Val",
@@ -225,8 +227,8 @@ def result_set_from_dataframe(df: DataFrame, group: tuple[str, str] | None = Non
         wire = project(json=True)
     except AnalysisException:  # a complex type to_json refuses: fall back to Spark's text
         wire = project(json=False)
-    binary = [i for i, s in enumerate(specs) if s.type_id == T.BINARY_TYPE]
-    return ResultSet(specs, _converted(StreamedRows(wire, group=group), binary))
+    binary = frozenset(i for i, s in enumerate(specs) if s.type_id == T.BINARY_TYPE)
+    return ResultSet(specs, _WireRows(StreamedRows(wire, group=group), binary))
 
 
 def table_schema(result: ResultSet) -> tt.TTableSchema:
