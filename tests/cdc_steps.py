@@ -14,9 +14,10 @@ STATEMENTS = [
 ]
 
 
-def create_cdc_table(name: str, path: object, table_type: str, mode: str) -> str:
-    """CREATE TABLE of a partitioned table with CDC on, logging *mode*."""
+def create_cdc_table(name: str, path: object, table_type: str, mode: str, version: int = 6) -> str:
+    """CREATE TABLE of a partitioned table with CDC on, logging *mode*, of table *version*."""
     return (f"CREATE TABLE {name} (id INT, name STRING, price DOUBLE, ts BIGINT, dt STRING) USING hudi "
             f"PARTITIONED BY (dt) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', "
             f"type = '{table_type}', 'hoodie.table.cdc.enabled' = 'true', "
-            f"'hoodie.table.cdc.supplemental.logging.mode' = '{mode}')")
+            f"'hoodie.table.cdc.supplemental.logging.mode' = '{mode}'"
+            + ("" if version == 6 else f", 'hoodie.write.table.version' = '{version}'") + ")")

@@ -50,10 +50,11 @@ class HudiWriteConfig(ConfigScope):
                   "COPY_ON_WRITE or MERGE_ON_READ, for a new table.")
     WRITE_TABLE_VERSION = ConfigOption(
         "hoodie.write.table.version", parse_int, None,
-        "Table version a write creates a new table at: 6 (the default, Apache Hudi 0.14 / 0.15) or 8 "
-        "(Apache Hudi 1.x). On an existing version 6 table, 8 upgrades it first (with "
-        "hoodie.write.auto.upgrade); any other difference from the table's version fails.",
-        choices=("6", "8"))
+        "Table version a write creates a new table at: 6 (the default, Apache Hudi 0.14 / 0.15), 8 "
+        "(Apache Hudi 1.0) or 9 (Apache Hudi 1.1 / 1.2's default). On an existing table, a higher version "
+        "upgrades it first (with hoodie.write.auto.upgrade); any other difference from the table's "
+        "version fails.",
+        choices=("6", "8", "9"))
     ALLOW_EMPTY_COMMIT = ConfigOption(
         "hoodie.allow.empty.commit", parse_bool, True,
         "Commit a write that has no records (an UPDATE or DELETE matching nothing, an empty DataFrame) as "

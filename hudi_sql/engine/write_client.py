@@ -431,6 +431,11 @@ class WriteClient:
         if self.config.payload_class:
             return self.config.payload_class
         if meta is not None:
+            if meta.table_version >= 9:
+                # Version 9 names its merge mode, not a payload class: the payload version 8 records
+                # for that mode (event-time ordering is DefaultHoodieRecordPayload's rule on write).
+                payload = meta.record_payload()[1]
+                return Payload.DEFAULT if payload is Payload.EVENT_TIME_ORDERING else payload
             return Payload.of(TableConfig.of(meta.properties).payload_class)
         # Apache Hudi's DataFrame writer, per table version: 0.15 (version 6) takes
         # ``OverwriteWithLatestAvroPayload`` (``hoodie.datasource.write.payload.class``'s default: a late

@@ -18,6 +18,10 @@ changes are recovered:
 
 Table services (compaction, clustering) change no data and are skipped, as are rolled-back and
 pending writes. Planning reads only commit metadata and partition listings; tasks read the files.
+
+Versions 8 and 9 are planned alike: the range is of requested instant times there too (Apache Hudi
+1.x's CDC reader compares them, not completion times), and a log file, named by the deltacommit
+that wrote it, belongs to the slice whose base file its write stat names.
 """
 
 from __future__ import annotations
@@ -101,14 +105,8 @@ def plan_cdc(meta: TableMetaClient, read: ReadConfig) -> CdcPlan:
 
     Raises:
         HudiConfigError: no begin instant, or a range that ends (as given) before it begins.
-        UnsupportedFeatureError: a table version 8+ table (its log files are sliced by completion
-            time; not done here yet).
         HudiTimelineError: the cleaner already deleted files the range needs.
     """
-    if meta.table_version >= 8:
-        raise UnsupportedFeatureError(
-            f"CDC queries read table version 6; '{meta.table_name}' is version {meta.table_version}.",
-            help="use a 'latest_state' incremental query, or CALL downgrade_table to version 6")
     begin, end = _range(meta, read)
     mode = TableConfig.of(meta.properties).cdc_logging_mode or CdcLoggingMode.DATA_BEFORE_AFTER
     schema = meta.latest_schema(end) if end else meta.latest_schema()
@@ -153,9 +151,17 @@ class _SplitPlanner:
         self._list(partition)
         return self._bases[partition].get((file_id, instant_time))
 
-    def slice_logs(self, partition: str, file_id: str, base_instant: str) -> tuple[str, ...]:
+    def slice_logs(self, partition: str, file_id: str, base_instant: str, up_to: str) -> tuple[str, ...]:
+        """The log files of the file group's slice on *base_instant* written up to *up_to*.
+
+        A version 6 log file is named by its slice's base instant; from version 8 on by the
+        deltacommit that wrote it, so the slice's logs are those written since its base."""
         self._list(partition)
-        names = sorted(self._logs[partition].get((file_id, base_instant), []))
+        if self.meta.table_version < 8:
+            names = sorted(self._logs[partition].get((file_id, base_instant), []))
+        else:
+            names = sorted(name for (group, written), found in self._logs[partition].items()
+                           if group == file_id and base_instant <= written <= up_to for name in found)
         return tuple(self.meta.layout.file_path(partition, n.name) for n in names)
 
     def add_instant(self, instant: Instant) -> None:
@@ -186,10 +192,11 @@ class _SplitPlanner:
             return CdcSplit(SplitKind.AS_IS, instant_time, partition, file_id, cdc_files=cdc_files,
                             after_file=path, before_file=before)
         if stat.is_delta:
-            base_instant = previous or instant_time
+            sliced = self._slice_base(stat)
+            base_instant = sliced if sliced is not None else previous or instant_time
             return CdcSplit(SplitKind.LOG_FILE, instant_time, partition, file_id,
                             before_file=self.base_file(partition, file_id, base_instant),
-                            before_logs=self.slice_logs(partition, file_id, base_instant))
+                            before_logs=self.slice_logs(partition, file_id, base_instant, instant_time))
         if operation == WriteOperationType.DELETE.value and stat.num_writes == 0 and stat.num_deletes:
             before = self.base_file(partition, file_id, previous) if previous else None
             return CdcSplit(SplitKind.BASE_FILE_DELETE, instant_time, partition, file_id, before_file=before)
@@ -200,6 +207,14 @@ class _SplitPlanner:
             "its changes cannot be told apart.",
             help=f"CDC queries of Copy-On-Write tables need {HudiTableConfig.CDC_ENABLED.key}=true from the "
                  "first rewrite on; query the range after the last write made without it")
+
+    def _slice_base(self, stat: WriteStat) -> str | None:
+        """The base instant of the slice a version 8+ log append went to: its write stat names the
+        slice's base file (its ``prevCommit`` is the deltacommit itself); "" for a slice of logs only."""
+        if self.meta.table_version < 8 or stat.base_file is None:
+            return None
+        base = BaseFileName.try_parse(stat.base_file) if stat.base_file else None
+        return base.instant_time if base else ""
 
     def _replaced(self, instant: Instant, replaced: set[tuple[str, str]]) -> None:
         earlier = self.meta.timeline.completed_writes().up_to(instant.instant_time)

@@ -1,4 +1,6 @@
-"""Downgrading a table from version 8 (Apache Hudi 1.x) back to version 6 (Apache Hudi 0.14 / 0.15).
+"""Downgrading a table from version 8 (Apache Hudi 1.0) back to version 6 (Apache Hudi 0.14 / 0.15),
+and from version 9 (1.1+) to 8: only ``hoodie.properties`` changes there (:func:`version_8_properties`,
+after the same first step), and a version 9 table goes to 6 through 8.
 
 The reverse of :mod:`hudi_sql.services.upgrade`, as Apache Hudi 1.x's own downgrade
 (``EightToSevenDowngradeHandler``, then ``SevenToSix``, which changes nothing on disk) does it,
@@ -48,7 +50,12 @@ from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
 from hudi_sql.services.version_change import UpgradeResult, change_table_version, delete_instants_of_layout
 from hudi_sql.table.lsm_timeline import has_lsm_instants, lsm_history_path, read_lsm_instants
-from hudi_sql.table.meta_client import TableMetaClient
+from hudi_sql.table.meta_client import (
+    COMMIT_TIME_MERGE_STRATEGY_ID,
+    EVENT_TIME_MERGE_STRATEGY_ID,
+    PAYLOAD_BASED_MERGE_STRATEGY_ID,
+    TableMetaClient,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -56,28 +63,90 @@ if TYPE_CHECKING:
 #: The payload class version 6 names for each version 8 merge mode (Apache Hudi's ``unsetRecordMergeMode``).
 _PAYLOAD_OF_MODE = {"EVENT_TIME_ORDERING": Payload.DEFAULT.java_class,
                     "COMMIT_TIME_ORDERING": Payload.OVERWRITE_WITH_LATEST.java_class}
+_STRATEGY_OF_MODE = {"EVENT_TIME_ORDERING": EVENT_TIME_MERGE_STRATEGY_ID,
+                     "COMMIT_TIME_ORDERING": COMMIT_TIME_MERGE_STRATEGY_ID}
 
 
 def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: int = 6,
                     configs: Resolved | HudiConfigs | None = None) -> UpgradeResult:
-    """Downgrade the version 8 table to *to_version* (6), or finish a downgrade that was cut short.
+    """Downgrade the table to *to_version* (9 to 8; 8, or 9 through 8, to 6), or finish a
+    downgrade that was cut short.
 
     Raises:
-        UnsupportedFeatureError: a target other than 6, a table version other than 8 or 6, or a
-            table with archived instants in its LSM timeline.
+        UnsupportedFeatureError: a target other than 6 or 8, one above the table's version, a
+            table with archived instants in its LSM timeline (to 6), or a version 9 merge
+            description version 8 cannot carry.
         HudiConfigError: a CUSTOM merge mode without the payload class version 6 would need.
         HudiTimelineError: a write of another writer is still running.
     """
-    if to_version != 6:
+    if to_version not in (6, 8) or meta.table_version < to_version:
         raise UnsupportedFeatureError(
-            f"Cannot downgrade '{meta.table_name}' to table version {to_version}: hudi-sql downgrades to version 6.",
-            help="CALL downgrade_table(table => ..., to_version => 6)")
+            f"Cannot downgrade '{meta.table_name}' (table version {meta.table_version}) to table version "
+            f"{to_version}: hudi-sql downgrades version 9 tables to 8 or 6, and version 8 tables to 6.",
+            help="CALL downgrade_table(table => ..., to_version => 6), or upgrade_table to go forward")
+    first = None
+    if meta.table_version == 9:
+        first = change_table_version(spark, meta, configs, source=9, target=8, verb="downgrade",
+                                     check=lambda: version_8_properties(meta),
+                                     move=lambda writer: _to_version_8(meta, writer))
+        if to_version == 8:
+            return first
+        meta = TableMetaClient.load(meta.base_path, storage=meta.storage)
+
     def check() -> None:
         _refuse_lsm_archive(meta)
         _downgraded_properties(meta)  # a CUSTOM mode without a class fails before any change
 
-    return change_table_version(spark, meta, configs, source=8, target=6, verb="downgrade", check=check,
-                                move=lambda writer: _move_timeline_back(meta, writer))
+    six = change_table_version(spark, meta, configs, source=8, target=6, verb="downgrade", check=check,
+                               move=lambda writer: _move_timeline_back(meta, writer))
+    if first is None:
+        return six
+    return UpgradeResult(9, 6, six.instants_moved, first.compaction or six.compaction)
+
+
+def _to_version_8(meta: TableMetaClient, writer: TimelineWriter) -> int:
+    """Version 9 to 8 changes only ``hoodie.properties``."""
+    writer.retire_metadata_table()
+    meta.update_properties(version_8_properties(meta))
+    return 0
+
+
+#: Version 9's legacy payloads that version 8 runs as a CUSTOM mode by the payload class.
+_PAYLOAD_BASED_ON_8 = frozenset({Payload.AWS_DMS.java_class})
+
+
+def version_8_properties(meta: TableMetaClient) -> dict[str, str | None]:
+    """The ``hoodie.properties`` changes from version 9 back to 8: the merge described by a
+    payload class again (the legacy payload, else the one of the merge mode, with its strategy
+    id), the ordering field as ``hoodie.table.precombine.field`` too, the version 9 entries gone.
+
+    Raises:
+        UnsupportedFeatureError: several ordering fields or a partial-update mode, which version 8
+            cannot say: refused before anything changes.
+    """
+    t = HudiTableConfig
+    config = meta.config
+    if len(config.ordering_fields) > 1 or config.partial_update_mode != "NONE":
+        what = (f"{t.ORDERING_FIELDS.key}={','.join(config.ordering_fields)}" if len(config.ordering_fields) > 1
+                else f"{t.PARTIAL_UPDATE_MODE.key}={config.partial_update_mode}")
+        raise UnsupportedFeatureError(
+            f"Cannot downgrade '{meta.table_name}' to table version 8: it merges with {what}, which version 8 "
+            "cannot describe.", help="keep the table at version 9")
+    changes: dict[str, str | None] = {
+        t.VERSION.key: "8", t.LEGACY_PAYLOAD_CLASS.key: None, t.PARTIAL_UPDATE_MODE.key: None,
+        t.MERGE_DELETE_FIELD.key: None, t.MERGE_DELETE_MARKER.key: None,
+    }
+    legacy = meta.properties.get(t.LEGACY_PAYLOAD_CLASS.key) or ""
+    mode = config.record_merge_mode or ("EVENT_TIME_ORDERING" if config.precombine_field else "COMMIT_TIME_ORDERING")
+    if legacy in _PAYLOAD_BASED_ON_8:
+        changes.update({t.PAYLOAD_CLASS.key: legacy, t.RECORD_MERGE_MODE.key: "CUSTOM",
+                        t.RECORD_MERGE_STRATEGY_ID.key: PAYLOAD_BASED_MERGE_STRATEGY_ID})
+    elif mode in _PAYLOAD_OF_MODE:
+        changes.update({t.PAYLOAD_CLASS.key: legacy or _PAYLOAD_OF_MODE[mode], t.RECORD_MERGE_MODE.key: mode,
+                        t.RECORD_MERGE_STRATEGY_ID.key: _STRATEGY_OF_MODE[mode]})
+    if config.precombine_field:
+        changes[t.PRECOMBINE_FIELD.key] = config.precombine_field
+    return changes
 
 
 def _refuse_lsm_archive(meta: TableMetaClient) -> None:

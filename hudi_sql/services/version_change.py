@@ -60,6 +60,8 @@ def change_table_version(spark: SparkSession, meta: TableMetaClient, options: Re
         UnsupportedFeatureError: the table is at neither version.
     """
     resolved = Resolved.of(options)
+    if meta.table_version == target and READ_SUPPORT[source].timeline_layout == READ_SUPPORT[target].timeline_layout:
+        return UpgradeResult(target, target)  # one properties rewrite was the whole move: nothing to finish
     if meta.table_version == target:
         with TimelineWriter(meta, resolved).transaction(f"finish the {verb} to version {target}") as writer:
             leftovers = delete_instants_of_layout(meta, writer, READ_SUPPORT[source].timeline_layout)

@@ -20,10 +20,11 @@ What differs between the versions we read (Apache Hudi's ``HoodieTableVersion``;
   and marker) replace payload classes (:meth:`TableMetaClient.record_payload` maps the ones we
   run and names the others); delete blocks may wrap the ordering value in an ``ArrayWrapper``.
 
-Versions 6 and 8 are also written, each in its own grammar: a version 8 table stays version 8
-(``hoodie.write.table.version`` chooses the version of a new table; a version 6 table moves to 8
-only through ``hudi_sql.services.upgrade``, and back through ``hudi_sql.services.downgrade``).
-Version 9 is read only.
+Every version read is also written, each in its own grammar: a version 8 table stays version 8
+(``hoodie.write.table.version`` chooses the version of a new table; a table moves between versions
+only through ``hudi_sql.services.upgrade`` and ``hudi_sql.services.downgrade``). A version 9 table
+is written as version 8 is, its ``hoodie.properties`` saying how records merge the version 9 way
+(:func:`hudi_sql.table.meta_client.init_table`).
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ READ_SUPPORT: dict[int, TableVersionSupport] = {
     9: TableVersionSupport(9, 2, "1.1 / 1.2"),
 }
 
-#: Versions we write: each in its own grammar (a version 8 table stays version 8).
-WRITE_VERSIONS = frozenset({6, 8})
+#: Versions we write: each in its own grammar (a version 8 table stays version 8, a 9 stays 9).
+WRITE_VERSIONS = frozenset({6, 8, 9})
 
 #: The version of a table hudi-sql creates unless ``hoodie.write.table.version`` asks for another.
 DEFAULT_CREATE_VERSION = 6

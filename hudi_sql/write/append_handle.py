@@ -56,6 +56,18 @@ def _next_log_name(storage: Storage, layout: TableLayout, bucket: BucketInfo, ba
     return new, [n.name for n in sorted(existing + [new])]
 
 
+def _slice_log_names(storage: Storage, layout: TableLayout, bucket: BucketInfo, slice_base: str,
+                     new: LogFileName) -> list[str]:
+    """Version 8+: the log files of the file slice on *slice_base* (named by their deltacommits, at or
+    after the base instant), then *new*."""
+    names = []
+    for status in storage.list(layout.partition_dir(bucket.partition_path)):
+        name = LogFileName.try_parse(status.name)
+        if name and name.file_id == bucket.file_id and name.base_instant >= slice_base and name != new:
+            names.append(name)
+    return [n.name for n in sorted(names)] + [new.name]
+
+
 def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
                   task: TaskIdentity, *, natural_deletes: bool = False) -> WriteStatus:
     """Append one log file to the bucket's slice.
@@ -74,8 +86,13 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     marker_name = BaseFileName(bucket.file_id, task.write_token, base_instant).name
     write_marker(options, layout, storage, Marker(bucket.partition_path, marker_name, IOType.APPEND))
     log_name, all_logs = _next_log_name(storage, layout, bucket, base_instant, task.write_token)
+    prev_commit = base_instant
     if options.log_files_named_by_instant:
-        all_logs = [log_name.name]  # Apache Hudi 1.x lists the one file this write appended
+        # As Apache Hudi 1.2 writes the stat: the slice's base instant and every log file of the
+        # slice, this one included (its change-feed reader takes the slice before the write from them).
+        known = bucket.prev_commit if bucket.prev_commit not in ("", "null") else None
+        prev_commit = bucket.append_base_instant or known or base_instant
+        all_logs = _slice_log_names(storage, layout, bucket, prev_commit, log_name)
     path = layout.file_path(bucket.partition_path, log_name.name)
 
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)
@@ -107,7 +124,7 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
     size = len(data)
     return WriteStatus(
         partition_path=bucket.partition_path, file_id=bucket.file_id, path=layout.relative(path),
-        prev_commit=base_instant, num_writes=upserts.num_rows, num_deletes=deletes.num_rows,
+        prev_commit=prev_commit, num_writes=upserts.num_rows, num_deletes=deletes.num_rows,
         num_update_writes=upserts.num_rows, num_inserts=0, total_write_bytes=size, file_size=size,
         total_upsert_time=int((time.time() - started) * 1000), log_version=log_name.version, log_offset=0,
         base_file=os.path.basename(bucket.base_file_path) if bucket.base_file_path else "",

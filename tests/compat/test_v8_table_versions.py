@@ -111,8 +111,48 @@ def test_init_table_version8_declares_what_apache_hudi_1x_declares(
 
 
 def test_init_table_refuses_a_version_it_does_not_write(tmp_path: Path) -> None:
-    with pytest.raises(UnsupportedFeatureError, match="table version 9"):
-        init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "9"})
+    with pytest.raises(UnsupportedFeatureError, match="table version 7"):
+        init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "7"})
+    assert not (tmp_path / "t" / ".hoodie").exists()
+
+
+_MODEL = "org.apache.hudi.common.model"
+
+
+@pytest.mark.parametrize(("given", "declared"), [
+    ({T.PRECOMBINE_FIELD.key: "ts"}, {T.RECORD_MERGE_MODE.key: "EVENT_TIME_ORDERING", T.ORDERING_FIELDS.key: "ts"}),
+    ({}, {T.RECORD_MERGE_MODE.key: "COMMIT_TIME_ORDERING"}),
+    ({T.PRECOMBINE_FIELD.key: "ts", T.PAYLOAD_CLASS.key: f"{_MODEL}.OverwriteWithLatestAvroPayload"},
+     {T.RECORD_MERGE_MODE.key: "COMMIT_TIME_ORDERING", T.ORDERING_FIELDS.key: "ts",
+      T.LEGACY_PAYLOAD_CLASS.key: f"{_MODEL}.OverwriteWithLatestAvroPayload"}),
+    ({T.PRECOMBINE_FIELD.key: "ts", T.PAYLOAD_CLASS.key: f"{_MODEL}.EventTimeAvroPayload"},
+     {T.RECORD_MERGE_MODE.key: "EVENT_TIME_ORDERING", T.ORDERING_FIELDS.key: "ts",
+      T.LEGACY_PAYLOAD_CLASS.key: f"{_MODEL}.EventTimeAvroPayload"}),
+    ({T.PAYLOAD_CLASS.key: f"{_MODEL}.AWSDmsAvroPayload"},
+     {T.RECORD_MERGE_MODE.key: "COMMIT_TIME_ORDERING", T.LEGACY_PAYLOAD_CLASS.key: f"{_MODEL}.AWSDmsAvroPayload",
+      T.MERGE_DELETE_FIELD.key: "Op", T.MERGE_DELETE_MARKER.key: "D"}),
+])
+def test_init_table_version9_names_merge_modes_not_payload_classes(
+        tmp_path: Path, given: dict[str, str], declared: dict[str, str]) -> None:
+    """As Apache Hudi 1.1+ creates a version 9 table (``inferMergingConfigsForV9TableCreation``, and
+    its own tables): no payload class, no precombine field, no strategy id of a built-in mode; a
+    named payload kept as the legacy payload with the mode it stands for. Every such table is one
+    whose merge we run."""
+    meta = init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "9", **given})
+    props = meta.properties
+    assert (props[T.VERSION.key], props[T.INITIAL_VERSION.key], props[T.TABLE_FORMAT.key]) == ("9", "9", "native")
+    merge_keys = {T.RECORD_MERGE_MODE.key, T.ORDERING_FIELDS.key, T.LEGACY_PAYLOAD_CLASS.key, T.PAYLOAD_CLASS.key,
+                  T.PRECOMBINE_FIELD.key, T.RECORD_MERGE_STRATEGY_ID.key, T.MERGE_DELETE_FIELD.key,
+                  T.MERGE_DELETE_MARKER.key, T.PARTIAL_UPDATE_MODE.key}
+    assert {k: v for k, v in props.items() if k in merge_keys} == declared
+    meta.require_writable("upsert into")
+    assert meta.record_payload()[1] is not None
+
+
+def test_init_table_version9_refuses_a_payload_that_becomes_a_partial_update_mode(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedFeatureError, match="partial-update mode"):
+        init_table(str(tmp_path / "t"), {T.NAME.key: "t", T.VERSION.key: "9", T.PRECOMBINE_FIELD.key: "ts",
+                                         T.PAYLOAD_CLASS.key: f"{_MODEL}.PartialUpdateAvroPayload"})
     assert not (tmp_path / "t" / ".hoodie").exists()
 
 

@@ -25,10 +25,12 @@ from sql_session import fresh_database
 
 from hudi_sql.errors import HudiTimelineError
 
-#: (table type, logging mode): the two ends of the modes on Copy-On-Write, whose rewrites write CDC
-#: logs, and Merge-On-Read, whose log appends are read back by merging (every mode is compared with
-#: Apache Hudi in tests/oracle/test_cdc_differential.py).
-CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("mor", "op_key_only")]
+#: (table type, logging mode, table version): the two ends of the modes on Copy-On-Write, whose
+#: rewrites write CDC logs, and Merge-On-Read, whose log appends are read back by merging, the latter
+#: on version 8 too, whose log files are named by the deltacommit that wrote them (every mode is
+#: compared with Apache Hudi in tests/oracle/test_cdc_differential.py).
+CASES = [("cow", "data_before_after", 6), ("cow", "op_key_only", 6), ("mor", "op_key_only", 6),
+         ("mor", "op_key_only", 8)]
 
 #: the shared statements, with a table service that changes no data before the last update
 STATEMENTS = [*CDC_STATEMENTS[:4], "INSERT INTO {t} VALUES (4, 'd', 40.0, 1000, 'p1')", "{service}", CDC_STATEMENTS[4]]
@@ -87,13 +89,13 @@ def _cdc(db: Any, table: str, *bounds: str) -> list[Change]:
     return sorted(out, key=lambda c: (c[0], c[2]))
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[f"{t}-{m}" for t, m in CASES])
+@pytest.fixture(scope="module", params=CASES, ids=[f"{t}-{m}-v{v}" for t, m, v in CASES])
 def case(spark: Any, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[CdcCase]:
-    table_type, mode = request.param
-    name = f"cdc_{table_type}_{mode}"
+    table_type, mode, version = request.param
+    name = f"cdc_{table_type}_{mode}_v{version}"
     path = tmp_path_factory.mktemp("cdc") / name
-    with fresh_database(spark, f"cdc_{table_type}_{mode}_db") as db:
-        db.sql(create_cdc_table(name, path, table_type, mode))
+    with fresh_database(spark, f"{name}_db") as db:
+        db.sql(create_cdc_table(name, path, table_type, mode, version))
         result = CdcCase(db, name, path)
         state: dict[int, Any] = {}
         for statement in STATEMENTS:

@@ -1,4 +1,4 @@
-"""CDC against Apache Hudi 0.15: the same statements through both engines, the same changes.
+"""CDC against Apache Hudi 0.15 (table version 6) and 1.2 (version 8): the same statements through both engines, the same changes.
 
 Each case creates a table with CDC on (one logging mode), runs inserts, an update, a delete, a
 MERGE INTO and another update through Apache Hudi and, on a table of its own, through hudi-sql;
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,11 @@ from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
-CASES = [("cow", "data_before_after"), ("cow", "op_key_only"), ("cow", "data_before"), ("mor", "data_before_after")]
+#: (table type, logging mode, table version): every mode on version 6 (against Apache Hudi 0.15), and
+#: on version 8 (against Apache Hudi 1.2) a Copy-On-Write and a Merge-On-Read table, whose log files
+#: are named by the deltacommit that wrote them
+CASES = [("cow", "data_before_after", 6), ("cow", "op_key_only", 6), ("cow", "data_before", 6),
+         ("mor", "data_before_after", 6), ("cow", "op_key_only", 8), ("mor", "data_before_after", 8)]
 
 CDC_READ = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.query.incremental.format": "cdc",
             "hoodie.datasource.read.begin.instanttime": "0"}
@@ -80,36 +85,44 @@ def db(spark: Any) -> Iterator[Any]:
         yield session
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[f"{t}-{m}" for t, m in CASES])
-def tables(request: pytest.FixtureRequest, db: Any, oracle: Oracle,
-           tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(Apache Hudi's table, ours) after the same statements."""
-    table_type, mode = request.param
-    name = f"cdc_{table_type}_{mode}"
+@dataclass(frozen=True)
+class Tables:
+    theirs: Path  # Apache Hudi's table
+    mine: Path  # ours, after the same statements
+    oracle: Oracle  # the Apache Hudi of the table version
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{t}-{m}-v{v}" for t, m, v in CASES])
+def tables(request: pytest.FixtureRequest, db: Any, tmp_path_factory: pytest.TempPathFactory) -> Tables:
+    table_type, mode, version = request.param
+    oracle: Oracle = request.getfixturevalue("oracle" if version == 6 else "oracle_v1")
+    name = f"cdc_{table_type}_{mode}_v{version}"
     root = tmp_path_factory.mktemp(name)
     theirs, mine = root / "apache", root / "ours"
+    # (Apache Hudi 1.2 writes version 9 unless each write names the version)
+    pinned = [] if version == 6 else [f"SET hoodie.write.table.version={version}"]
     their_statements = oracle.begin([{"sql": f"DROP TABLE IF EXISTS {name}"},
-                                     {"sql": create_cdc_table(name, theirs, table_type, mode)},
-                                     *({"sql": s.format(t=name)} for s in STATEMENTS)])
-    db.sql(create_cdc_table(name, mine, table_type, mode))
+                                     *({"sql": s} for s in pinned),
+                                     {"sql": create_cdc_table(name, theirs, table_type, mode, version)},
+                                     *({"sql": s.format(t=name)} for s in STATEMENTS),
+                                     *({"sql": "RESET hoodie.write.table.version"} for _ in pinned)])
+    db.sql(create_cdc_table(name, mine, table_type, mode, version))
     for statement in STATEMENTS:
         db.sql(statement.format(t=name))
     their_statements.results()
-    return theirs, mine
+    return Tables(theirs, mine, oracle)
 
 
-def test_we_read_apache_hudis_changes_as_it_does(spark: Any, oracle: Oracle, tables: tuple[Path, Path]) -> None:
-    theirs, _ = tables
-    assert _our_changes(spark, theirs) == _their_changes(oracle, theirs)
+def test_we_read_apache_hudis_changes_as_it_does(spark: Any, tables: Tables) -> None:
+    assert _our_changes(spark, tables.theirs) == _their_changes(tables.oracle, tables.theirs)
 
 
-def test_apache_hudi_reads_our_changes_as_we_do(spark: Any, oracle: Oracle, tables: tuple[Path, Path]) -> None:
-    _, mine = tables
-    assert _their_changes(oracle, mine) == _our_changes(spark, mine)
+def test_apache_hudi_reads_our_changes_as_we_do(spark: Any, tables: Tables) -> None:
+    assert _their_changes(tables.oracle, tables.mine) == _our_changes(spark, tables.mine)
 
 
-def test_the_same_statements_make_the_same_changes(spark: Any, tables: tuple[Path, Path]) -> None:
-    theirs, mine = tables
+def test_the_same_statements_make_the_same_changes(spark: Any, tables: Tables) -> None:
+    theirs, mine = tables.theirs, tables.mine
     changes = _data_changes(_our_changes(spark, mine))
     assert changes == _data_changes(_our_changes(spark, theirs))
     assert len({c[0] for c in changes}) == len(STATEMENTS), "every statement changed something"

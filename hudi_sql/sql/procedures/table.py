@@ -23,7 +23,7 @@ def show_table_properties(ctx: ProcedureContext, args: dict[str, Any]) -> list[t
 
 
 #: Apache Hudi's ``HoodieTableVersion`` names, which its procedure takes as ``to_version``.
-_VERSION_NAMES = {"SIX": 6, "EIGHT": 8}
+_VERSION_NAMES = {"SIX": 6, "EIGHT": 8, "NINE": 9}
 
 
 def _target_version(value: Any, procedure_name: str) -> int:
@@ -33,16 +33,16 @@ def _target_version(value: Any, procedure_name: str) -> int:
     if text.isdigit():
         return int(text)
     raise HudiSqlError(f"CALL {procedure_name}: to_version => '{value}' is not a table version.",
-                       help="to_version => 8 or 6 (or 'EIGHT' / 'SIX', Apache Hudi's names)")
+                       help="to_version => 9, 8 or 6 (or 'NINE' / 'EIGHT' / 'SIX', Apache Hudi's names)")
 
 
 @procedure(
     "upgrade_table",
     args=[Arg("table", required=True), Arg("to_version", required=True)],
     output="result boolean",
-    description="Upgrade the table to version 8 (Apache Hudi 1.x): its timeline, commit metadata and "
-                "properties; a MERGE_ON_READ table is compacted first. Run again, it finishes an "
-                "interrupted upgrade.",
+    description="Upgrade the table to version 8 (Apache Hudi 1.0: its timeline, commit metadata and "
+                "properties) or 9 (1.1 / 1.2: its properties); a MERGE_ON_READ table is compacted first. Run "
+                "again, it finishes an interrupted upgrade.",
 )
 def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)
@@ -55,9 +55,9 @@ def upgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any
     "downgrade_table",
     args=[Arg("table", required=True), Arg("to_version", required=True)],
     output="result boolean",
-    description="Downgrade the table from version 8 to 6 (Apache Hudi 0.14 / 0.15): its timeline, commit "
-                "metadata and properties; a MERGE_ON_READ table is compacted first. Run again, it finishes an "
-                "interrupted downgrade.",
+    description="Downgrade the table from version 9 to 8 (its properties), or to 6 (Apache Hudi 0.14 / 0.15: "
+                "its timeline, commit metadata and properties); a MERGE_ON_READ table is compacted first. Run "
+                "again, it finishes an interrupted downgrade.",
 )
 def downgrade_table(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     meta = ctx.meta(args)

@@ -1,0 +1,137 @@
+"""Table version 9 (Apache Hudi 1.1 / 1.2's default) written by hudi-sql, checked by Apache Hudi 1.2.
+
+* **A new table records merging as Apache Hudi 1.2 records it.** The same ``CREATE TABLE`` through
+  both engines at version 9 gives the same ``hoodie.properties`` (merge mode, ordering fields,
+  legacy payload class, no payload class or built-in strategy id), for an ordering field, none,
+  and payload classes 1.2 turns into merge modes.
+* **Apache Hudi 1.2 reads what we write.** hudi-sql creates a version 9 Merge-On-Read table and
+  runs the statements of ``test_v8_writes`` on it; after every step Apache Hudi's snapshot equals
+  ours, meta columns included.
+* **The next night's upsert.** Apache Hudi 1.2 creates a table at its default version (9, its
+  metadata table on) and the two engines take turns writing it; both read the same rows after
+  every turn, and the table stays version 9.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from oracle_harness import Oracle, assert_same_rows, ours
+from sql_session import fresh_database
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _our_steps, _properties
+
+pytestmark = [pytest.mark.oracle, pytest.mark.spark]
+
+#: The entries that say how the table is laid out and how its records merge (each present in both
+#: files with the same value, or in neither).
+COMPARED = ("hoodie.table.version", "hoodie.table.initial.version", "hoodie.timeline.layout.version",
+            "hoodie.timeline.path", "hoodie.table.format", "hoodie.record.merge.mode", "hoodie.record.merge.strategy.id",
+            "hoodie.compaction.payload.class", "hoodie.table.legacy.payload.class", "hoodie.table.precombine.field",
+            "hoodie.table.ordering.fields", "hoodie.table.partial.update.mode", "hoodie.table.recordkey.fields",
+            "hoodie.table.partition.fields")
+
+PAYLOADS = "org.apache.hudi.common.model"
+#: (table type, TBLPROPERTIES beyond type and key): an ordering field; none; payload classes that
+#: version 9 records as a merge mode with the class kept as the legacy payload.
+CREATED = [
+    ("cow", "preCombineField = 'ts'"),
+    ("mor", ""),
+    ("mor", f"preCombineField = 'ts', payloadClass = '{PAYLOADS}.OverwriteWithLatestAvroPayload'"),
+    ("cow", f"preCombineField = 'ts', payloadClass = '{PAYLOADS}.EventTimeAvroPayload'"),
+]
+
+
+@pytest.fixture(scope="module")
+def db(spark: Any) -> Iterator[Any]:
+    with fresh_database(spark, "oracle_v9_writes") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def apache(oracle_v1: Oracle) -> Iterator[Oracle]:
+    """The 1.x driver, every SQL write at table version 9 (1.2's default, named in case another
+    module left the session at 8)."""
+    oracle_v1.sql("SET hoodie.write.table.version=9")
+    yield oracle_v1
+    oracle_v1.sql("RESET hoodie.write.table.version")
+
+
+def _create(name: str, path: Path, table_type: str, extra: str) -> str:
+    props = ", ".join(p for p in (f"type = '{table_type}'", "primaryKey = 'id'", extra,
+                                  "'hoodie.write.table.version' = '9'") if p)
+    return (f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+            f"TBLPROPERTIES ({props})")
+
+
+@pytest.mark.parametrize(("table_type", "extra"), CREATED, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CREATED)])
+def test_a_new_version_9_table_records_merging_as_apache_hudi_1_2_does(
+        db: Any, apache: Oracle, tmp_path: Path, table_type: str, extra: str) -> None:
+    name = f"v9_new_{uuid.uuid4().hex[:6]}"
+    theirs, mine = tmp_path / "apache" / name, tmp_path / "ours" / name
+    apache.sql(_create(name, theirs, table_type, extra))
+    db.sql(_create(name, mine, table_type, extra))
+    expected = {k: v for k, v in _properties(theirs).items()
+                if k in COMPARED or k.startswith("hoodie.record.merge.property.")}
+    assert {k: v for k, v in _properties(mine).items()
+            if k in COMPARED or k.startswith("hoodie.record.merge.property.")} == expected
+
+
+def test_apache_hudi_1_2_reads_every_step_of_a_version_9_table_we_write(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    table = f"v9_ours_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / table
+    db.sql(_create(table, path, "mor", "preCombineField = 'ts'"))
+    failures: list[str] = []
+    for index, step in enumerate(_our_steps(table, "mor"), 1):
+        db.sql(step)
+        failures += _agree(spark, apache, path, f"{table}/{index} {step.split('(')[0][:40]}")
+    assert not failures, "\n".join(failures)
+    assert _properties(path)["hoodie.table.version"] == "9"
+
+
+def test_we_upsert_a_table_apache_hudi_1_2_created_at_its_default_version(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    """Apache Hudi 1.2 creates the table (version 9, its metadata table on, Merge-On-Read: log
+    files named by either engine, a compaction by us); the engines take turns."""
+    name = f"v9_mixed_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+    turns: list[tuple[str, str]] = [
+        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')"),
+        ("ours", (f"MERGE INTO {name} t USING (SELECT 1 AS id, 'a2' AS name, 11.0 AS price, 2L AS ts, 'sf' AS city "
+                  "UNION ALL SELECT 3, 'late', 0.0, 0L, 'la' UNION ALL SELECT 4, 'd', 40.0, 2L, 'sf') s "
+                  "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")),
+        ("apache", f"UPDATE {name} SET price = price + 1, ts = 3 WHERE id IN (2, 4)"),
+        ("ours", f"DELETE FROM {name} WHERE id = 2"),
+        ("ours", f"CALL run_compaction(op => 'run', table => '{name}', options => '{COMPACT_NOW}')"),
+        ("apache", f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'nyc')"),
+        ("ours", f"UPDATE {name} SET name = 'ours', ts = 5 WHERE id IN (1, 5)"),
+    ]
+    failures: list[str] = []
+    registered = False
+    for index, (who, statement) in enumerate(turns, 1):
+        if who == "apache":
+            apache.sql(statement)
+        else:
+            if not registered:
+                db.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
+                registered = True
+            db.sql(statement)
+        failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
+    # Apache Hudi through its own metadata table (its default), which it rebuilt after our writes
+    try:
+        assert_same_rows(ours(spark.read.format("hudi").load(str(path))),
+                         apache.read(path, {"hoodie.metadata.enable": "true"}), what=f"{name}/metadata table")
+    except AssertionError as exc:
+        failures.append(str(exc))
+    assert not failures, "\n".join(failures)
+    props = _properties(path)
+    assert (props["hoodie.table.version"], props["hoodie.record.merge.mode"]) == ("9", "EVENT_TIME_ORDERING")
+    rows = {r["id"]: (r["name"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
+    # the late MERGE row (ts 0 against 1) lost to the stored one, as event-time ordering says
+    assert rows == {1: ("ours", 5), 3: ("c", 1), 4: ("d", 3), 5: ("ours", 5)}
