@@ -86,9 +86,11 @@ def downgrade_table(spark: SparkSession, meta: TableMetaClient, *, to_version: i
             help="CALL downgrade_table(table => ..., to_version => 6), or upgrade_table to go forward")
     first = None
     if meta.table_version == 9:
+        def refuse_what_8_cannot_say() -> None:
+            version_8_properties(meta)
+
         first = change_table_version(spark, meta, configs, source=9, target=8, verb="downgrade",
-                                     check=lambda: version_8_properties(meta),
-                                     move=lambda writer: _to_version_8(meta, writer))
+                                     check=refuse_what_8_cannot_say, move=lambda writer: _to_version_8(meta, writer))
         if to_version == 8:
             return first
         meta = TableMetaClient.load(meta.base_path, storage=meta.storage)
