@@ -398,4 +398,10 @@ def rollback_latest_commit(meta_client: TableMetaClient, options: Resolved,
             f"Commit {instant_time} is not the latest ({latest.instant_time}); only the latest commit can be "
             "rolled back.", help="roll back the later commits first, or restore to a savepoint",
         )
+    savepoints = {i.instant_time for i in meta_client.timeline.completed().with_actions(Action.SAVEPOINT)}
+    if latest.instant_time in savepoints:  # as Apache Hudi refuses it: the savepoint keeps that commit's files
+        raise HudiTimelineError(
+            f"Commit {latest.instant_time} of '{meta_client.base_path}' is savepointed and cannot be rolled back.",
+            help=f"delete the savepoint first: CALL delete_savepoint(table => ..., instant_time => "
+                 f"'{latest.instant_time}')")
     return rollback_instant(meta_client, latest, options)

@@ -202,6 +202,8 @@ class _SplitPlanner:
             return CdcSplit(SplitKind.BASE_FILE_DELETE, instant_time, partition, file_id, before_file=before)
         if stat.num_update_writes == 0 and stat.num_deletes == 0 and stat.num_writes == stat.num_inserts:
             return CdcSplit(SplitKind.BASE_FILE_INSERT, instant_time, partition, file_id, after_file=path)
+        if stat.num_update_writes == 0 and stat.num_deletes == 0 and stat.num_inserts == 0:
+            return None  # a rewrite that changed no record (a late update lost to the stored one)
         raise HudiTimelineError(
             f"The write {instant_time} rewrote '{stat.path}' of '{self.meta.table_name}' without a CDC log, so "
             "its changes cannot be told apart.",

@@ -127,8 +127,10 @@ class TableRef:
         placeholder: the identifier standing for this reference in the statement's SQL.
         path: a table base path, for ``hudi_table_changes('/path', ...)`` or ``hudi.`/path```.
         incremental_format: ``'latest_state'`` or ``'cdc'`` for ``hudi_table_changes``.
-        table_function: ``'hudi_table_changes'`` / ``'hudi_query'`` when the reference is one of
-            Hudi's table-valued functions; such a reference must resolve to a Hudi table.
+        table_function: ``'hudi_table_changes'`` / ``'hudi_query'`` / ``'hudi_query_timeline'``
+            when the reference is one of Hudi's table-valued functions; such a reference must
+            resolve to a Hudi table.
+        archived_timeline: ``hudi_query_timeline``'s second argument: the archived timeline too.
         source: the reference as written, without its alias (``db.t``, ``db.t TIMESTAMP AS OF
             '...'``, a table function's call), to bind a table that is not a Hudi table back to
             itself.
@@ -146,6 +148,7 @@ class TableRef:
     path: str | None = None
     incremental_format: str | None = None
     table_function: str | None = None
+    archived_timeline: bool = False
     source: exp.Expr | None = field(default=None, compare=False)
     filters: tuple[ColumnPredicate, ...] = ()
 

@@ -122,9 +122,10 @@ def _records(mode: CdcLoggingMode, instant_time: str, changes: CdcChanges,
 
 def write_cdc_log(options: HandleOptions, partition_path: str, file_id: str, write_token: str,
                   changes: CdcChanges) -> dict[str, int]:
-    """Write the CDC log of one rewritten base file; returns ``cdcStats`` ({relative path: size}),
-    empty when the merge changed nothing."""
-    if changes.is_empty or not options.cdc_logging_mode:
+    """Write the CDC log of one rewritten base file; returns ``cdcStats`` ({relative path: size}).
+    A merge that changed nothing writes none on version 6, and a log of one empty block from
+    version 8 on (:attr:`HandleOptions.empty_cdc_logs`)."""
+    if not options.cdc_logging_mode or (changes.is_empty and not options.empty_cdc_logs):
         return {}
     mode = CdcLoggingMode.parse(options.cdc_logging_mode)
     layout = TableLayout.of(options.base_path)

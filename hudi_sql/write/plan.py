@@ -130,6 +130,9 @@ class HandleOptions:
     log_files_named_by_instant: bool = False
     #: The table's CDC logging mode (``CdcLoggingMode`` name) when it logs changes, else empty.
     cdc_logging_mode: str = ""
+    #: Table version 8+: a rewrite that changed no record still writes its (empty) CDC log, as
+    #: Apache Hudi 1.x does, so every rewrite of a change-logging table names one.
+    empty_cdc_logs: bool = False
     #: Where the table's files are and how to reach them (endpoint, credentials), resolved on the driver.
     storage_settings: StorageSettings = field(default_factory=StorageSettings)
 
@@ -146,6 +149,7 @@ class HandleOptions:
             spark_schema_json=spark_schema_json, populate_meta_fields=meta.populate_meta_fields,
             record_key_fields=tuple(meta.record_key_fields), file=file, base_path=meta.base_path,
             log_files_named_by_instant=meta.table_version >= 8, cdc_logging_mode=cdc_mode.value if cdc_mode else "",
+            empty_cdc_logs=meta.table_version >= 8,
             storage_settings=meta.storage.settings, **choices,
         )
 

@@ -740,6 +740,24 @@ REGRESSIONS: list[tuple[str, Scenario]] = [
         steps=[("insert", [[10_000_000_000, "2024-01-01", 0, None, None, [1, "p"]]]),
                ("upsert", [[10_000_000_001, "2025-12-31", 14, "x", 1.5, [-3, "q"]]])],
         read_from=0, version=6, api="sql", cdc=True)),
+    # A rollback of the latest commit while a savepoint holds it: Apache Hudi refuses it ("Could not
+    # rollback a savepointed commit"); hudi-sql rolled it back (seed 1145).
+    ("rollback_of_a_savepointed_commit_is_refused", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT",
+        keygen="complex", payload=None, index="BLOOM", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]), ("savepoint", []),
+               ("rollback", [])],
+        read_from=0, version=6, cdc=True)),
+    # A change-logging version 8 table whose upsert loses to the stored record on event time: the
+    # rewrite changed nothing; Apache Hudi 1.2 logs an empty CDC block, hudi-sql logged none and its
+    # own change feed refused the commit as a rewrite without a log (seed 1145).
+    ("cdc_v8_late_upsert_changes_nothing", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT",
+        keygen="complex", payload=None, index="BLOOM", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None],
+                           [10_000_000_001, "s", "2024-01-01", 1, None, None, None]]),
+               ("upsert", [[10_000_000_001, "s", "2024-01-01", 0, None, None, None]])],
+        read_from=0, version=8, cdc=True)),
     # An incremental query of a table with no completed commit (its one commit rolled back):
     # Apache Hudi answers no row, even without meta fields; hudi-sql refused the table (seed 1135).
     # INSERT INTO a version 8 table with an ordering field, of a stored key: Apache Hudi 1.2 runs it

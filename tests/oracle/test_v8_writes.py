@@ -1,7 +1,8 @@
 """Table version 8 written by hudi-sql, checked by Apache Hudi 1.x (the ``oracle_v1`` driver).
 
-* **Apache Hudi 1.x reads what we write.** hudi-sql creates a version 8 table
-  (``'hoodie.write.table.version' = '8'``) and runs the operations and services it supports on
+* **Apache Hudi 1.x reads what we write.** hudi-sql creates a version 8 Copy-On-Write table
+  (``'hoodie.write.table.version' = '8'``) and a version 9 Merge-On-Read one (9 keeps 8's files and
+  timeline; ``test_v9_writes`` has the rest of version 9) and runs the operations and services it supports on
   it (INSERT, UPDATE, DELETE, MERGE, INSERT OVERWRITE, compaction or clustering, clean, a
   rollback); after every step Apache Hudi's snapshot equals ours, meta columns included, and
   so do its incremental and time-travel reads (before the clean) and its read-optimized read
@@ -102,16 +103,17 @@ def _our_steps(table: str, table_type: str) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module", params=["cow", "mor"])
+@pytest.fixture(scope="module", params=[("cow", 8), ("mor", 9)], ids=["cow-v8", "mor-v9"])
 def written_by_us(request: pytest.FixtureRequest, spark: Any, db: Any, apache: Oracle,
                   tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A version 8 table hudi-sql created and wrote step by step; the differences after each step."""
-    table_type = request.param
-    table = f"v8_ours_{table_type}_{uuid.uuid4().hex[:6]}"
+    """A table of version 8 or 9 (9 keeps 8's files and timeline: one table type each) hudi-sql
+    created and wrote step by step; the differences after each step."""
+    table_type, version = request.param
+    table = f"v{version}_ours_{table_type}_{uuid.uuid4().hex[:6]}"
     path = tmp_path_factory.mktemp("v8-ours") / table
     db.sql(f"CREATE TABLE {table} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
            f"TBLPROPERTIES (type = '{table_type}', primaryKey = 'id', preCombineField = 'ts', "
-           "'hoodie.write.table.version' = '8', 'hoodie.clustering.plan.strategy.small.file.limit' = '1073741824')")
+           f"'hoodie.write.table.version' = '{version}', 'hoodie.clustering.plan.strategy.small.file.limit' = '1073741824')")
     failures: list[str] = []
     for index, step in enumerate(_our_steps(table, table_type), 1):
         db.sql(step)
@@ -128,19 +130,21 @@ def written_by_us(request: pytest.FixtureRequest, spark: Any, db: Any, apache: O
     logs_before_rollback = sorted(p.name for p in path.glob("*/.*.log.*"))
     db.sql(f"CALL rollback_to_instant(table => '{table}', instant_time => '{latest}')")
     failures += _agree(spark, apache, path, f"{table}/rolled back {latest}")
-    return {"table": table, "type": table_type, "path": path, "failures": failures, "rolled_back": latest,
+    return {"table": table, "type": table_type, "version": version, "path": path, "failures": failures,
+            "rolled_back": latest,
             "logs_after_update": logs_after_update, "logs_before_rollback": logs_before_rollback,
             "logs_after_rollback": sorted(p.name for p in path.glob("*/.*.log.*"))}
 
 
-def test_apache_hudi_1x_reads_every_step_of_a_version_8_table_we_write(written_by_us: dict[str, Any]) -> None:
+def test_apache_hudi_1x_reads_every_step_of_a_version_8_or_9_table_we_write(written_by_us: dict[str, Any]) -> None:
     assert not written_by_us["failures"], "\n".join(written_by_us["failures"])
 
 
-def test_our_version_8_table_is_laid_out_as_apache_hudi_1x_lays_it_out(written_by_us: dict[str, Any]) -> None:
+def test_our_version_8_or_9_table_is_laid_out_as_apache_hudi_1x_lays_it_out(written_by_us: dict[str, Any]) -> None:
     path: Path = written_by_us["path"]
     props = _properties(path)
-    assert (props["hoodie.table.version"], props["hoodie.timeline.layout.version"]) == ("8", "2")
+    assert (props["hoodie.table.version"], props["hoodie.timeline.layout.version"]) == (
+        str(written_by_us["version"]), "2")
     assert props["hoodie.record.merge.mode"] == "EVENT_TIME_ORDERING"
     completed = _completed(path)
     assert all(requested < completion for requested, completion, _ in completed)
@@ -160,7 +164,7 @@ def test_our_version_8_table_is_laid_out_as_apache_hudi_1x_lays_it_out(written_b
             name for name in written_by_us["logs_before_rollback"] if f"_{rolled_back}.log." not in name]
 
 
-def test_apache_hudi_1x_and_the_rust_reader_read_our_version_8_table_in_every_query(
+def test_apache_hudi_1x_and_the_rust_reader_read_our_version_8_or_9_table_in_every_query(
         spark: Any, apache: Oracle, written_by_us: dict[str, Any]) -> None:
     """Snapshot, incremental and time travel were compared along the way; here the read-optimized
     query of Apache Hudi and the Rust reader's snapshot of the final table."""

@@ -4,9 +4,10 @@
   both engines at version 9 gives the same ``hoodie.properties`` (merge mode, ordering fields,
   legacy payload class, no payload class or built-in strategy id), for an ordering field, none,
   and payload classes 1.2 turns into merge modes.
-* **Apache Hudi 1.2 reads what we write.** hudi-sql creates a version 9 Merge-On-Read table and
-  runs the statements of ``test_v8_writes`` on it; after every step Apache Hudi's snapshot equals
-  ours, meta columns included.
+* **Apache Hudi 1.2 reads what we write**: ``test_v8_writes`` runs its statements on a version 9
+  Merge-On-Read table of ours, step by step.
+* **Upgrade and downgrade.** Our version 8 table moved to 9 and back to 8: Apache Hudi 1.2 writes it
+  at each version, and both engines read the same rows.
 * **The next night's upsert.** Apache Hudi 1.2 creates a table at its default version (9, its
   metadata table on) and the two engines take turns writing it; both read the same rows after
   every turn, and the table stays version 9.
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle, assert_same_rows, ours
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _our_steps, _properties
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -80,19 +81,6 @@ def test_a_new_version_9_table_records_merging_as_apache_hudi_1_2_does(
             if k in COMPARED or k.startswith("hoodie.record.merge.property.")} == expected
 
 
-def test_apache_hudi_1_2_reads_every_step_of_a_version_9_table_we_write(
-        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
-    table = f"v9_ours_{uuid.uuid4().hex[:6]}"
-    path = tmp_path / table
-    db.sql(_create(table, path, "mor", "preCombineField = 'ts'"))
-    failures: list[str] = []
-    for index, step in enumerate(_our_steps(table, "mor"), 1):
-        db.sql(step)
-        failures += _agree(spark, apache, path, f"{table}/{index} {step.split('(')[0][:40]}")
-    assert not failures, "\n".join(failures)
-    assert _properties(path)["hoodie.table.version"] == "9"
-
-
 def test_we_upsert_a_table_apache_hudi_1_2_created_at_its_default_version(
         spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
     """Apache Hudi 1.2 creates the table (version 9, its metadata table on, Merge-On-Read: log
@@ -135,3 +123,33 @@ def test_we_upsert_a_table_apache_hudi_1_2_created_at_its_default_version(
     rows = {r["id"]: (r["name"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
     # the late MERGE row (ts 0 against 1) lost to the stored one, as event-time ordering says
     assert rows == {1: ("ours", 5), 3: ("c", 1), 4: ("d", 3), 5: ("ours", 5)}
+
+
+def test_a_table_we_move_to_version_9_and_back_is_written_by_apache_hudi_1_2_at_each_version(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    """Our version 8 Merge-On-Read table, upgraded to 9 by ``CALL upgrade_table`` and downgraded to
+    8 again: after each move Apache Hudi 1.2 writes it at that version and both engines read the
+    same rows."""
+    name = f"v9_moved_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+           "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '8')")
+    db.sql(f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc')")
+    db.sql(f"UPDATE {name} SET price = 11.0, ts = 2 WHERE id = 1")
+    failures: list[str] = []
+    for version, apache_write in ((9, f"UPDATE {name} SET name = 'nine', ts = 3 WHERE id = 2"),
+                                  (8, f"INSERT INTO {name} VALUES (3, 'eight', 30.0, 4, 'sf')")):
+        verb = "upgrade_table" if version == 9 else "downgrade_table"
+        db.sql(f"CALL {verb}(table => '{name}', to_version => {version})")
+        props = _properties(path)
+        assert props["hoodie.table.version"] == str(version)
+        assert ("hoodie.table.legacy.payload.class" in props) == (version == 9)
+        table = f"default.{name}"
+        apache.run([{"sql": f"SET hoodie.write.table.version={version}"},
+                    {"sql": f"CREATE TABLE IF NOT EXISTS {table} USING hudi LOCATION '{path}'"},
+                    {"sql": apache_write.replace(name, table)}, {"sql": "SET hoodie.write.table.version=9"}])
+        assert _properties(path)["hoodie.table.version"] == str(version), "Apache Hudi wrote it at its version"
+        failures += _agree(spark, apache, path, f"{name}/after the move to {version} and Apache Hudi's write")
+    assert not failures, "\n".join(failures)
+    rows = {r["id"]: (r["name"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
+    assert rows == {1: ("a", 2), 2: ("nine", 3), 3: ("eight", 4)}

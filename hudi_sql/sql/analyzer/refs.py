@@ -37,7 +37,8 @@ from hudi_sql.sql import statements as st
 from hudi_sql.sql.analyzer.filters import table_filters
 from hudi_sql.sql.dialect import generate
 
-HUDI_TABLE_FUNCTIONS = ("hudi_table_changes", "hudi_table_changes_by_path", "hudi_query")
+HUDI_TABLE_FUNCTIONS = ("hudi_table_changes", "hudi_table_changes_by_path", "hudi_query", "hudi_query_timeline",
+                        "hudi_query_timeline_by_path")
 SESSION_CATALOG = "spark_catalog"
 
 
@@ -170,8 +171,17 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
         "hudi_query": "hudi_query('table', 'snapshot' | 'read_optimized')",
         "hudi_table_changes": f"hudi_table_changes('table' | 'path', {changes})",
         "hudi_table_changes_by_path": f"hudi_table_changes_by_path('path', {changes})",
+        "hudi_query_timeline": "hudi_query_timeline('table' | 'path' [, 'true' to add the archived timeline])",
+        "hudi_query_timeline_by_path": "hudi_query_timeline_by_path('path' [, 'true'])",
     }[function]
-    if function == "hudi_query":
+    archived = False
+    if function.startswith("hudi_query_timeline"):
+        if not 1 <= len(values) <= 2:
+            raise HudiSqlError(f"bad arguments for {function}: {to_sql(table.this)}", help=f"use {usage}")
+        # (Apache Hudi takes 'true' / 'TRUE' as yes and anything else as no)
+        archived = len(values) == 2 and values[1] in ("true", "TRUE")
+        query_type, begin, end, incremental_format = None, None, None, None
+    elif function == "hudi_query":
         if len(values) != 2 or values[1].lower() not in ("snapshot", "read_optimized"):
             raise HudiSqlError(f"bad arguments for {function}: {to_sql(table.this)}", help=f"use {usage}")
         query_type, begin, end, incremental_format = QueryType.parse(values[1]), None, None, None
@@ -182,7 +192,7 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
         begin = {"earliest": "000", st.CHECKPOINT_BEGIN: st.CHECKPOINT_BEGIN}.get(values[2].lower(), values[2])
         end = values[3] if len(values) == 4 else None
     target = values[0]
-    by_path = function == "hudi_table_changes_by_path" or "/" in target
+    by_path = function.endswith("_by_path") or "/" in target
     name = None if by_path else parse_table_name(target)
     return st.TableRef(
         name=name,
@@ -193,6 +203,7 @@ def _function_ref(table: exp.Table, function: str, alias: str | None) -> st.Tabl
         path=target if by_path else None,
         incremental_format=incremental_format,
         table_function=function.removesuffix("_by_path"),
+        archived_timeline=archived,
     )
 
 

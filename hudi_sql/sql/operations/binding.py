@@ -48,7 +48,9 @@ from hudi_sql.sql.analyzer import analyze
 from hudi_sql.sql.analyzer.filters import localized
 from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import checkpoint_range
+from hudi_sql.sql.operations.timeline_relation import TIMELINE_FUNCTION, TIMELINE_RELATION_DDL, timeline_rows
 from hudi_sql.sql.planner import read_options
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -99,6 +101,8 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     """The snapshot *ref* reads when it names a Hudi table (or path), else ``None``."""
     if ref.filters:
         ref = replace(ref, filters=localized(ref.filters, ctx.spark.conf.get("spark.sql.session.timeZone") or "UTC"))
+    if ref.table_function == TIMELINE_FUNCTION:
+        return _timeline_frame(ctx, ref)
     if ref.path is not None:
         return ctx.snapshot(ref.path, read_options(_resumed(ref, ref.path), ctx.options), filters=ref.filters)
     assert ref.name is not None
@@ -114,6 +118,19 @@ def ref_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame | None:
     if query_type is not None and ref.query_type is None and ref.as_of is None and ref.table_function is None:
         ref = replace(ref, query_type=query_type)
     return ctx.snapshot(info.location, read_options(_resumed(ref, info.location), ctx.options), filters=ref.filters)
+
+
+def _timeline_frame(ctx: OperationContext, ref: st.TableRef) -> DataFrame:
+    """``hudi_query_timeline``: the timeline of the table named (or at the path), as rows."""
+    location = ref.path
+    if location is None:
+        assert ref.name is not None
+        resolved, _ = _resolve_read(ctx, ref.name)
+        if not resolved.is_hudi or resolved.info is None or resolved.info.location is None:
+            _check_plain_ref(ref)
+        assert resolved.info is not None and resolved.info.location is not None
+        location = resolved.info.location
+    return ctx.rows(TIMELINE_RELATION_DDL, timeline_rows(TableMetaClient.load(location), archived=ref.archived_timeline))
 
 
 def _resumed(ref: st.TableRef, location: str) -> st.TableRef:
