@@ -1,9 +1,16 @@
-"""Apache Hudi 1.2's table-valued functions, answered alike by hudi-sql on the same table.
+"""Apache Hudi 1.2's table-valued functions and procedures, answered alike by hudi-sql.
 
-``hudi_query_timeline('table' | 'path' [, 'true'])``: Apache Hudi 1.2 writes a Merge-On-Read table
-(inserts, an update, a delete, a compaction) and hudi-sql a Copy-On-Write one; both engines list
-both timelines, row for row: every instant file's time, action, state, completion time and file
-name, and the write totals of its commit metadata.
+Apache Hudi 1.2 writes a Merge-On-Read table (inserts, an update, a delete, a compaction) and
+hudi-sql a Copy-On-Write one (the same statements, then a clustering); on both tables both engines:
+
+* ``hudi_query_timeline('table' | 'path' [, 'true'])`` lists the same rows: every instant file's
+  time, action, state, completion time and file name, and the write totals of its commit metadata;
+* the read-only procedures 1.2 added or reshaped (``stats_wa``, ``show_commit_files``,
+  ``show_commit_partitions``, ``show_commit_write_stats``, ``show_clustering``) answer the same
+  columns and rows.
+
+The procedures that change a table (``drop_partition``, ``truncate_table``) run on a table of each
+engine's own: the same answer, the same rows left.
 """
 
 from __future__ import annotations
@@ -53,11 +60,15 @@ def tables(db: Any, oracle_v1: Oracle, tmp_path_factory: pytest.TempPathFactory)
     db.sql(_create(mine, root / mine, "cow"))
     for statement in _statements(mine):
         db.sql(statement)
+    db.sql(f"CALL run_clustering(table => '{mine}')")
+    # each engine's catalog names both tables (procedures that take a table name only)
+    oracle_v1.sql(f"CREATE TABLE {mine} USING hudi LOCATION '{root / mine}'")
+    db.sql(f"CREATE TABLE {theirs} USING hudi LOCATION '{root / theirs}'")
     return {"theirs": root / theirs, "ours": root / mine}
 
 
 def _sorted(rows: list[Any]) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r) for r in rows), key=lambda r: (str(r[0]), str(r[2]), str(r[4])))
+    return sorted((tuple(r) for r in rows), key=lambda r: tuple(str(v) for v in r))
 
 
 @pytest.mark.parametrize("whose", ["theirs", "ours"])
@@ -69,3 +80,48 @@ def test_hudi_query_timeline_lists_what_apache_hudi_lists(db: Any, oracle_v1: Or
     assert [c.lower() for c in ours.columns] == [c.lower() for c in theirs["columns"]]
     assert _sorted(ours.collect()) == _sorted(theirs["rows"])
     assert len({r[0] for r in theirs["rows"]}) >= 4, "the statements' instants are listed"
+
+
+def _latest_write(path: Path) -> str:
+    """The requested time of the table's latest completed write (a file of .hoodie/timeline)."""
+    names = [p.name for p in (path / ".hoodie" / "timeline").iterdir()
+             if "_" in p.name.split(".")[0] and p.name.split(".", 1)[1] in ("commit", "deltacommit", "replacecommit")]
+    return max(names).split("_")[0]
+
+
+READ_ONLY_CALLS = [
+    "CALL stats_wa(table => '{name}')",
+    "CALL show_commit_files(table => '{name}', instant_time => '{latest}')",
+    "CALL show_commit_partitions(table => '{name}', instant_time => '{latest}')",
+    "CALL show_commit_write_stats(table => '{name}', instant_time => '{latest}')",
+    "CALL show_clustering(path => '{path}')",
+    "CALL show_clustering(path => '{path}', show_involved_partition => true)",
+]
+
+
+@pytest.mark.parametrize("whose", ["theirs", "ours"])
+@pytest.mark.parametrize("call", READ_ONLY_CALLS, ids=[c.split("(")[0][5:] + str(i) for i, c in enumerate(READ_ONLY_CALLS)])
+def test_read_only_procedures_answer_as_apache_hudi_does(db: Any, oracle_v1: Oracle, tables: dict[str, Path],
+                                                         whose: str, call: str) -> None:
+    path = tables[whose]
+    text = call.format(path=path, name=path.name, latest=_latest_write(path))
+    theirs = oracle_v1.run([{"sql": text}])[0]
+    ours = db.sql(text)
+    assert ours.columns == theirs["columns"]
+    assert _sorted(ours.collect()) == _sorted(theirs["rows"])
+
+
+def test_procedures_that_drop_rows_leave_what_apache_hudi_leaves(db: Any, oracle_v1: Oracle,
+                                                                 tmp_path: Path) -> None:
+    theirs, mine = f"tf_drop_theirs_{uuid.uuid4().hex[:6]}", f"tf_drop_ours_{uuid.uuid4().hex[:6]}"
+    oracle_v1.run([{"sql": "SET hoodie.write.table.version=8"}, {"sql": _create(theirs, tmp_path / theirs, "cow")},
+                   *({"sql": s} for s in _statements(theirs)[:2])])
+    db.sql(_create(mine, tmp_path / mine, "cow"))
+    for statement in _statements(mine)[:2]:
+        db.sql(statement)
+    for call in ("CALL drop_partition(table => '{t}', partition => 'city=nyc')", "SELECT id, name FROM {t}",
+                 "CALL truncate_table(table => '{t}')", "SELECT id, name FROM {t}"):
+        answer = oracle_v1.run([{"sql": call.format(t=theirs)}])[0]
+        ours = db.sql(call.format(t=mine))
+        assert (ours.columns, _sorted(ours.collect())) == (answer["columns"], _sorted(answer["rows"])), call
+    oracle_v1.sql("RESET hoodie.write.table.version")

@@ -1,8 +1,8 @@
 """``hudi_query_timeline('table' | 'path' [, 'true'])``: a table's timeline as rows, as Apache Hudi 1.x's
 ``TimelineRelation`` shows it.
 
-One row per instant file of the active timeline (its requested, inflight and completed states
-each), in instant order, with the write totals of its commit metadata where the file holds some
+One row per instant of the active timeline, in its furthest state (requested, inflight or
+completed), in instant order, with the write totals of its commit metadata where the file holds some
 (``-1`` where it holds none: requested files, cleans, rollbacks); with ``'true'`` the archived
 timeline's instants come first. The rows are the timeline's, not the table's data: the driver
 reads instant files only, a few per commit.
@@ -42,7 +42,7 @@ def timeline_rows(meta: TableMetaClient, *, archived: bool = False) -> list[tupl
         for entry in read_archived_instants(meta):
             rows.append((str(entry["commitTime"]), str(entry["actionType"]), str(entry["state"]), None, None,
                          *_UNKNOWN))
-    for instant in meta.timeline.instants:
+    for instant in meta.timeline.latest_states():
         rows.append((instant.instant_time, instant.action.value, instant.state.name,
                      instant.completion_time if instant.state is State.COMPLETED else None,
                      instant.file_name, *_totals(meta, instant)))

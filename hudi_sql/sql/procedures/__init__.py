@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 MODULES = [
     "hudi_sql.sql.procedures.help",
     "hudi_sql.sql.procedures.commits",
+    "hudi_sql.sql.procedures.commit_stats",
+    "hudi_sql.sql.procedures.table_maintenance",
     "hudi_sql.sql.procedures.timeline",
     "hudi_sql.sql.procedures.files",
     "hudi_sql.sql.procedures.table",
