@@ -50,12 +50,12 @@ from hudi_sql.model.instant_payloads import encode_payload
 from hudi_sql.model.payload import Payload
 from hudi_sql.services.version_change import UpgradeResult, change_table_version, delete_instants_of_layout
 from hudi_sql.table.lsm_timeline import has_lsm_instants, lsm_history_path, read_lsm_instants
-from hudi_sql.table.meta_client import (
+from hudi_sql.table.merge_modes import (
     COMMIT_TIME_MERGE_STRATEGY_ID,
     EVENT_TIME_MERGE_STRATEGY_ID,
     PAYLOAD_BASED_MERGE_STRATEGY_ID,
-    TableMetaClient,
 )
+from hudi_sql.table.meta_client import TableMetaClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

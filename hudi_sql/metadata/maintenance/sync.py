@@ -86,7 +86,8 @@ from hudi_sql.model.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_sql.storage.layout import INITIAL_FOLDERS, TableLayout
 from hudi_sql.storage.properties import PartitionMetadata, format_properties, table_checksum
 from hudi_sql.table.fs_view import FileSystemView
-from hudi_sql.table.meta_client import EVENT_TIME_MERGE_STRATEGY_ID, TableMetaClient
+from hudi_sql.table.merge_modes import EVENT_TIME_MERGE_STRATEGY_ID
+from hudi_sql.table.meta_client import TableMetaClient
 
 _log = logging.getLogger(__name__)
 
