@@ -133,7 +133,14 @@ def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = No
                      comments: str = "",
                      options: Resolved | HudiConfigs | Mapping[str, object] | None = None) -> SavepointMetadata:
     """Savepoint a completed commit (default: the latest): ``<t>.savepoint.inflight``, then
-    ``<t>.savepoint``; under the lock *options* name (as every service: see :mod:`hudi_sql.commit.locks`)."""
+    ``<t>.savepoint``; under the lock *options* name (as every service: see :mod:`hudi_sql.commit.locks`).
+    On version 8+ a commit already savepointed keeps its savepoint (no error), as in Apache Hudi 1.x."""
+    meta_client.reload_timeline()
+    latest = meta_client.timeline.completed_writes().last
+    target = instant_time or (latest.instant_time if latest else None)
+    if meta_client.table_version >= 8 and target in savepoint_times(meta_client.timeline):
+        # Apache Hudi 1.x answers a second savepoint of a commit with the one it has (0.x refuses it)
+        return meta_client.savepoint_metadata(str(target))
     metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
     instant = Instant(metadata.instant_time, Action.SAVEPOINT)
     with TimelineWriter(meta_client, Resolved.of(options)).transaction(f"savepoint {metadata.instant_time}") as writer:

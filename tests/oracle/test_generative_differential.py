@@ -758,6 +758,14 @@ REGRESSIONS: list[tuple[str, Scenario]] = [
                            [10_000_000_001, "s", "2024-01-01", 1, None, None, None]]),
                ("upsert", [[10_000_000_001, "s", "2024-01-01", 0, None, None, None]])],
         read_from=0, version=8, cdc=True)),
+    # A second savepoint of a commit on a version 8 table: Apache Hudi 1.2 succeeds and keeps one
+    # savepoint (0.15 refuses, as hudi-sql does on version 6); hudi-sql refused it (seed 1146).
+    ("second_savepoint_of_a_commit_v8", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT",
+        keygen="complex", payload=None, index="SIMPLE", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]), ("savepoint", []),
+               ("savepoint", [])],
+        read_from=0, version=8)),
     # An incremental query of a table with no completed commit (its one commit rolled back):
     # Apache Hudi answers no row, even without meta fields; hudi-sql refused the table (seed 1135).
     # INSERT INTO a version 8 table with an ordering field, of a stored key: Apache Hudi 1.2 runs it
