@@ -100,15 +100,16 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
         for stat in meta_client.commit_metadata(instant).write_stats():
             partition = stat.partition_path or ""
             deletes[partition].extend(layout.file_path("", p) for p, _ in stat.cdc_stats or ())
-            if stat.is_delta and stat.path:
+            if stat.is_delta and stat.path and meta_client.table_version < 8:
                 appends[(partition, stat.file_id, stat.prev_commit)] = None
-            elif stat.path:
+            elif stat.path:  # (from version 8 on a log file is named by the instant that wrote it: its own)
                 deletes[partition].append(layout.file_path("", stat.path))
     else:
         # No markers (e.g. killed before the first task started, or markers already cleared):
         # base files carry the instant in their name; log appends are found from the slices the
         # inflight workload profile says this instant updated.
-        if instant.action is Action.DELTA_COMMIT and storage.exists(meta_client.instant_file_path(instant.to(State.INFLIGHT))):
+        if (instant.action is Action.DELTA_COMMIT and meta_client.table_version < 8
+                and storage.exists(meta_client.instant_file_path(instant.to(State.INFLIGHT)))):
             workload = meta_client.inflight_workload(instant)
             for partition, stats in workload.partition_to_write_stats.items():
                 for stat in stats:

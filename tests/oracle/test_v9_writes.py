@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle, assert_same_rows, ours
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties, _register
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -144,9 +144,8 @@ def test_a_table_we_move_to_version_9_and_back_is_written_by_apache_hudi_1_2_at_
         props = _properties(path)
         assert props["hoodie.table.version"] == str(version)
         assert ("hoodie.table.legacy.payload.class" in props) == (version == 9)
-        table = f"default.{name}"
+        table = _register(apache, name, path)
         apache.run([{"sql": f"SET hoodie.write.table.version={version}"},
-                    {"sql": f"CREATE TABLE IF NOT EXISTS {table} USING hudi LOCATION '{path}'"},
                     {"sql": apache_write.replace(name, table)}, {"sql": "SET hoodie.write.table.version=9"}])
         assert _properties(path)["hoodie.table.version"] == str(version), "Apache Hudi wrote it at its version"
         failures += _agree(spark, apache, path, f"{name}/after the move to {version} and Apache Hudi's write")
