@@ -766,6 +766,16 @@ REGRESSIONS: list[tuple[str, Scenario]] = [
         steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 0, None, None, None]]), ("savepoint", []),
                ("savepoint", [])],
         read_from=0, version=8)),
+    # DROP PARTITION of a partition an INSERT OVERWRITE TABLE emptied: Apache Hudi 0.15 drops it (its
+    # folder is still there); hudi-sql refused it as a partition that does not exist (seed 1147).
+    ("drop_partition_emptied_by_an_overwrite", Scenario(
+        table_type="COPY_ON_WRITE", key_type="BIGINT", partition_type="DATE", ordering_type="INT",
+        keygen="complex", payload=None, index="BLOOM", metadata=False,
+        steps=[("insert", [[10_000_000_000, "s", "2024-01-01", 11, None, None, None]]),
+               ("insert_overwrite_table", [[10_000_000_001, "s", "2024-02-29", 38, None, None, None]]),
+               ("delete_partition", [[10_000_000_002, "s", "2024-01-01", 38, None, 1.5, None],
+                                     [10_000_000_003, "s", "2024-02-29", 40, "y", None, None]])],
+        read_from=1, version=6, api="sql")),
     # An incremental query of a table with no completed commit (its one commit rolled back):
     # Apache Hudi answers no row, even without meta fields; hudi-sql refused the table (seed 1135).
     # INSERT INTO a version 8 table with an ordering field, of a stored key: Apache Hudi 1.2 runs it

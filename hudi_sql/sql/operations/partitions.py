@@ -34,11 +34,13 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def live_partitions(facts: HudiTableFacts) -> list[str]:
+def live_partitions(facts: HudiTableFacts, *, emptied_too: bool = False) -> list[str]:
+    """The table's partitions that hold file groups; *emptied_too* adds those an overwrite emptied
+    (their folders remain until the cleaner's turn, and Apache Hudi's DROP PARTITION finds them)."""
     view = FileSystemView(TableMetaClient.load(facts.location))
     if view.is_empty:
         return []
-    return [p for p in view.partition_paths() if view.latest_file_slices([p])]
+    return [p for p in view.partition_paths() if emptied_too or view.latest_file_slices([p])]
 
 
 def decoded_partition(facts: HudiTableFacts, partition: str) -> dict[str, str] | None:
@@ -92,7 +94,7 @@ def drop_partition(ctx: OperationContext, statement: st.AlterTableDropPartition,
     where = f"ALTER TABLE {resolved.ident} DROP PARTITION"
     if not facts.partition_fields:
         raise HudiSqlError(f"{where}: table {resolved.ident} is not partitioned.")
-    live = live_partitions(facts)
+    live = live_partitions(facts, emptied_too=True)
     doomed: list[str] = []
     for spec in statement.partitions:
         named = {entry.column.lower() for entry in spec}
