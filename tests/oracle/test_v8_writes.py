@@ -199,6 +199,13 @@ def alternating(spark: Any, db: Any, apache: Oracle, tmp_path_factory: pytest.Te
         ("apache", f"UPDATE {name} SET name = 'apache', ts = 5 WHERE id IN (2, 4)"),
         ("ours", f"INSERT INTO {name} VALUES (6, 'f', 60.0, 6, 'nyc')"),
     ]
+    return {"path": path, "failures": take_turns(spark, db, apache, name, path, turns)}
+
+
+def take_turns(spark: Any, db: Any, apache: Oracle, name: str, path: Path, turns: list[tuple[str, str]]) -> list[str]:
+    """Run each (engine, statement) turn on the table Apache Hudi created; the differences between
+    the engines' reads after each turn, and at the end through Apache Hudi's metadata table (its
+    default, rebuilt after our writes)."""
     failures: list[str] = []
     registered = False
     for index, (who, statement) in enumerate(turns, 1):
@@ -210,13 +217,12 @@ def alternating(spark: Any, db: Any, apache: Oracle, tmp_path_factory: pytest.Te
                 registered = True
             db.sql(statement)
         failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
-    # Apache Hudi through its own metadata table (its default), which it rebuilt after our writes
     theirs = apache.read(path, {"hoodie.metadata.enable": "true"})
     try:
         assert_same_rows(ours(spark.read.format("hudi").load(str(path))), theirs, what=f"{name}/metadata table")
     except AssertionError as exc:
         failures.append(str(exc))
-    return {"path": path, "failures": failures}
+    return failures
 
 
 def test_mixed_writers_alternate_on_a_version_8_table(alternating: dict[str, Any]) -> None:

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import Oracle, assert_same_rows, ours
+from oracle_harness import Oracle
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties, _register
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties, _register, take_turns
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -100,23 +100,7 @@ def test_we_upsert_a_table_apache_hudi_1_2_created_at_its_default_version(
         ("apache", f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'nyc')"),
         ("ours", f"UPDATE {name} SET name = 'ours', ts = 5 WHERE id IN (1, 5)"),
     ]
-    failures: list[str] = []
-    registered = False
-    for index, (who, statement) in enumerate(turns, 1):
-        if who == "apache":
-            apache.sql(statement)
-        else:
-            if not registered:
-                db.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
-                registered = True
-            db.sql(statement)
-        failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
-    # Apache Hudi through its own metadata table (its default), which it rebuilt after our writes
-    try:
-        assert_same_rows(ours(spark.read.format("hudi").load(str(path))),
-                         apache.read(path, {"hoodie.metadata.enable": "true"}), what=f"{name}/metadata table")
-    except AssertionError as exc:
-        failures.append(str(exc))
+    failures = take_turns(spark, db, apache, name, path, turns)
     assert not failures, "\n".join(failures)
     props = _properties(path)
     assert (props["hoodie.table.version"], props["hoodie.record.merge.mode"]) == ("9", "EVENT_TIME_ORDERING")
