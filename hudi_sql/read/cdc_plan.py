@@ -211,8 +211,9 @@ class _SplitPlanner:
                  "first rewrite on; query the range after the last write made without it")
 
     def _slice_base(self, stat: WriteStat) -> str | None:
-        """The base instant of the slice a version 8+ log append went to: its write stat names the
-        slice's base file (its ``prevCommit`` is the deltacommit itself); "" for a slice of logs only."""
+        """The base instant of the slice a version 8+ log append went to, from the base file its
+        write stat names (``prevCommit`` is not enough: tables written before Apache Hudi 1.2's stats
+        have the deltacommit there); "" for a slice of logs only."""
         if self.meta.table_version < 8 or stat.base_file is None:
             return None
         base = BaseFileName.try_parse(stat.base_file) if stat.base_file else None
