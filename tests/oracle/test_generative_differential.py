@@ -297,6 +297,11 @@ def scenarios(draw: Any) -> Scenario:
         meta_fields=meta_fields, cdc=meta_fields and draw(st.integers(0, 3)) == 0)
     scenario.steps.append(("insert", draw(_rows(scenario, allow_duplicates=False))))
     for operation in draw(st.lists(st.sampled_from(_operations(scenario)), min_size=1, max_size=5)):
+        if operation == "rollback" and any(op == "savepoint" for op, _ in scenario.steps):
+            # Apache Hudi refuses to roll back a savepointed commit after it scheduled the rollback,
+            # and its next write fails on that pending plan (docs/compatibility.md §35); the refusal
+            # itself is REGRESSIONS[rollback_of_a_savepointed_commit_is_refused].
+            continue
         duplicates = operation == "upsert" and scenario.api == "dataframe"  # a MERGE source has one row per key
         rows = [] if operation in SERVICES else draw(_rows(scenario, allow_duplicates=duplicates))
         scenario.steps.append((operation, rows))
