@@ -119,9 +119,13 @@ def test_procedures_that_drop_rows_leave_what_apache_hudi_leaves(db: Any, oracle
     db.sql(_create(mine, tmp_path / mine, "cow"))
     for statement in _statements(mine)[:2]:
         db.sql(statement)
-    for call in ("CALL drop_partition(table => '{t}', partition => 'city=nyc')", "SELECT id, name FROM {t}",
-                 "CALL truncate_table(table => '{t}')", "SELECT id, name FROM {t}"):
+    steps = [("CALL drop_partition(table => '{t}', partition => 'city=nyc')", [("Success",)]),
+             ("SELECT id, name FROM {t}", [(1, "a"), (3, "c")]),
+             ("CALL truncate_table(table => '{t}')", []),
+             ("SELECT id, name FROM {t}", [])]
+    for call, expected in steps:
         answer = oracle_v1.run([{"sql": call.format(t=theirs)}])[0]
         ours = db.sql(call.format(t=mine))
         assert (ours.columns, _sorted(ours.collect())) == (answer["columns"], _sorted(answer["rows"])), call
+        assert _sorted(ours.collect()) == expected, call
     oracle_v1.sql("RESET hoodie.write.table.version")
