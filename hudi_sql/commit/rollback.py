@@ -113,7 +113,7 @@ def plan_rollback(meta_client: TableMetaClient, instant: Instant) -> RollbackPla
             workload = meta_client.inflight_workload(instant)
             for partition, stats in workload.partition_to_write_stats.items():
                 for stat in stats:
-                    if stat.file_id and stat.prev_commit not in ("", "null"):
+                    if stat.file_id and not stat.new_file_group:
                         appends[(partition, stat.file_id, stat.prev_commit)] = None
         for status in storage.walk_files(meta_client.base_path):
             if "/.hoodie/" in status.path:
@@ -399,8 +399,7 @@ def rollback_latest_commit(meta_client: TableMetaClient, options: Resolved,
             f"Commit {instant_time} is not the latest ({latest.instant_time}); only the latest commit can be "
             "rolled back.", help="roll back the later commits first, or restore to a savepoint",
         )
-    savepoints = {i.instant_time for i in meta_client.timeline.completed().with_actions(Action.SAVEPOINT)}
-    if latest.instant_time in savepoints:  # as Apache Hudi refuses it: the savepoint keeps that commit's files
+    if latest.instant_time in meta_client.timeline.savepoint_times():  # as Apache Hudi refuses it: the savepoint keeps that commit's files
         raise HudiTimelineError(
             f"Commit {latest.instant_time} of '{meta_client.base_path}' is savepointed and cannot be rolled back.",
             help=f"delete the savepoint first: CALL delete_savepoint(table => ..., instant_time => "

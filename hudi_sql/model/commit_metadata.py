@@ -21,7 +21,7 @@ present (null where Java leaves it unset).
 
 from __future__ import annotations
 
-__all__ = ["CommitMetadata", "RuntimeStats", "WriteStat", "to_json_bytes"]
+__all__ = ["CommitMetadata", "RuntimeStats", "WriteStat", "WriteTotals", "to_json_bytes"]
 
 import json
 from collections.abc import Mapping
@@ -108,6 +108,11 @@ class WriteStat:
     @property
     def is_delta(self) -> bool:
         return self.log_version is not None
+
+    @property
+    def new_file_group(self) -> bool:
+        """The write created the file group (``prevCommit`` is ``"null"``)."""
+        return self.prev_commit in (None, "", "null")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -204,6 +209,9 @@ class CommitMetadata:
     def write_stats(self) -> list[WriteStat]:
         return [s for stats in self.partition_to_write_stats.values() for s in stats]
 
+    def totals(self) -> WriteTotals:
+        return WriteTotals.of(self.write_stats(), partitions=len(self.partition_to_write_stats))
+
     def file_ids_written(self) -> set[tuple[str, str]]:
         return {(p, s.file_id) for p, stats in self.partition_to_write_stats.items() for s in stats}
 
@@ -273,6 +281,33 @@ class CommitMetadata:
             compacted=bool(raw.get("compacted", False)),
             partition_to_replace_file_ids={str(p): tuple(ids or []) for p, ids in replace_ids.items()}
             if isinstance(replace_ids, Mapping) else None,
+        )
+
+
+@dataclass(frozen=True)
+class WriteTotals:
+    """The sums Apache Hudi's procedures show of write stats (``HoodieCommitMetadata.fetchTotal*``)."""
+
+    bytes_written: int = 0
+    files_added: int = 0
+    files_updated: int = 0
+    partitions_written: int = 0
+    records_written: int = 0
+    records_inserted: int = 0
+    records_updated: int = 0
+    write_errors: int = 0
+
+    @classmethod
+    def of(cls, stats: list[WriteStat], *, partitions: int) -> WriteTotals:
+        return cls(
+            bytes_written=sum(s.total_write_bytes for s in stats),
+            files_added=sum(1 for s in stats if s.new_file_group),
+            files_updated=sum(1 for s in stats if not s.new_file_group),
+            partitions_written=partitions,
+            records_written=sum(s.num_writes for s in stats),
+            records_inserted=sum(s.num_inserts for s in stats),
+            records_updated=sum(s.num_update_writes for s in stats),
+            write_errors=sum(s.total_write_errors for s in stats),
         )
 
 

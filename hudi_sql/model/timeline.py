@@ -96,6 +96,10 @@ class Timeline:
         """Completed commit / deltacommit / replacecommit instants: what readers see."""
         return self.completed().with_actions(*WRITE_ACTIONS)
 
+    def savepoint_times(self) -> tuple[str, ...]:
+        """Times of the completed savepoints, oldest first (each one pins the commit of its time)."""
+        return tuple(i.instant_time for i in self.completed().with_actions(Action.SAVEPOINT))
+
     def pending_writes(self) -> Timeline:
         return self.pending().with_actions(*WRITE_ACTIONS)
 

@@ -184,7 +184,7 @@ class _SplitPlanner:
         if not stat.path:
             return None
         path = self.meta.layout.file_path("", stat.path)
-        previous = stat.prev_commit if stat.prev_commit not in ("", "null", None) else None
+        previous = None if stat.new_file_group else stat.prev_commit
         if stat.cdc_stats:
             cdc_files = tuple(self.meta.layout.file_path("", p) for p, _ in stat.cdc_stats)
             before = (self.base_file(partition, file_id, previous)

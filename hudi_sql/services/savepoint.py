@@ -36,7 +36,6 @@ __all__ = [
     "plan_savepoint",
     "read_savepoint_metadata",
     "restore_to_savepoint",
-    "savepoint_times",
     "savepointed_files",
     "show_savepoints",
 ]
@@ -63,11 +62,6 @@ _log = logging.getLogger(__name__)
 # -- savepoints ---------------------------------------------------------------------------
 
 
-def savepoint_times(timeline: Timeline) -> tuple[str, ...]:
-    """Times of the completed savepoints, oldest first."""
-    return tuple(i.instant_time for i in timeline.completed().with_actions(Action.SAVEPOINT))
-
-
 def read_savepoint_metadata(meta_client: TableMetaClient, instant_time: str) -> SavepointMetadata:
     """The metadata of the savepoint at *instant_time* (read by the meta client)."""
     return meta_client.savepoint_metadata(instant_time)
@@ -75,7 +69,7 @@ def read_savepoint_metadata(meta_client: TableMetaClient, instant_time: str) -> 
 
 def savepointed_files(meta_client: TableMetaClient) -> dict[str, frozenset[str]]:
     """Completed savepoint time -> the file names it pins (what the cleaner must keep)."""
-    return {t: meta_client.savepoint_metadata(t).file_names() for t in savepoint_times(meta_client.timeline)}
+    return {t: meta_client.savepoint_metadata(t).file_names() for t in meta_client.timeline.savepoint_times()}
 
 
 def _lookup_window_start(meta_client: TableMetaClient) -> str:
@@ -110,7 +104,7 @@ def plan_savepoint(meta_client: TableMetaClient, instant_time: str | None = None
         raise HudiTimelineError(
             f"Could not savepoint non-existing commit {instant_time} of '{meta_client.base_path}'.",
             help="savepoint a completed commit of the active timeline (see show_commits)")
-    if instant_time in savepoint_times(timeline):
+    if instant_time in timeline.savepoint_times():
         raise HudiTimelineError(f"Commit {instant_time} is already savepointed.")
     window = _lookup_window_start(meta_client)
     if instant_time < window:
@@ -138,7 +132,7 @@ def create_savepoint(meta_client: TableMetaClient, instant_time: str | None = No
     meta_client.reload_timeline()
     latest = meta_client.timeline.completed_writes().last
     target = instant_time or (latest.instant_time if latest else None)
-    if meta_client.table_version >= 8 and target in savepoint_times(meta_client.timeline):
+    if meta_client.table_version >= 8 and target in meta_client.timeline.savepoint_times():
         # Apache Hudi 1.x answers a second savepoint of a commit with the one it has (0.x refuses it)
         return meta_client.savepoint_metadata(str(target))
     metadata = plan_savepoint(meta_client, instant_time, user=user, comments=comments)
@@ -155,7 +149,7 @@ def show_savepoints(meta_client: TableMetaClient) -> list[dict[str, Any]]:
     """Completed savepoints, newest first."""
     meta_client.reload_timeline()
     rows = []
-    for instant_time in reversed(savepoint_times(meta_client.timeline)):
+    for instant_time in reversed(meta_client.timeline.savepoint_times()):
         metadata = read_savepoint_metadata(meta_client, instant_time)
         rows.append({
             "savepoint_time": instant_time,
@@ -176,7 +170,7 @@ def delete_savepoint(meta_client: TableMetaClient, instant_time: str,
         HudiTimelineError: there is no completed savepoint at *instant_time*.
     """
     meta_client.reload_timeline()
-    existing = savepoint_times(meta_client.timeline)
+    existing = meta_client.timeline.savepoint_times()
     if instant_time not in existing:
         raise HudiTimelineError(f"No savepoint {instant_time} in '{meta_client.base_path}'.",
                                 help=f"existing savepoints: {', '.join(existing) or 'none'}")
@@ -205,7 +199,7 @@ def plan_restore_from(timeline: Timeline, savepoint_time: str) -> RestorePlan:
     Raises:
         HudiTimelineError: there is no completed savepoint at *savepoint_time*.
     """
-    if savepoint_time not in savepoint_times(timeline):
+    if savepoint_time not in timeline.savepoint_times():
         raise HudiTimelineError(f"No savepoint {savepoint_time} to restore to.",
                                 help="create one with create_savepoint, or list them with show_savepoints")
     later = [i for i in timeline.latest_states().write_timeline() if i.instant_time > savepoint_time]

@@ -60,6 +60,7 @@ from hudi_sql.table.merge_modes import (
     CUSTOM_MERGE_STRATEGY_ID,
     EVENT_TIME_MERGE_STRATEGY_ID,
     PAYLOAD_BASED_MERGE_STRATEGY_ID,
+    delete_marker_properties,
 )
 from hudi_sql.table.meta_client import TableMetaClient
 
@@ -162,7 +163,7 @@ def version_9_properties(meta: TableMetaClient) -> dict[str, str | None]:
             changes.update({t.RECORD_MERGE_MODE.key: "COMMIT_TIME_ORDERING",
                             t.RECORD_MERGE_STRATEGY_ID.key: COMMIT_TIME_MERGE_STRATEGY_ID})
         if payload == Payload.AWS_DMS.java_class:
-            changes.update({t.MERGE_DELETE_FIELD.key: "Op", t.MERGE_DELETE_MARKER.key: "D"})
+            changes.update(delete_marker_properties(Payload.AWS_DMS))
         if payload in _LEGACY_PAYLOADS:
             changes.update({t.LEGACY_PAYLOAD_CLASS.key: payload, t.PAYLOAD_CLASS.key: None})
     ordering = props.get(t.ORDERING_FIELDS.key) or props.get(t.PRECOMBINE_FIELD.key)

@@ -9,7 +9,8 @@ rewrites these entries by the same names (:mod:`hudi_sql.services.upgrade`).
 from __future__ import annotations
 
 __all__ = ["COMMIT_TIME_MERGE_STRATEGY_ID", "CUSTOM_MERGE_STRATEGY_ID", "EVENT_TIME_MERGE_STRATEGY_ID",
-           "PAYLOAD_BASED_MERGE_STRATEGY_ID", "version_8_defaults", "version_9_merge_properties"]
+           "PAYLOAD_BASED_MERGE_STRATEGY_ID", "delete_marker_properties", "version_8_defaults",
+           "version_9_merge_properties"]
 
 from hudi_sql.config import HudiTableConfig, HudiWriteConfig
 from hudi_sql.errors import UnsupportedFeatureError
@@ -57,14 +58,22 @@ def version_8_defaults(values: dict[str, str]) -> None:
 
 #: Version 9: the payload classes Apache Hudi 1.1+ replaces by a merge mode at table creation
 #: (``inferMergingConfigsForV9TableCreation``), keeping the class as ``hoodie.table.legacy.payload.class``:
-#: each with the mode it becomes and the merge properties that carry the rest of its rule.
-_VERSION_9_MODE_OF_PAYLOAD: dict[Payload, tuple[str, dict[str, str]]] = {
-    Payload.DEFAULT: ("EVENT_TIME_ORDERING", {}),
-    Payload.EVENT_TIME: ("EVENT_TIME_ORDERING", {}),
-    Payload.OVERWRITE_WITH_LATEST: ("COMMIT_TIME_ORDERING", {}),
-    Payload.AWS_DMS: ("COMMIT_TIME_ORDERING", {HudiTableConfig.MERGE_DELETE_FIELD.key: "Op",
-                                               HudiTableConfig.MERGE_DELETE_MARKER.key: "D"}),
+#: each with the mode it becomes (:func:`delete_marker_properties` carry the rest of its rule).
+_VERSION_9_MODE_OF_PAYLOAD: dict[Payload, str] = {
+    Payload.DEFAULT: "EVENT_TIME_ORDERING",
+    Payload.EVENT_TIME: "EVENT_TIME_ORDERING",
+    Payload.OVERWRITE_WITH_LATEST: "COMMIT_TIME_ORDERING",
+    Payload.AWS_DMS: "COMMIT_TIME_ORDERING",
 }
+
+
+def delete_marker_properties(payload: Payload) -> dict[str, str]:
+    """Version 9's merge properties for a payload's delete marker (AWS DMS: ``Op`` = ``D``), none
+    for a payload without one."""
+    marker = payload.rules.delete_marker
+    if marker is None:
+        return {}
+    return {HudiTableConfig.MERGE_DELETE_FIELD.key: marker[0], HudiTableConfig.MERGE_DELETE_MARKER.key: marker[1]}
 
 
 def version_9_merge_properties(values: dict[str, str], named_payload: str | None, *, where: str) -> None:
@@ -92,7 +101,6 @@ def version_9_merge_properties(values: dict[str, str], named_payload: str | None
             f"Cannot create {where} at table version 9 with {payload.java_class}: version 9 records it as a "
             f"partial-update mode ({t.PARTIAL_UPDATE_MODE.key}), which hudi-sql does not merge yet.",
             help=f"create it at table version 6 or 8 ({HudiWriteConfig.WRITE_TABLE_VERSION.key}), or with another payload")
-    mode, merge_properties = _VERSION_9_MODE_OF_PAYLOAD[payload]
-    values[t.RECORD_MERGE_MODE.key] = mode
+    values[t.RECORD_MERGE_MODE.key] = _VERSION_9_MODE_OF_PAYLOAD[payload]
     values[t.LEGACY_PAYLOAD_CLASS.key] = payload.java_class
-    values.update(merge_properties)
+    values.update(delete_marker_properties(payload))

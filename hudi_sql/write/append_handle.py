@@ -44,28 +44,10 @@ from hudi_sql.write.markers import IOType, Marker
 from hudi_sql.write.plan import BucketInfo, HandleOptions
 
 
-def _next_log_name(storage: Storage, layout: TableLayout, bucket: BucketInfo, base_instant: str,
-                   write_token: str) -> tuple[LogFileName, list[str]]:
-    existing = []
-    for status in storage.list(layout.partition_dir(bucket.partition_path)):
-        name = LogFileName.try_parse(status.name)
-        if name and name.file_id == bucket.file_id and name.base_instant == base_instant:
-            existing.append(name)
-    version = max((n.version for n in existing), default=0) + 1
-    new = LogFileName(bucket.file_id, base_instant, version, write_token)
-    return new, [n.name for n in sorted(existing + [new])]
-
-
-def _slice_log_names(storage: Storage, layout: TableLayout, bucket: BucketInfo, slice_base: str,
-                     new: LogFileName) -> list[str]:
-    """Version 8+: the log files of the file slice on *slice_base* (named by their deltacommits, at or
-    after the base instant), then *new*."""
-    names = []
-    for status in storage.list(layout.partition_dir(bucket.partition_path)):
-        name = LogFileName.try_parse(status.name)
-        if name and name.file_id == bucket.file_id and name.base_instant >= slice_base and name != new:
-            names.append(name)
-    return [n.name for n in sorted(names)] + [new.name]
+def _group_logs(storage: Storage, layout: TableLayout, bucket: BucketInfo) -> list[LogFileName]:
+    """The log files of the bucket's file group (one listing of its partition)."""
+    return [name for status in storage.list(layout.partition_dir(bucket.partition_path))
+            if (name := LogFileName.try_parse(status.name)) is not None and name.file_id == bucket.file_id]
 
 
 def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table, target: pa.Schema,
@@ -85,14 +67,21 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
                     else bucket.append_base_instant or bucket.prev_commit)
     marker_name = BaseFileName(bucket.file_id, task.write_token, base_instant).name
     write_marker(options, layout, storage, Marker(bucket.partition_path, marker_name, IOType.APPEND))
-    log_name, all_logs = _next_log_name(storage, layout, bucket, base_instant, task.write_token)
+    group_logs = _group_logs(storage, layout, bucket)
+    named_alike = [n for n in group_logs if n.base_instant == base_instant]
+    log_name = LogFileName(bucket.file_id, base_instant, max((n.version for n in named_alike), default=0) + 1,
+                           task.write_token)
+    # The stat lists the slice's log files, this one included, and names the slice's base instant:
+    # a version 6 log file is named by that base; from version 8 on each is named by its deltacommit,
+    # the slice's being those at or after its base (as Apache Hudi 1.2 writes the stat; its change-feed
+    # reader takes the slice before the write from it).
     prev_commit = base_instant
     if options.log_files_named_by_instant:
-        # As Apache Hudi 1.2 writes the stat: the slice's base instant and every log file of the
-        # slice, this one included (its change-feed reader takes the slice before the write from them).
-        known = bucket.prev_commit if bucket.prev_commit not in ("", "null") else None
+        known = None if bucket.prev_commit in ("", "null") else bucket.prev_commit
         prev_commit = bucket.append_base_instant or known or base_instant
-        all_logs = _slice_log_names(storage, layout, bucket, prev_commit, log_name)
+    slice_logs = [n for n in group_logs if n.base_instant >= prev_commit] if options.log_files_named_by_instant \
+        else named_alike
+    all_logs = [n.name for n in sorted(slice_logs)] + [log_name.name]
     path = layout.file_path(bucket.partition_path, log_name.name)
 
     is_delete = records.column(IS_DELETE_COLUMN).combine_chunks().fill_null(False)

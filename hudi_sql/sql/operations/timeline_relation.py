@@ -61,10 +61,6 @@ def _totals(meta: TableMetaClient, instant: Instant) -> tuple[int, ...]:
         metadata = CommitMetadata.from_bytes(data, origin=f"instant file {instant.file_name}")
     except (HudiFileFormatError, OSError, ValueError):
         return _UNKNOWN
-    stats = metadata.write_stats()
-    return (sum(s.total_write_bytes for s in stats),
-            sum(1 for s in stats if s.prev_commit not in (None, "", "null")),
-            len(metadata.partition_to_write_stats),
-            sum(s.num_writes for s in stats),
-            sum(s.num_update_writes for s in stats),
-            sum(s.total_write_errors for s in stats))
+    t = metadata.totals()
+    return (t.bytes_written, t.files_updated, t.partitions_written, t.records_written, t.records_updated,
+            t.write_errors)

@@ -142,7 +142,8 @@ class ProcedureContext:
             )
         return self.facts(str(table)).location
 
-    def facts(self, table: str) -> HudiTableFacts:
+    def table_name(self, table: str) -> st.TableName:
+        """The ``table`` argument (``t``, ``db.t``, ``spark_catalog.db.t``) as a table name."""
         parts = [p.strip().strip("`") for p in table.split(".")]
         if parts and parts[0].lower() == "spark_catalog":
             parts = parts[1:]
@@ -151,8 +152,10 @@ class ProcedureContext:
                 f"CALL {self.name}: '{table}' is not a table name.",
                 help="name the table as 'table' or 'database.table', or pass path => '...'",
             )
-        name = st.TableName(parts[0] if len(parts) == 2 else None, parts[-1])
-        _, facts = self.runner.hudi_table(name, what=f"CALL {self.name}")
+        return st.TableName(parts[0] if len(parts) == 2 else None, parts[-1])
+
+    def facts(self, table: str) -> HudiTableFacts:
+        _, facts = self.runner.hudi_table(self.table_name(table), what=f"CALL {self.name}")
         return facts
 
     def meta(self, args: Mapping[str, Any]) -> TableMetaClient:

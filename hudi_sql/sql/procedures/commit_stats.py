@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from hudi_sql.errors import HudiTimelineError
-from hudi_sql.model.commit_metadata import CommitMetadata, WriteStat
+from hudi_sql.model.commit_metadata import CommitMetadata, WriteTotals
 from hudi_sql.model.instant import Action, Instant
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
 from hudi_sql.table.meta_client import TableMetaClient
@@ -27,10 +27,6 @@ def _commit(ctx: ProcedureContext, args: dict[str, Any]) -> tuple[Instant, Commi
             return instant, meta.commit_metadata(instant)
     raise HudiTimelineError(f"Commit {wanted} not found in the commits of '{args['table']}'.",
                             help=f"CALL show_commits(table => '{args['table']}') lists them")
-
-
-def _new_file(stat: WriteStat) -> bool:
-    return stat.prev_commit in (None, "", "null")
 
 
 @procedure(
@@ -59,10 +55,9 @@ def show_commit_partitions(ctx: ProcedureContext, args: dict[str, Any]) -> list[
     instant, metadata = _commit(ctx, args)
     rows = []
     for partition, stats in metadata.partition_to_write_stats.items():
-        rows.append((instant.action.value, partition, sum(1 for s in stats if _new_file(s)),
-                     sum(1 for s in stats if not _new_file(s)), sum(s.num_inserts for s in stats),
-                     sum(s.num_update_writes for s in stats), sum(s.total_write_bytes for s in stats),
-                     sum(s.total_write_errors for s in stats)))
+        t = WriteTotals.of(list(stats), partitions=1)
+        rows.append((instant.action.value, partition, t.files_added, t.files_updated, t.records_inserted,
+                     t.records_updated, t.bytes_written, t.write_errors))
     return rows[: args["limit"]]
 
 
@@ -74,9 +69,9 @@ def show_commit_partitions(ctx: ProcedureContext, args: dict[str, Any]) -> list[
 )
 def show_commit_write_stats(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     instant, metadata = _commit(ctx, args)
-    stats = metadata.write_stats()
-    written, records = sum(s.total_write_bytes for s in stats), sum(s.num_writes for s in stats)
-    return [(instant.action.value, written, records, _java_rounded(written, records))][: args["limit"]]
+    t = metadata.totals()
+    return [(instant.action.value, t.bytes_written, t.records_written,
+             _java_rounded(t.bytes_written, t.records_written))][: args["limit"]]
 
 
 #: ``Long.MAX_VALUE``: what Java's ``Math.round`` makes of a division by zero records.
@@ -114,8 +109,8 @@ def stats_wa(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...
     rows: list[tuple[Any, ...]] = []
     all_upserted = all_written = 0
     for instant in sorted(instants, key=lambda i: i.instant_time):
-        stats = meta.commit_metadata(instant).write_stats()
-        upserted, written = sum(s.num_update_writes for s in stats), sum(s.num_writes for s in stats)
+        t = meta.commit_metadata(instant).totals()
+        upserted, written = t.records_updated, t.records_written
         rows.append((instant.instant_time, upserted, written, _ratio(written, upserted)))
         all_upserted, all_written = all_upserted + upserted, all_written + written
     rows.append(("Total", all_upserted, all_written, _ratio(all_written, all_upserted)))

@@ -24,10 +24,6 @@ def _commits(meta: TableMetaClient) -> list[tuple[Instant, CommitMetadata]]:
     ]
 
 
-def _new_file(prev_commit: str | None) -> bool:
-    return prev_commit in (None, "", "null")
-
-
 @procedure(
     "show_commits",
     args=[Arg("table", required=True), Arg("limit", "int", default=10)],
@@ -40,21 +36,10 @@ def show_commits(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any,
     meta = ctx.meta(args)
     rows = []
     for instant, metadata in _commits(meta)[: args["limit"]]:
-        stats = metadata.write_stats()
-        rows.append(
-            (
-                instant.instant_time,
-                state_transition_time(meta, instant),
-                instant.action.value,
-                sum(s.total_write_bytes for s in stats),
-                sum(1 for s in stats if _new_file(s.prev_commit)),
-                sum(1 for s in stats if not _new_file(s.prev_commit)),
-                len(metadata.partition_to_write_stats),
-                sum(s.num_writes for s in stats),
-                sum(s.num_update_writes for s in stats),
-                sum(s.total_write_errors for s in stats),
-            )
-        )
+        t = metadata.totals()
+        rows.append((instant.instant_time, state_transition_time(meta, instant), instant.action.value, t.bytes_written,
+                     t.files_added, t.files_updated, t.partitions_written, t.records_written, t.records_updated,
+                     t.write_errors))
     return rows[: args["limit"]]
 
 

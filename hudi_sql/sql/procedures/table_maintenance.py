@@ -66,13 +66,10 @@ def drop_partition(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[An
 )
 def truncate(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     partitions = _partitions(args["partitions"])
-    facts = ctx.facts(str(args["table"]))
     if partitions:
-        delete_partitions(ctx.runner, facts, partitions)
+        delete_partitions(ctx.runner, ctx.facts(str(args["table"])), partitions)
     else:
-        parts = [p.strip().strip("`") for p in str(args["table"]).split(".")]
-        name = st.TableName(parts[-2] if len(parts) > 1 else None, parts[-1])
-        truncate_table(ctx.runner, st.TruncateTable(table=name))
+        truncate_table(ctx.runner, st.TruncateTable(table=ctx.table_name(str(args["table"]))))
     return []  # (Apache Hudi answers no row)
 
 
