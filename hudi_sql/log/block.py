@@ -258,6 +258,12 @@ class DataBlock:
     block_type: BlockType = BlockType.AVRO_DATA
     header: Mapping[HeaderKey, str] = field(default_factory=dict, compare=False)
 
+    @property
+    def is_partial(self) -> bool:
+        """Whether the rows hold only some columns (header ``IS_PARTIAL=true``, table version 8 on):
+        partial updates, whose other columns are the record's before it."""
+        return self.header.get(HeaderKey.IS_PARTIAL, "false").strip().lower() == "true"
+
     def to_arrow(self) -> pa.Table:
         """The rows as a ``pyarrow.Table`` (the stored representation)."""
         return self.records

@@ -26,14 +26,14 @@ __all__ = [
 
 import logging
 import os
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_sql.errors import HudiFileFormatError, HudiSchemaError, UnsupportedFeatureError
+from hudi_sql.errors import HudiFileFormatError, HudiSchemaError
 from hudi_sql.log.block import (
     BlockType,
     CommandBlock,
@@ -159,7 +159,6 @@ def scan_file_slice_logs(
             skipped += 1
             continue
         where = name_of.get(id(raw), "log file")
-        _require_full_records(raw, where)
         try:
             kept.append(cast(RecordBlock, _decode(raw, where)))  # commands set aside
         except HudiFileFormatError as exc:
@@ -193,17 +192,6 @@ def _decode(raw: RawBlock, where: str) -> DataBlock | DeleteBlock | CommandBlock
         ) from exc
 
 
-def _require_full_records(raw: RawBlock, name: str) -> None:
-    """Table version 8 may write partial-update blocks (header ``IS_PARTIAL=true``: only the
-    changed columns); merging them as full rows would null the others, so they are refused."""
-    if raw.header.get(HeaderKey.IS_PARTIAL, "false").strip().lower() == "true":
-        raise UnsupportedFeatureError(
-            f"{name}: the data block of instant {raw.instant_time} holds partial updates (IS_PARTIAL=true), "
-            "which hudi-sql cannot merge yet.",
-            help="read the table with Apache Hudi 1.x, or read_optimized (base files only)",
-        )
-
-
 @dataclass(frozen=True)
 class MergedLogRecords:
     """The log side of a file slice after merging: the final entry of every key touched.
@@ -217,10 +205,15 @@ class MergedLogRecords:
         deletes: one delete per key whose final entry is a delete, with the winning delete's
             ordering value, so the base-file merge can apply the same rule against the base
             row. In order of each key's first appearance.
+        absent: for the columns some row of *records* does not have, per row whether it lacks
+            it: a partial update (a block with ``IS_PARTIAL=true``, written by Apache Hudi 1.x's
+            ``MERGE … UPDATE SET`` of some columns) none of whose older log records had the
+            column either. The base-file merge takes those values from the stored row.
     """
 
     records: pa.Table
     deletes: tuple[DeleteRecord, ...]
+    absent: Mapping[str, pa.Array] = field(default_factory=dict)
 
     @property
     def deleted_keys(self) -> frozenset[str]:
@@ -245,6 +238,7 @@ def merge_log_records(
     record_key_field: str = "_hoodie_record_key",
     ordering_field: str | None = None,
     fill_nulls: bool = False,
+    columns: Sequence[str] = (),
 ) -> MergedLogRecords:
     """Folds data and delete blocks, in scan order, into the final entry per record key.
 
@@ -253,6 +247,9 @@ def merge_log_records(
     * record after record: the greater ordering value wins; a tie, a missing
       *ordering_field*, a null or incomparable value goes to the later record;
     * record after delete: the record wins (Java merges deletes in natural order);
+    * a partial update (a block with ``IS_PARTIAL=true``) that wins keeps the columns it has and
+      takes the others from the records it beat or lost to, newest winner first; what none of
+      them has is left to the base file (:attr:`MergedLogRecords.absent`);
     * delete after record or delete: Java's ``processNextDeletedRecord``, whatever the payload: a
       natural-order delete (``IntWrapper(0)`` or ``null``) always applies; otherwise the delete
       is ignored only when the existing ordering value has the same kind and is greater
@@ -267,6 +264,8 @@ def merge_log_records(
         blocks: data and delete blocks in scan order, e.g. :attr:`LogScanResult.blocks`.
         record_key_field: the key column of data blocks.
         ordering_field: the pre-combine field, or ``None`` for commit-time ordering.
+        columns: the columns a row has (the reader's schema): a partial update lacking one that no
+            record it merged with has is marked in :attr:`MergedLogRecords.absent`.
         fill_nulls: record after record also fills the winner's null fields from the loser
             (``PartialUpdateAvroPayload``'s ``preCombine``): the loser's row joins the winner's
             chain of fillers, after it when it lost, before the old chain when it won.
@@ -280,6 +279,9 @@ def merge_log_records(
     """
     data_blocks: list[DataBlock] = []
     entries: dict[str, _Entry] = {}
+    blocks = list(blocks)
+    partial = any(isinstance(b, DataBlock) and b.is_partial for b in blocks)
+    chained = fill_nulls or partial
     for block in blocks:
         if isinstance(block, DeleteBlock):
             for record in block.records:
@@ -296,15 +298,62 @@ def merge_log_records(
             if current is None or current.delete is not None:
                 entries[key] = _Entry(ordering, block_index, row_index)
             elif _record_wins(ordering, current.ordering):
-                fillers = [(current.block_index, current.row_index), *current.fillers] if fill_nulls else []
+                fillers = [(current.block_index, current.row_index), *current.fillers] if chained else []
                 entries[key] = _Entry(ordering, block_index, row_index, fillers=fillers)
-            elif fill_nulls:
+            elif chained:
                 current.fillers.append((block_index, row_index))
     winners = [e for e in entries.values() if e.delete is None]
     records = _winning_rows(data_blocks, winners)
+    absent: dict[str, pa.Array] = {}
+    if partial:
+        records, absent = _fill_absent(data_blocks, winners, records, columns)
     if fill_nulls:
         records = _fill_nulls(data_blocks, winners, records)
-    return MergedLogRecords(records, tuple(e.delete for e in entries.values() if e.delete is not None))
+    return MergedLogRecords(records, tuple(e.delete for e in entries.values() if e.delete is not None), absent)
+
+
+def _fill_absent(data_blocks: list[DataBlock], winners: list[_Entry], records: pa.Table,
+                 columns: Sequence[str]) -> tuple[pa.Table, dict[str, pa.Array]]:
+    """The columns a winning partial update lacks, taken from the records it was merged with, best
+    first (Apache Hudi 1.x merges a partial record over the one before it column by column: what
+    the winner has, else the other's); with the rows that still lack a column after that."""
+    def has(place: tuple[int, int], name: str) -> bool:
+        block = data_blocks[place[0]]
+        return not block.is_partial or name in block.records.column_names
+
+    absent: dict[str, pa.Array] = {}
+    for block in data_blocks:  # a column only older records have is added, filled below
+        for column in block.records.schema:
+            if column.name not in records.column_names:
+                records = records.append_column(column, pa.nulls(records.num_rows, column.type))
+    for name in records.column_names:
+        source: list[tuple[int, int] | None] = []
+        lacking: list[bool] = []
+        for entry in winners:
+            if has((entry.block_index, entry.row_index), name):
+                source.append(None)
+                lacking.append(False)
+                continue
+            filler = next((f for f in entry.fillers if has(f, name)), None)
+            source.append(filler)
+            lacking.append(filler is None)
+        taken = [i for i, place in enumerate(source) if place is not None]
+        if taken:
+            rows = _winning_rows(data_blocks, [_Entry(None, *source[i]) for i in taken])  # type: ignore[misc]
+            slot = dict(zip(taken, range(len(taken))))
+            index = pa.array([slot.get(i) for i in range(len(winners))], pa.int64())
+            current = records.column(name).combine_chunks()
+            other = pc.take(rows.column(name).combine_chunks(), index)
+            if other.type != current.type:
+                other = other.cast(current.type)
+            merged = pc.if_else(pc.is_valid(index), other, current)
+            records = records.set_column(records.schema.get_field_index(name), records.schema.field(name), merged)
+        if any(lacking):
+            absent[name] = pa.array(lacking, pa.bool_())
+    for name in columns:  # no block has it: every partial row lacks it
+        if name not in records.column_names:
+            absent[name] = pa.array([data_blocks[e.block_index].is_partial for e in winners], pa.bool_())
+    return records, absent
 
 
 def _fill_nulls(data_blocks: list[DataBlock], winners: list[_Entry], records: pa.Table) -> pa.Table:

@@ -9,6 +9,9 @@ Runs inside Spark tasks (pyarrow + the log package, no Spark). The rules follow 
   ``OverwriteWithLatestAvroPayload`` lets the log record win unconditionally,
   ``DefaultHoodieRecordPayload`` keeps the base row when its ordering value is greater (event
   time), the partial-update payloads fill null fields from the other record;
+* a partial update (Apache Hudi 1.x's log blocks with ``IS_PARTIAL=true``, holding the columns a
+  ``MERGE … UPDATE SET`` assigned) that wins keeps its columns and takes the rest from the
+  record it updates, in the log or the base file;
 * a delete removes the base row; only version 8's ``EVENT_TIME_ORDERING`` keeps a base row
   whose ordering value is greater than the delete's (same type). Apache Hudi 0.15 applies a
   log delete to the base row whatever the payload (checked against it in
@@ -87,7 +90,7 @@ def read_file_slice(
     blocks = scan.blocks if key_spec is None else [_keyed(b, key_spec) for b in scan.blocks]
     rules = payload.rules
     merged = merge_log_records(
-        blocks, ordering_field=ordering_field, fill_nulls=rules.precombine_fills,
+        blocks, ordering_field=ordering_field, fill_nulls=rules.precombine_fills, columns=target.names,
     )
     log_rows = conform(merged.records, target) if merged.records.num_rows else target.empty_table()
     log_keys = log_rows.column(RECORD_KEY_FIELD).combine_chunks()
@@ -102,7 +105,8 @@ def read_file_slice(
     matched = pc.is_valid(position)
     parts = []
     if len(log_keys) and base.num_rows:
-        aligned = log_rows.take(position.fill_null(0))
+        aligned = _with_stored_columns(log_rows.take(position.fill_null(0)), base,
+                                       {c: m.take(position.fill_null(0)) for c, m in merged.absent.items()})
         no_deletes = pa.array([False] * base.num_rows, pa.bool_())
         outcome = merge_with_stored(payload, base, aligned, no_deletes, ordering_field, merge_columns(target.names))
         replaced = pc.and_(matched, outcome.replaced)
@@ -115,6 +119,19 @@ def read_file_slice(
     keep_base = pc.invert(pc.or_(replaced, deleted))
     log_unmatched = pc.invert(pc.is_in(log_keys, value_set=base_keys))
     return pa.concat_tables([base.filter(keep_base), *parts, log_rows.filter(log_unmatched)])
+
+
+def _with_stored_columns(aligned: pa.Table, base: pa.Table, absent: dict[str, pa.Array]) -> pa.Table:
+    """The log rows aligned with the base rows, each column a partial update lacks (*absent*'s
+    mask) taken from the stored row it updates."""
+    for name, lacking in absent.items():
+        if name not in aligned.column_names or name not in base.column_names:
+            continue
+        index = aligned.schema.get_field_index(name)
+        stored = base.column(name).combine_chunks()
+        column = pc.if_else(lacking, stored, aligned.column(name).combine_chunks().cast(stored.type))
+        aligned = aligned.set_column(index, aligned.schema.field(index), column)
+    return aligned
 
 
 def _with_key_column(table: pa.Table, keys: pa.Array) -> pa.Table:

@@ -1,0 +1,88 @@
+"""Partial updates on Merge-On-Read (table version 8 on), checked against Apache Hudi 1.2.
+
+Since 1.0, Apache Hudi's ``MERGE INTO … WHEN MATCHED THEN UPDATE SET`` of some of the columns writes
+a log block holding only those columns (header ``IS_PARTIAL=true``); a reader takes the others from
+the record it updates.
+
+* **We read and compact what Apache Hudi writes.** Apache Hudi 1.2 creates a table at its default
+  version and writes partial updates of different columns, with a late one among them (its ordering
+  value lower than the stored one's: the stored record stays); we write in between and compact; both
+  engines read the same rows after every turn, and the rows are the ones the statements say.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from oracle_harness import Oracle
+from sql_session import fresh_database
+from test_v8_writes import COLUMNS, COMPACT_NOW, take_turns
+
+from hudi_sql.log.block import CorruptBlock, HeaderKey
+from hudi_sql.log.reader import read_raw_blocks
+
+pytestmark = [pytest.mark.oracle, pytest.mark.spark]
+
+
+@pytest.fixture(scope="module")
+def db(spark: Any) -> Iterator[Any]:
+    with fresh_database(spark, "oracle_partial_updates") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def apache(oracle_v1: Oracle) -> Iterator[Oracle]:
+    """The 1.x driver writing at its default table version (9; another module may have left 8)."""
+    oracle_v1.sql("SET hoodie.write.table.version=9")
+    yield oracle_v1
+    oracle_v1.sql("RESET hoodie.write.table.version")
+
+
+def _partial_blocks(path: Path) -> list[str]:
+    """The log files of *path* holding a partial-update block (the scenario is real only with some)."""
+    found = []
+    for log in sorted(path.glob("*/.*.log.*")):  # the data partitions' logs, not the metadata table's
+        if log.name.endswith(".crc"):
+            continue
+        for block in read_raw_blocks(str(log)):
+            if not isinstance(block, CorruptBlock) and block.header.get(HeaderKey.IS_PARTIAL) == "true":
+                found.append(log.name)
+    return found
+
+
+def _merge(table: str, assignments: str, *rows: str) -> str:
+    """A ``MERGE INTO`` updating matched rows by *assignments* from a source of *rows* (each naming its
+    partition: Apache Hudi's partition-scoped index finds no record without it, and the MERGE writes
+    nothing)."""
+    return (f"MERGE INTO {table} t USING ({' UNION ALL '.join(rows)}) s ON t.id = s.id "
+            f"WHEN MATCHED THEN UPDATE SET {assignments}")
+
+
+def test_we_read_and_compact_the_partial_updates_apache_hudi_1_2_writes(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    name = f"partial_theirs_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
+    price = "price = s.price, ts = s.ts"
+    turns: list[tuple[str, str]] = [
+        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf')"),
+        # id 3's update is late (ts 0 against 1): the stored record stays
+        ("apache", _merge(name, price, "SELECT 1 AS id, 11.0 AS price, 2L AS ts, 'sf' AS city",
+                                    "SELECT 3, 0.5, 0L, 'sf'")),
+        ("apache", _merge(name, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a3' AS name, 3L AS ts, 'sf' AS city",
+                          "SELECT 2, 'b2', 2L, 'nyc'")),
+        ("ours", f"UPDATE {name} SET price = price + 100, ts = 4 WHERE id = 2"),
+        ("apache", _merge(name, price, "SELECT 3 AS id, 33.0 AS price, 5L AS ts, 'sf' AS city")),
+        ("ours", f"CALL run_compaction(op => 'run', table => '{name}', options => '{COMPACT_NOW}')"),
+        ("apache", _merge(name, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a6' AS name, 6L AS ts, 'sf' AS city")),
+    ]
+    failures = take_turns(spark, db, apache, name, path, turns)
+    assert not failures, "\n".join(failures)
+    assert _partial_blocks(path), "Apache Hudi 1.2 wrote no partial-update block: the test proves nothing"
+    rows = {r["id"]: (r["name"], r["price"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
+    assert rows == {1: ("a6", 11.0, 6), 2: ("b2", 120.0, 4), 3: ("c", 33.0, 5)}
