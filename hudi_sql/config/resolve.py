@@ -27,6 +27,7 @@ __all__ = [
     "resolve_options",
 ]
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -89,6 +90,22 @@ def _table_version(configs: HudiConfigs) -> int:
 def _names(listed: str | None) -> tuple[str, ...]:
     """A comma-separated list of names, blanks dropped."""
     return tuple(n.strip() for n in str(listed or "").split(",") if n.strip())
+
+
+def _schema_fields(avro_schema: str | None) -> tuple[str, ...]:
+    """The field names of an Avro record schema (JSON); none when unset.
+
+    Raises:
+        HudiConfigError: the text is not an Avro record schema.
+    """
+    if not avro_schema:
+        return ()
+    try:
+        fields = json.loads(avro_schema)["fields"]
+        return tuple(str(f["name"]) for f in fields)
+    except (ValueError, KeyError, TypeError):
+        raise HudiConfigError(f"{HudiWriteConfig.PARTIAL_UPDATE_SCHEMA.key} is not an Avro record schema: "
+                              f"{avro_schema[:200]}") from None
 
 
 def _table_name(configs: HudiConfigs) -> str | None:
@@ -248,6 +265,9 @@ class WriteConfig:
     markers_type: str | None
     log_data_block_format: str
     log_max_size: int
+    #: the columns a partial update's log blocks hold (``hoodie.write.partial.update.schema``'s
+    #: fields); empty: whole records
+    partial_update_columns: tuple[str, ...] = ()
     #: upgrade an older table to ``hoodie.write.table.version`` before writing
     auto_upgrade: bool = True
     #: commit a write that has no records (Apache Hudi's default)
@@ -310,6 +330,7 @@ class WriteConfig:
             else None,
             log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
             log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
+            partial_update_columns=_schema_fields(configs.get(HudiWriteConfig.PARTIAL_UPDATE_SCHEMA)),
             auto_upgrade=configs.get(HudiWriteConfig.AUTO_UPGRADE),
             allow_empty_commit=configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT),
         )

@@ -184,6 +184,15 @@ class HudiWriteConfig(ConfigScope):
     SQL_ENABLE_BULK_INSERT = ConfigOption(
         "hoodie.sql.bulk.insert.enable", parse_bool, False,
         "With hoodie.sql.insert.mode=non-strict, INSERT INTO runs as bulk_insert (refused in the other modes).")
+    MERGE_INTO_PARTIAL_UPDATES = ConfigOption(
+        "hoodie.spark.sql.merge.into.partial.updates", parse_bool, True,
+        "MERGE INTO a Merge-On-Read table of version 8 or later whose UPDATE SET assigns some of the columns: "
+        "the log block of the updated records holds only those (a partial update, IS_PARTIAL=true), as "
+        "Apache Hudi 1.x writes it; false: whole records.")
+    PARTIAL_UPDATE_SCHEMA = ConfigOption(
+        "hoodie.write.partial.update.schema", parse_str, None,
+        "The Avro schema of the columns a partial update writes (MERGE INTO sets it): the log blocks of the "
+        "write's updates hold only these and the meta fields.")
     LOGFILE_MAX_SIZE = ConfigOption("hoodie.logfile.max.size", parse_int, 1024 * _MB, "Log file roll-over size.")
     LOGFILE_DATA_BLOCK_FORMAT = ConfigOption("hoodie.logfile.data.block.format", parse_str, "avro",
                                  "Log data block format.", ("avro", "parquet"))

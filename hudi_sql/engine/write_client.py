@@ -411,6 +411,7 @@ class WriteClient:
             # on an object store, where one PUT per data file is costly; direct markers on a local disk.
             marker_type=config.markers_type or ("DIRECT" if is_local(meta.base_path) else "TIMELINE_SERVER_BASED"),
             log_data_block_format=config.log_data_block_format, log_max_size=config.log_max_size,
+            partial_columns=config.partial_update_columns,
         )
 
     def _combines_by_ordering(self, meta: TableMetaClient | None, ordering: str | None) -> bool:

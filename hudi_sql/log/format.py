@@ -208,6 +208,14 @@ def frame_block(
     return b"".join((MAGIC, _LONG.pack(length), body, _LONG.pack(length + len(MAGIC))))
 
 
+def _header(instant_time: str, schema_json: str, partial: bool) -> dict[HeaderKey, str]:
+    """A data block's header: its instant, its writer schema, and ``IS_PARTIAL`` for partial updates."""
+    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema_json}
+    if partial:
+        header[HeaderKey.IS_PARTIAL] = "true"
+    return header
+
+
 def _ordered(header: dict[HeaderKey, str], order: Sequence[HeaderKey] | None) -> dict[HeaderKey, str]:
     """*header* with the keys of *order* first, in that order, then the rest as built."""
     if order is None:
@@ -261,6 +269,7 @@ def encode_avro_data_block(
     records: Iterable[Mapping[str, Any]] | pa.Table,
     *,
     header_order: Sequence[HeaderKey] | None = None,
+    partial: bool = False,
 ) -> bytes:
     """One Avro data block (type 3), as Hudi 0.14 writes it.
 
@@ -271,11 +280,13 @@ def encode_avro_data_block(
         records: full rows, as ``fastavro`` dicts or an Arrow table, meta fields set
             (``_hoodie_commit_time`` equal to *instant_time*, ``_hoodie_file_name`` the file id).
         header_order: header key order; defaults to ``INSTANT_TIME, SCHEMA``.
+        partial: the rows are partial updates (*schema_json* names some of the table's columns):
+            header ``IS_PARTIAL=true``, as Apache Hudi 1.x marks them.
 
     Raises:
         HudiSchemaError: when a record does not fit *schema_json*.
     """
-    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema_json}
+    header = _header(instant_time, schema_json, partial)
     content = encode_avro_data_content(schema_json, records)
     return frame_block(BlockType.AVRO_DATA, _ordered(header, header_order), content)
 
@@ -294,6 +305,7 @@ def encode_parquet_data_block(
     *,
     compression: str = "gzip",
     header_order: Sequence[HeaderKey] | None = None,
+    partial: bool = False,
 ) -> bytes:
     """One parquet data block (type 5): a complete parquet file as content, no version prefix.
 
@@ -307,10 +319,11 @@ def encode_parquet_data_block(
         table: the full rows, meta columns first.
         compression: parquet codec; gzip matches what Hudi writes by default.
         header_order: header key order; defaults to ``INSTANT_TIME, SCHEMA``.
+        partial: partial updates (see :func:`encode_avro_data_block`).
     """
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, **codec_options(compression))
-    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema_json}
+    header = _header(instant_time, schema_json, partial)
     return frame_block(BlockType.PARQUET_DATA, _ordered(header, header_order), sink.getvalue().to_pybytes())
 
 

@@ -3,7 +3,9 @@
 One task writes one *new* log file for the slice (version = the highest existing + 1; we never
 append to an existing file, so a torn write can only ever damage our own file), holding one
 data block with the upserted rows and, if any, one delete block after it, both headed
-``INSTANT_TIME = <deltacommit>``. The marker is an APPEND marker named like a base file of
+``INSTANT_TIME = <deltacommit>``. A partial update (MERGE INTO's ``UPDATE SET`` of some columns,
+:attr:`~hudi_sql.write.plan.HandleOptions.partial_columns`) writes only those columns and the meta
+fields, with the header ``IS_PARTIAL=true``, as Apache Hudi 1.x does. The marker is an APPEND marker named like a base file of
 the slice, as Hudi 0.14 names it, so rollback finds the slice and cancels our blocks with a
 command block.
 
@@ -28,7 +30,7 @@ from pyspark.sql.types import StructType
 from hudi_sql.log.block import DeleteRecord, ordering_values
 from hudi_sql.log.format import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_sql.model.file_names import BaseFileName, LogFileName
-from hudi_sql.model.schema import PARTITION_PATH_FIELD, RECORD_KEY_FIELD
+from hudi_sql.model.schema import META_FIELDS, PARTITION_PATH_FIELD, RECORD_KEY_FIELD
 from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.storage.fs import Storage
 from hudi_sql.storage.layout import TableLayout
@@ -94,10 +96,16 @@ def append_handle(options: HandleOptions, bucket: BucketInfo, records: pa.Table,
         keys = upserts.column(RECORD_KEY_FIELD).combine_chunks()
         meta = meta_columns(options, keys, bucket.partition_path, bucket.file_id, task.partition_id)
         rows = _with_meta(upserts, target, meta)
+        block_schema, partial = schema_json, bool(options.partial_columns)
+        if partial:  # the meta fields and the updated columns, in the table's order (Apache Hudi 1.x's block)
+            kept = set(options.partial_columns)
+            fields = [f for f in struct.fields if f.name in kept]
+            block_schema = avro_schema_json(StructType(fields), options.table_name, with_meta_fields=True)
+            rows = rows.select([*META_FIELDS, *[f.name for f in fields]])
         if options.log_data_block_format == "parquet":
-            blocks.append(encode_parquet_data_block(options.instant_time, schema_json, rows))
+            blocks.append(encode_parquet_data_block(options.instant_time, block_schema, rows, partial=partial))
         else:
-            blocks.append(encode_avro_data_block(options.instant_time, schema_json, rows))
+            blocks.append(encode_avro_data_block(options.instant_time, block_schema, rows, partial=partial))
     if deletes.num_rows:
         ordering = options.ordering_field if not natural_deletes else None
         values = (ordering_values(deletes.column(ordering)) if ordering and ordering in deletes.column_names

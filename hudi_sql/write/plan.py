@@ -133,6 +133,9 @@ class HandleOptions:
     #: Table version 8+: a rewrite that changed no record still writes its (empty) CDC log, as
     #: Apache Hudi 1.x does, so every rewrite of a change-logging table names one.
     empty_cdc_logs: bool = False
+    #: A partial update (MERGE INTO's ``UPDATE SET`` of some columns): the log blocks hold these data
+    #: columns only, with the header ``IS_PARTIAL=true``; empty: whole records.
+    partial_columns: tuple[str, ...] = ()
     #: Where the table's files are and how to reach them (endpoint, credentials), resolved on the driver.
     storage_settings: StorageSettings = field(default_factory=StorageSettings)
 
@@ -166,6 +169,7 @@ class HandleOptions:
     def from_json(cls, text: str) -> HandleOptions:
         raw = json.loads(text)
         return cls(**{**raw, "record_key_fields": tuple(raw["record_key_fields"]),
+                      "partial_columns": tuple(raw.get("partial_columns", ())),
                       "file": FileWriteSettings(**raw["file"]),
                       "storage_settings": StorageSettings(tuple(tuple(p) for p in raw["storage_settings"]["hadoop"]))})
 

@@ -8,6 +8,9 @@ the record it updates.
   version and writes partial updates of different columns, with a late one among them (its ordering
   value lower than the stored one's: the stored record stays); we write in between and compact; both
   engines read the same rows after every turn, and the rows are the ones the statements say.
+* **Apache Hudi reads and compacts what we write.** Our ``MERGE … UPDATE SET`` of some columns on a
+  version 9 table logs partial-update blocks (checked in the files); Apache Hudi 1.2 reads the table
+  after each turn, writes its own partial updates between ours, and compacts it; we read the result.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, take_turns
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _completed, _register, take_turns
 
 from hudi_sql.log.block import CorruptBlock, HeaderKey
 from hudi_sql.log.reader import read_raw_blocks
@@ -86,3 +89,30 @@ def test_we_read_and_compact_the_partial_updates_apache_hudi_1_2_writes(
     assert _partial_blocks(path), "Apache Hudi 1.2 wrote no partial-update block: the test proves nothing"
     rows = {r["id"]: (r["name"], r["price"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
     assert rows == {1: ("a6", 11.0, 6), 2: ("b2", 120.0, 4), 3: ("c", 33.0, 5)}
+
+
+def test_apache_hudi_1_2_reads_and_compacts_the_partial_updates_we_write(
+        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+    name = f"partial_ours_{uuid.uuid4().hex[:6]}"
+    path = tmp_path / name
+    db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+           "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '9')")
+    db.sql(f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf')")
+    theirs = _register(apache, name, path)
+    price = "price = s.price, ts = s.ts"
+    turns: list[tuple[str, str]] = [
+        ("ours", _merge(name, price, "SELECT 1 AS id, 11.0 AS price, 2L AS ts, 'sf' AS city",
+                        "SELECT 3, 0.5, 0L, 'sf'")),
+        ("apache", _merge(theirs, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a3' AS name, 3L AS ts, 'sf' AS city")),
+        ("ours", _merge(name, "name = s.name, ts = s.ts", "SELECT 2 AS id, 'b4' AS name, 4L AS ts, 'nyc' AS city")),
+        ("apache", f"CALL run_compaction(op => 'run', table => '{theirs}', options => '{COMPACT_NOW}')"),
+    ]
+    failures: list[str] = []
+    for index, (who, statement) in enumerate(turns, 1):
+        (apache.sql if who == "apache" else db.sql)(statement)
+        failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
+    assert not failures, "\n".join(failures)
+    assert _partial_blocks(path), "we wrote no partial-update block"
+    assert _completed(path)[-1][2] == "commit", "Apache Hudi's compaction completed last"
+    rows = {r["id"]: (r["name"], r["price"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
+    assert rows == {1: ("a3", 11.0, 3), 2: ("b4", 20.0, 4), 3: ("c", 30.0, 1)}

@@ -227,3 +227,51 @@ def test_update_only_key_merge_leaves_unmatched_source_rows_out(db: Any) -> None
     ).collect()[0]
     assert (metrics["num_inserted_rows"], metrics["num_updated_rows"]) == (0, 1)
     assert rows(db, "SELECT id, v, ts FROM upd_only") == [(1, "a2", 2)]
+
+
+def _log_blocks(location: str) -> list[tuple[bool, list[str]]]:
+    """(IS_PARTIAL, data columns) of the data blocks in the table's log files, oldest first, an entry
+    equal to the one before left out (one write's blocks in several partitions)."""
+    from pathlib import Path
+
+    from hudi_sql.log.block import DataBlock
+    from hudi_sql.log.reader import decode_block, read_raw_blocks
+
+    found = []
+    for log in sorted(Path(location).glob("*/.*.log.*"), key=lambda p: p.name.split("_")[1]):
+        if log.name.endswith(".crc"):
+            continue
+        for raw in read_raw_blocks(str(log)):
+            block = decode_block(raw)
+            if isinstance(block, DataBlock):
+                entry = (block.is_partial, [c for c in block.records.column_names if not c.startswith("_hoodie")])
+                if not found or found[-1] != entry:
+                    found.append(entry)
+    return found
+
+
+def test_an_update_of_some_columns_logs_only_those_on_a_version_8_merge_on_read_table(db: Any, tmp_path: Any) -> None:
+    location = str(tmp_path / "partial")
+    db.sql(f"CREATE TABLE partial_mor (id INT, name STRING, price DOUBLE, ts BIGINT, city STRING) USING hudi "
+           f"PARTITIONED BY (city) LOCATION '{location}' TBLPROPERTIES (type = 'mor', primaryKey = 'id', "
+           "preCombineField = 'ts', 'hoodie.write.table.version' = '8')")
+    db.sql("INSERT INTO partial_mor VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'sf'), (3, 'c', 30.0, 1, 'la')")
+    source(db, "price_changes", [(1, 11.0, 2, "sf"), (3, 0.5, 0, "la"), (9, 90.0, 2, "sf")],
+           "id int, price double, ts bigint, city string")
+
+    db.sql("MERGE INTO partial_mor t USING price_changes s ON t.id = s.id "
+           "WHEN MATCHED THEN UPDATE SET price = s.price, ts = s.ts")
+    assert rows(db, "SELECT id, name, price, ts FROM partial_mor ORDER BY id") == [
+        (1, "a", 11.0, 2), (2, "b", 20.0, 1), (3, "c", 30.0, 1)]  # id 3's update was late (ts 0 against 1)
+    db.sql("MERGE INTO partial_mor t USING price_changes s ON t.id = s.id AND t.city = s.city "
+           "WHEN MATCHED THEN UPDATE SET id = s.id, name = 'all', price = s.price, ts = s.ts + 10, city = s.city "
+           "WHEN NOT MATCHED THEN INSERT (id, price, ts, city) VALUES (s.id, s.price, s.ts, s.city)")
+
+    # the first MERGE logged price and ts; the second whole records (its UPDATE SET assigns every column)
+    assert _log_blocks(location) == [(True, ["price", "ts"]), (False, ["id", "name", "price", "ts", "city"])]
+    assert rows(db, "SELECT id, name, price, ts, city FROM partial_mor ORDER BY id") == [
+        (1, "all", 11.0, 12, "sf"), (2, "b", 20.0, 1, "sf"), (3, "all", 0.5, 10, "la"), (9, None, 90.0, 2, "sf")]
+    db.sql("CALL run_compaction(op => 'run', table => 'partial_mor', "
+           "options => 'hoodie.compact.inline.max.delta.commits=1')")
+    assert rows(db, "SELECT id, name, price FROM partial_mor ORDER BY id") == [
+        (1, "all", 11.0), (2, "b", 20.0), (3, "all", 0.5), (9, None, 90.0)]

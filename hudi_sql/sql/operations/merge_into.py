@@ -44,6 +44,10 @@ and its readers order it against the stored record, as Apache Hudi 0.15 does; a 
 record carries the source row's ordering value, so a logged record with a greater one outlives it. The upserts and
 deletes of one MERGE are one commit, as in Apache Hudi.
 
+On a Merge-On-Read table of version 8 or later, an ``UPDATE SET`` of some of the columns logs only
+those (and the ordering field): a partial-update block, as Apache Hudi 1.x writes it, whose other
+columns readers take from the stored record (:func:`_partial_update_schema` says when).
+
 The join, the clause choice and the new values are built with the DataFrame API over the
 source and a snapshot of the target, each aliased as the statement names it; the statement's
 own expressions (``ON``, conditions, assigned values) are handed to Spark whole (``F.expr``),
@@ -60,7 +64,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_sql.config import HudiConfigs, HudiWriteConfig, TableType
+from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType, TableType
+from hudi_sql.config.bootstrap import HudiBootstrapConfig
+from hudi_sql.config.resolve import Resolved as ResolvedOptions
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.keygen import key_generator_for
 from hudi_sql.model.payload import Payload
@@ -72,6 +78,7 @@ from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import global_index, key_columns, write_changes
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
@@ -116,10 +123,12 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
         # Without an ordering field nothing ranks two source rows of one new key: Apache Hudi
         # inserts them both (a matched target row is refused when matched twice, above).
         unranked = {HudiWriteConfig.COMBINE_BEFORE_UPSERT.key: "false"} if facts.precombine_field is None else None
+        partial = _partial_update_schema(ctx, statement, facts)
+        upsert_options = {**(unranked or {}), **({HudiWriteConfig.PARTIAL_UPDATE_SCHEMA.key: partial} if partial else {})}
         try:
             counts = frames.check_and_count()
             return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts,
-                                 one_commit=True, upsert_options=unranked)
+                                 one_commit=True, upsert_options=upsert_options or None)
         finally:
             frames.release()
 
@@ -351,6 +360,52 @@ def build_merge(
     )
     deletes = deleted.unionByName(moved).select(*key_names, *[f.name for f in ordered])
     return MergeFrames(where, changes, upserts, deletes, identity, dedup, partitions)
+
+
+def _partial_update_schema(ctx: OperationContext, statement: st.MergeInto, facts: HudiTableFacts) -> str | None:
+    """The Avro schema of the columns the MERGE's updates log, when it writes partial updates; None
+    for whole records.
+
+    As Apache Hudi 1.x (``MergeIntoHoodieTableCommand``): a Merge-On-Read table of version 8 or
+    later, ``hoodie.spark.sql.merge.into.partial.updates`` on, ``UPDATE SET`` clauses that together
+    assign some but not all of the columns, a partition-scoped index, a built-in merge mode, no
+    partial-update mode, meta fields (the record key of a partial record is its
+    ``_hoodie_record_key``), no bootstrap source. The ordering field is written too, so readers order
+    the update against the stored record by it. Whole records also when an insert of this MERGE could
+    be logged beside the updates (a bucket index appends inserts to its file groups' logs; an ``ON``
+    not on the record key may insert a stored key), since an insert needs all its columns.
+    """
+    from pyspark.sql.types import StructType
+
+    options = ResolvedOptions.of(write_options(facts, ctx.options))
+    configs = options.configs
+    if (facts.table_type is not TableType.MERGE_ON_READ or facts.table_version < 8
+            or not configs.get(HudiWriteConfig.MERGE_INTO_PARTIAL_UPDATES) or not facts.populate_meta_fields
+            or facts.table_properties.get(HudiBootstrapConfig.BASE_PATH.key)):
+        return None
+    table = facts.table_config
+    if table.record_merge_mode == "CUSTOM" or table.partial_update_mode != "NONE":
+        return None
+    updates = [c for c in statement.clauses if c.action is st.MergeAction.UPDATE]
+    if not updates or any(c.is_star for c in updates):
+        return None
+    index = options.index.index_type
+    if index.is_global:
+        return None
+    inserts = any(c.action is st.MergeAction.INSERT for c in statement.clauses)
+    keys = {k.lower() for k in facts.record_key_fields}
+    on_keys = {column_.lower() for column_, _ in statement.on_equalities}
+    if inserts and (index is IndexType.BUCKET or not keys or not keys <= on_keys):
+        return None
+    fields = facts.target_schema().fields
+    assigned = {facts.column(a.column, f"MERGE INTO {facts.name}").lower()
+                for c in updates if not isinstance(c.assignments, st.Star) for a in c.assignments}
+    if facts.precombine_field:
+        assigned.add(facts.precombine_field.lower())
+    written = [f for f in fields if f.name.lower() in assigned]
+    if len(written) == len(fields):
+        return None
+    return avro_schema_json(StructType(written), facts.name, with_meta_fields=False)
 
 
 def _incoming_ordering(statement: st.MergeInto, ordering: str | None, source_columns: Mapping[str, str],
