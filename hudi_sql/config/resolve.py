@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from hudi_sql.config.bootstrap import HudiBootstrapConfig
 from hudi_sql.config.concurrency import ConcurrencyConfig
 from hudi_sql.config.metadata import MetadataConfig
 from hudi_sql.config.operation import WriteOperationType
@@ -155,6 +156,8 @@ class TableConfig:
     partial_update_mode: str = "NONE"
     merge_delete_field: str | None = None
     merge_delete_marker: str | None = None
+    #: the Parquet table a bootstrapped table was made from (``hoodie.bootstrap.base.path``), else None
+    bootstrap_base_path: str | None = None
 
     @classmethod
     def of(cls, properties: Mapping[str, str] | HudiConfigs) -> TableConfig:
@@ -197,6 +200,7 @@ class TableConfig:
             partial_update_mode=(configs.get(HudiTableConfig.PARTIAL_UPDATE_MODE) or "NONE").strip().upper(),
             merge_delete_field=configs.get(HudiTableConfig.MERGE_DELETE_FIELD) or None,
             merge_delete_marker=configs.get(HudiTableConfig.MERGE_DELETE_MARKER) or None,
+            bootstrap_base_path=configs.get(HudiBootstrapConfig.BASE_PATH) or None,
         )
 
     @property
@@ -268,6 +272,8 @@ class WriteConfig:
     #: the columns a partial update's log blocks hold (``hoodie.write.partial.update.schema``'s
     #: fields); empty: whole records
     partial_update_columns: tuple[str, ...] = ()
+    #: ``hoodie.spark.sql.merge.into.partial.updates``: MERGE INTO may log partial updates
+    merge_into_partial_updates: bool = True
     #: upgrade an older table to ``hoodie.write.table.version`` before writing
     auto_upgrade: bool = True
     #: commit a write that has no records (Apache Hudi's default)
@@ -331,6 +337,7 @@ class WriteConfig:
             log_data_block_format=configs.get(HudiWriteConfig.LOGFILE_DATA_BLOCK_FORMAT),
             log_max_size=configs.get(HudiWriteConfig.LOGFILE_MAX_SIZE),
             partial_update_columns=_schema_fields(configs.get(HudiWriteConfig.PARTIAL_UPDATE_SCHEMA)),
+            merge_into_partial_updates=configs.get(HudiWriteConfig.MERGE_INTO_PARTIAL_UPDATES),
             auto_upgrade=configs.get(HudiWriteConfig.AUTO_UPGRADE),
             allow_empty_commit=configs.get(HudiWriteConfig.ALLOW_EMPTY_COMMIT),
         )

@@ -65,12 +65,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hudi_sql.config import HudiConfigs, HudiWriteConfig, IndexType, TableType
-from hudi_sql.config.bootstrap import HudiBootstrapConfig
 from hudi_sql.config.resolve import Resolved as ResolvedOptions
 from hudi_sql.errors import HudiSqlError, did_you_mean
 from hudi_sql.keygen import key_generator_for
 from hudi_sql.model.payload import Payload
 from hudi_sql.model.schema import RECORD_KEY_FIELD
+from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql import statements as st
 from hudi_sql.sql.operations.binding import bound
 from hudi_sql.sql.operations.columns import column
@@ -78,7 +78,6 @@ from hudi_sql.sql.operations.context import OperationContext, Resolved
 from hudi_sql.sql.operations.pipeline import writing_to
 from hudi_sql.sql.operations.spark_fallback import on_hudi_table
 from hudi_sql.sql.operations.writes import global_index, key_columns, write_changes
-from hudi_sql.spark.schema import avro_schema_json
 from hudi_sql.sql.planner import HudiTableFacts, write_options
 
 if TYPE_CHECKING:
@@ -378,12 +377,11 @@ def _partial_update_schema(ctx: OperationContext, statement: st.MergeInto, facts
     from pyspark.sql.types import StructType
 
     options = ResolvedOptions.of(write_options(facts, ctx.options))
-    configs = options.configs
-    if (facts.table_type is not TableType.MERGE_ON_READ or facts.table_version < 8
-            or not configs.get(HudiWriteConfig.MERGE_INTO_PARTIAL_UPDATES) or not facts.populate_meta_fields
-            or facts.table_properties.get(HudiBootstrapConfig.BASE_PATH.key)):
-        return None
     table = facts.table_config
+    if (facts.table_type is not TableType.MERGE_ON_READ or facts.table_version < 8
+            or not options.write.merge_into_partial_updates or not facts.populate_meta_fields
+            or table.bootstrap_base_path):
+        return None
     if table.record_merge_mode == "CUSTOM" or table.partial_update_mode != "NONE":
         return None
     updates = [c for c in statement.clauses if c.action is st.MergeAction.UPDATE]
@@ -398,7 +396,8 @@ def _partial_update_schema(ctx: OperationContext, statement: st.MergeInto, facts
     if inserts and (index is IndexType.BUCKET or not keys or not keys <= on_keys):
         return None
     fields = facts.target_schema().fields
-    assigned = {facts.column(a.column, f"MERGE INTO {facts.name}").lower()
+    where = f"MERGE INTO {facts.name}"
+    assigned = {facts.column(a.column, where).lower()
                 for c in updates if not isinstance(c.assignments, st.Star) for a in c.assignments}
     if facts.precombine_field:
         assigned.add(facts.precombine_field.lower())
