@@ -4,10 +4,12 @@ Since 1.0, Apache Hudi's ``MERGE INTO … WHEN MATCHED THEN UPDATE SET`` of some
 a log block holding only those columns (header ``IS_PARTIAL=true``); a reader takes the others from
 the record it updates.
 
-* **We read and compact what Apache Hudi writes.** Apache Hudi 1.2 creates a table at its default
-  version and writes partial updates of different columns, with a late one among them (its ordering
-  value lower than the stored one's: the stored record stays); we write in between and compact; both
-  engines read the same rows after every turn, and the rows are the ones the statements say.
+* **We read and compact what Apache Hudi writes: the next night's upsert.** Apache Hudi 1.2 creates a
+  table at its default version (9) and the two engines take turns writing it: Apache Hudi's partial
+  updates of different columns, with a late one among them (its ordering value lower than the stored
+  one's: the stored record stays), its whole-record writes, and ours between them, a compaction by us;
+  both engines read the same rows after every turn, the table stays version 9, and the rows are the
+  ones the statements say.
 * **Apache Hudi reads and compacts what we write.** Our ``MERGE … UPDATE SET`` of some columns on a
   version 9 table logs partial-update blocks (checked in the files); Apache Hudi 1.2 reads the table
   after each turn, writes its own partial updates between ours, and compacts it; we read the result.
@@ -23,7 +25,7 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _completed, _register, take_turns
+from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _completed, _properties, _register, take_turns
 
 from hudi_sql.log.block import CorruptBlock, HeaderKey
 from hudi_sql.log.reader import read_raw_blocks
@@ -65,30 +67,40 @@ def _merge(table: str, assignments: str, *rows: str) -> str:
             f"WHEN MATCHED THEN UPDATE SET {assignments}")
 
 
-def test_we_read_and_compact_the_partial_updates_apache_hudi_1_2_writes(
+def test_we_take_turns_with_apache_hudi_1_2_on_a_table_it_created_its_partial_updates_among_them(
         spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
-    name = f"partial_theirs_{uuid.uuid4().hex[:6]}"
+    """The next night's upsert: Apache Hudi 1.2 creates the table at its default version (9, its
+    metadata table on, Merge-On-Read: log files named by either engine, a compaction by us) and the
+    engines take turns, Apache Hudi's partial updates of different columns among them."""
+    name = f"v9_mixed_{uuid.uuid4().hex[:6]}"
     path = tmp_path / name
     apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
                "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
     price = "price = s.price, ts = s.ts"
     turns: list[tuple[str, str]] = [
-        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf')"),
-        # id 3's update is late (ts 0 against 1): the stored record stays
-        ("apache", _merge(name, price, "SELECT 1 AS id, 11.0 AS price, 2L AS ts, 'sf' AS city",
-                                    "SELECT 3, 0.5, 0L, 'sf'")),
-        ("apache", _merge(name, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a3' AS name, 3L AS ts, 'sf' AS city",
-                          "SELECT 2, 'b2', 2L, 'nyc'")),
-        ("ours", f"UPDATE {name} SET price = price + 100, ts = 4 WHERE id = 2"),
-        ("apache", _merge(name, price, "SELECT 3 AS id, 33.0 AS price, 5L AS ts, 'sf' AS city")),
+        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')"),
+        ("ours", (f"MERGE INTO {name} t USING (SELECT 1 AS id, 'a2' AS name, 11.0 AS price, 2L AS ts, 'sf' AS city "
+                  "UNION ALL SELECT 3, 'late', 0.0, 0L, 'la' UNION ALL SELECT 4, 'd', 40.0, 2L, 'sf') s "
+                  "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")),
+        # partial: id 3's update is late (ts 0 against 1), the stored record stays
+        ("apache", _merge(name, price, "SELECT 1 AS id, 12.0 AS price, 3L AS ts, 'sf' AS city",
+                          "SELECT 3, 0.5, 0L, 'la'")),
+        ("apache", f"UPDATE {name} SET price = price + 1, ts = 3 WHERE id IN (2, 4)"),
+        ("apache", _merge(name, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a5' AS name, 5L AS ts, 'sf' AS city",
+                          "SELECT 2, 'b5', 4L, 'nyc'")),
+        ("ours", f"DELETE FROM {name} WHERE id = 2"),
         ("ours", f"CALL run_compaction(op => 'run', table => '{name}', options => '{COMPACT_NOW}')"),
-        ("apache", _merge(name, "name = s.name, ts = s.ts", "SELECT 1 AS id, 'a6' AS name, 6L AS ts, 'sf' AS city")),
+        ("apache", _merge(name, price, "SELECT 4 AS id, 44.0 AS price, 6L AS ts, 'sf' AS city")),
+        ("apache", f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'nyc')"),
+        ("ours", f"UPDATE {name} SET name = 'ours', ts = 7 WHERE id IN (1, 5)"),
     ]
     failures = take_turns(spark, db, apache, name, path, turns)
     assert not failures, "\n".join(failures)
     assert _partial_blocks(path), "Apache Hudi 1.2 wrote no partial-update block: the test proves nothing"
+    props = _properties(path)
+    assert (props["hoodie.table.version"], props["hoodie.record.merge.mode"]) == ("9", "EVENT_TIME_ORDERING")
     rows = {r["id"]: (r["name"], r["price"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
-    assert rows == {1: ("a6", 11.0, 6), 2: ("b2", 120.0, 4), 3: ("c", 33.0, 5)}
+    assert rows == {1: ("ours", 12.0, 7), 3: ("c", 30.0, 1), 4: ("d", 44.0, 6), 5: ("ours", 50.0, 7)}
 
 
 def test_apache_hudi_1_2_reads_and_compacts_the_partial_updates_we_write(

@@ -8,9 +8,8 @@
   Merge-On-Read table of ours, step by step.
 * **Upgrade and downgrade.** Our version 8 table moved to 9 and back to 8: Apache Hudi 1.2 writes it
   at each version, and both engines read the same rows.
-* **The next night's upsert.** Apache Hudi 1.2 creates a table at its default version (9, its
-  metadata table on) and the two engines take turns writing it; both read the same rows after
-  every turn, and the table stays version 9.
+* **The next night's upsert** (Apache Hudi 1.2 creates a table at its default version and the two
+  engines take turns writing it, its partial updates among them) is in ``test_partial_updates``.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle
 from sql_session import fresh_database
-from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _properties, _register, take_turns
+from test_v8_writes import COLUMNS, _agree, _properties, _register
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -79,34 +78,6 @@ def test_a_new_version_9_table_records_merging_as_apache_hudi_1_2_does(
                 if k in COMPARED or k.startswith("hoodie.record.merge.property.")}
     assert {k: v for k, v in _properties(mine).items()
             if k in COMPARED or k.startswith("hoodie.record.merge.property.")} == expected
-
-
-def test_we_upsert_a_table_apache_hudi_1_2_created_at_its_default_version(
-        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
-    """Apache Hudi 1.2 creates the table (version 9, its metadata table on, Merge-On-Read: log
-    files named by either engine, a compaction by us); the engines take turns."""
-    name = f"v9_mixed_{uuid.uuid4().hex[:6]}"
-    path = tmp_path / name
-    apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
-               "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
-    turns: list[tuple[str, str]] = [
-        ("apache", f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'la')"),
-        ("ours", (f"MERGE INTO {name} t USING (SELECT 1 AS id, 'a2' AS name, 11.0 AS price, 2L AS ts, 'sf' AS city "
-                  "UNION ALL SELECT 3, 'late', 0.0, 0L, 'la' UNION ALL SELECT 4, 'd', 40.0, 2L, 'sf') s "
-                  "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")),
-        ("apache", f"UPDATE {name} SET price = price + 1, ts = 3 WHERE id IN (2, 4)"),
-        ("ours", f"DELETE FROM {name} WHERE id = 2"),
-        ("ours", f"CALL run_compaction(op => 'run', table => '{name}', options => '{COMPACT_NOW}')"),
-        ("apache", f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'nyc')"),
-        ("ours", f"UPDATE {name} SET name = 'ours', ts = 5 WHERE id IN (1, 5)"),
-    ]
-    failures = take_turns(spark, db, apache, name, path, turns)
-    assert not failures, "\n".join(failures)
-    props = _properties(path)
-    assert (props["hoodie.table.version"], props["hoodie.record.merge.mode"]) == ("9", "EVENT_TIME_ORDERING")
-    rows = {r["id"]: (r["name"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
-    # the late MERGE row (ts 0 against 1) lost to the stored one, as event-time ordering says
-    assert rows == {1: ("ours", 5), 3: ("c", 1), 4: ("d", 3), 5: ("ours", 5)}
 
 
 def test_a_table_we_move_to_version_9_and_back_is_written_by_apache_hudi_1_2_at_each_version(
