@@ -13,12 +13,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_bench(work: Path, systems: list[str], *extra: str) -> dict[str, Any]:
+def run_bench(work: Path, systems: list[str], *extra: str, batches: int = 2) -> dict[str, Any]:
     """The results JSON of one run, with its exit code, stdout (the report) and stderr added."""
     out = work / "results.json"
     command = [
         sys.executable, "-m", "bench.run",
-        "--scale", "small", "--rows-per-day", "5000", "--days", "2", "--batches", "2",
+        "--scale", "small", "--rows-per-day", "5000", "--days", "2", "--batches", str(batches),
         "--systems", ",".join(systems),
         "--bloom-fallback", "--no-scans",
         "--work-dir", str(work), "--out", str(out),

@@ -104,7 +104,7 @@ def test_bench_small_deltars_agrees(small_bench_run: dict[str, Any]) -> None:
 @pytest.mark.processes
 def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path) -> None:
     systems = ["hudi_mor", "hudi_sql_merge_partial"]
-    run = run_bench(tmp_path, systems, "--workload", "update_heavy")
+    run = run_bench(tmp_path, systems, "--workload", "update_heavy", batches=1)  # a batch updates every day
 
     failures = not_run(run)
     assert not failures, f"systems did not run: {failures}\n{run['stderr'][-4000:]}"
@@ -114,7 +114,7 @@ def test_bench_update_heavy_workload_ends_with_the_expected_rows(tmp_path: Path)
     for system in systems:
         result = result_of(run, system)
         assert result["final"] == expected, system
-        assert [b["rows_after"] for b in result["batches"]] == [10000, 10000], system
+        assert [b["rows_after"] for b in result["batches"]] == [10000], system
 
 
 @pytest.mark.spark
