@@ -327,26 +327,20 @@ def _fill_absent(data_blocks: list[DataBlock], winners: list[_Entry], records: p
             if column.name not in records.column_names:
                 records = records.append_column(column, pa.nulls(records.num_rows, column.type))
     for name in records.column_names:
-        source: list[tuple[int, int] | None] = []
-        lacking: list[bool] = []
-        for entry in winners:
+        places: dict[int, tuple[int, int]] = {}  # a winner lacking the column -> the record filling it
+        lacking = [False] * len(winners)
+        for i, entry in enumerate(winners):
             if has((entry.block_index, entry.row_index), name):
-                source.append(None)
-                lacking.append(False)
                 continue
             filler = next((f for f in entry.fillers if has(f, name)), None)
-            source.append(filler)
-            lacking.append(filler is None)
-        taken = [i for i, place in enumerate(source) if place is not None]
-        if taken:
-            rows = _winning_rows(data_blocks, [_Entry(None, *source[i]) for i in taken])  # type: ignore[misc]
-            slot = dict(zip(taken, range(len(taken))))
-            index = pa.array([slot.get(i) for i in range(len(winners))], pa.int64())
+            if filler is None:
+                lacking[i] = True
+            else:
+                places[i] = filler
+        if places:
+            rows, index = _aligned_rows(data_blocks, places, len(winners))
             current = records.column(name).combine_chunks()
-            other = pc.take(rows.column(name).combine_chunks(), index)
-            if other.type != current.type:
-                other = other.cast(current.type)
-            merged = pc.if_else(pc.is_valid(index), other, current)
+            merged = pc.if_else(pc.is_valid(index), _taken(rows, name, index, current.type), current)
             records = records.set_column(records.schema.get_field_index(name), records.schema.field(name), merged)
         if any(lacking):
             absent[name] = pa.array(lacking, pa.bool_())
@@ -360,22 +354,33 @@ def _fill_nulls(data_blocks: list[DataBlock], winners: list[_Entry], records: pa
     """Null fields of the winning rows filled from their fillers, best first."""
     depth = 0
     while True:
-        at_depth = [i for i, e in enumerate(winners) if len(e.fillers) > depth]
+        at_depth = {i: e.fillers[depth] for i, e in enumerate(winners) if len(e.fillers) > depth}
         if not at_depth:
             return records
-        rows = _winning_rows(data_blocks, [_Entry(None, *winners[i].fillers[depth]) for i in at_depth])
-        slot = dict(zip(at_depth, range(len(at_depth))))
-        index = pa.array([slot.get(i) for i in range(len(winners))], pa.int64())
+        rows, index = _aligned_rows(data_blocks, at_depth, len(winners))
         for name in merge_columns(records.column_names):
             if name not in rows.column_names:
                 continue
             current = records.column(name).combine_chunks()
-            other = pc.take(rows.column(name).combine_chunks(), index)
-            if other.type != current.type:
-                other = other.cast(current.type)
-            merged = pc.if_else(pc.is_valid(current), current, other)
+            merged = pc.if_else(pc.is_valid(current), current, _taken(rows, name, index, current.type))
             records = records.set_column(records.schema.get_field_index(name), records.schema.field(name), merged)
         depth += 1
+
+
+def _aligned_rows(data_blocks: list[DataBlock], places: Mapping[int, tuple[int, int]],
+                  count: int) -> tuple[pa.Table, pa.Array]:
+    """The rows at *places* (a winner's position -> its (block, row)), and for each of the *count*
+    winners the index of its row among them (null for a winner *places* does not name)."""
+    positions = sorted(places)
+    rows = _winning_rows(data_blocks, [_Entry(None, *places[i]) for i in positions])
+    slot = dict(zip(positions, range(len(positions))))
+    return rows, pa.array([slot.get(i) for i in range(count)], pa.int64())
+
+
+def _taken(rows: pa.Table, name: str, index: pa.Array, like: pa.DataType) -> pa.Array:
+    """Column *name* of *rows* laid out by *index*, as type *like*."""
+    values = pc.take(rows.column(name).combine_chunks(), index)
+    return values if values.type == like else values.cast(like)
 
 
 def _column(block: DataBlock, name: str) -> pa.ChunkedArray:

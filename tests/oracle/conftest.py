@@ -58,3 +58,12 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
 def oracle_v1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
     """The session's Apache Hudi 1.x driver (table version 8)."""
     yield from _driver(tmp_path_factory, "_V1", "tools/oracle/setup_v1.sh")
+
+
+@pytest.fixture(scope="module")
+def oracle_v9(oracle_v1: Oracle) -> Iterator[Oracle]:
+    """The 1.x driver writing SQL at table version 9, Apache Hudi 1.2's default (named, since another
+    module may have left the session at 8), reset after the module."""
+    oracle_v1.sql("SET hoodie.write.table.version=9")
+    yield oracle_v1
+    oracle_v1.sql("RESET hoodie.write.table.version")

@@ -40,11 +40,8 @@ def db(spark: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def apache(oracle_v1: Oracle) -> Iterator[Oracle]:
-    """The 1.x driver writing at its default table version (9; another module may have left 8)."""
-    oracle_v1.sql("SET hoodie.write.table.version=9")
-    yield oracle_v1
-    oracle_v1.sql("RESET hoodie.write.table.version")
+def apache(oracle_v9: Oracle) -> Oracle:
+    return oracle_v9
 
 
 def _partial_blocks(path: Path) -> list[str]:

@@ -52,12 +52,8 @@ def db(spark: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def apache(oracle_v1: Oracle) -> Iterator[Oracle]:
-    """The 1.x driver, every SQL write at table version 9 (1.2's default, named in case another
-    module left the session at 8)."""
-    oracle_v1.sql("SET hoodie.write.table.version=9")
-    yield oracle_v1
-    oracle_v1.sql("RESET hoodie.write.table.version")
+def apache(oracle_v9: Oracle) -> Oracle:
+    return oracle_v9
 
 
 def _create(name: str, path: Path, table_type: str, extra: str) -> str:
