@@ -372,7 +372,8 @@ def _partial_update_schema(ctx: OperationContext, statement: st.MergeInto, facts
     ``_hoodie_record_key``), no bootstrap source. The ordering field is written too, so readers order
     the update against the stored record by it. Whole records also when an insert of this MERGE could
     be logged beside the updates (a bucket index appends inserts to its file groups' logs; an ``ON``
-    not on the record key may insert a stored key), since an insert needs all its columns.
+    not on the record key may insert a stored key; an ``UPDATE SET`` of a key or partition column
+    makes the row an insert of another key or partition), since an insert needs all its columns.
     """
     from pyspark.sql.types import StructType
 
@@ -399,6 +400,8 @@ def _partial_update_schema(ctx: OperationContext, statement: st.MergeInto, facts
     where = f"MERGE INTO {facts.name}"
     assigned = {facts.column(a.column, where).lower()
                 for c in updates if not isinstance(c.assignments, st.Star) for a in c.assignments}
+    if assigned & {name.lower() for name in (*facts.record_key_fields, *facts.partition_fields)}:
+        return None  # a row given another key or partition is an insert there, with all its columns
     if facts.precombine_field:
         assigned.add(facts.precombine_field.lower())
     written = [f for f in fields if f.name.lower() in assigned]
