@@ -6,6 +6,7 @@ import datetime
 import decimal
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -110,3 +111,19 @@ class ExpectedTable:
     def sorted_rows(self, key: str) -> list[dict]:
         return sorted(({c: _norm(v) for c, v in r.items()} for r in self.rows.values()),
                       key=lambda r: (str(r.get(key)), str(r)))
+
+
+def log_data_blocks(table: Path) -> list[tuple[str, Any]]:
+    """(log file name, data block) of every data block in the log files of *table*'s partitions (not
+    its metadata table's), in the order of the instants naming the files (version 8 on: the writes')."""
+    from hudi_sql.log.block import DataBlock, RawBlock
+    from hudi_sql.log.reader import decode_block, read_raw_blocks
+
+    logs = [p for p in table.glob("*/.*.log.*") if not p.name.endswith(".crc")]
+    found = []
+    for log in sorted(logs, key=lambda p: (p.name.split("_")[1], p.name)):
+        for raw in read_raw_blocks(str(log)):
+            block = decode_block(raw) if isinstance(raw, RawBlock) else None  # corrupt spans skipped
+            if isinstance(block, DataBlock):
+                found.append((log.name, block))
+    return found

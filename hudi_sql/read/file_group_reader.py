@@ -105,8 +105,8 @@ def read_file_slice(
     matched = pc.is_valid(position)
     parts = []
     if len(log_keys) and base.num_rows:
-        aligned = _with_stored_columns(log_rows.take(position.fill_null(0)), base,
-                                       {c: m.take(position.fill_null(0)) for c, m in merged.absent.items()})
+        at = position.fill_null(0)
+        aligned = _with_stored_columns(log_rows.take(at), base, {c: m.take(at) for c, m in merged.absent.items()})
         no_deletes = pa.array([False] * base.num_rows, pa.bool_())
         outcome = merge_with_stored(payload, base, aligned, no_deletes, ordering_field, merge_columns(target.names))
         replaced = pc.and_(matched, outcome.replaced)
@@ -129,7 +129,7 @@ def _with_stored_columns(aligned: pa.Table, base: pa.Table, absent: dict[str, pa
             continue
         index = aligned.schema.get_field_index(name)
         stored = base.column(name).combine_chunks()
-        column = pc.if_else(lacking, stored, aligned.column(name).combine_chunks().cast(stored.type))
+        column = pc.if_else(lacking, stored, aligned.column(name).combine_chunks())  # both in the target's types
         aligned = aligned.set_column(index, aligned.schema.field(index), column)
     return aligned
 

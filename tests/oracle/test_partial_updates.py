@@ -25,10 +25,8 @@ from typing import Any
 import pytest
 from oracle_harness import Oracle
 from sql_session import fresh_database
+from table_helpers import log_data_blocks
 from test_v8_writes import COLUMNS, COMPACT_NOW, _agree, _completed, _properties, _register, take_turns
-
-from hudi_sql.log.block import CorruptBlock, HeaderKey
-from hudi_sql.log.reader import read_raw_blocks
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
 
@@ -39,21 +37,9 @@ def db(spark: Any) -> Iterator[Any]:
         yield session
 
 
-@pytest.fixture(scope="module")
-def apache(oracle_v9: Oracle) -> Oracle:
-    return oracle_v9
-
-
 def _partial_blocks(path: Path) -> list[str]:
     """The log files of *path* holding a partial-update block (the scenario is real only with some)."""
-    found = []
-    for log in sorted(path.glob("*/.*.log.*")):  # the data partitions' logs, not the metadata table's
-        if log.name.endswith(".crc"):
-            continue
-        for block in read_raw_blocks(str(log)):
-            if not isinstance(block, CorruptBlock) and block.header.get(HeaderKey.IS_PARTIAL) == "true":
-                found.append(log.name)
-    return found
+    return [name for name, block in log_data_blocks(path) if block.is_partial]
 
 
 def _merge(table: str, assignments: str, *rows: str) -> str:
@@ -65,13 +51,13 @@ def _merge(table: str, assignments: str, *rows: str) -> str:
 
 
 def test_we_take_turns_with_apache_hudi_1_2_on_a_table_it_created_its_partial_updates_among_them(
-        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+        spark: Any, db: Any, oracle_v9: Oracle, tmp_path: Path) -> None:
     """The next night's upsert: Apache Hudi 1.2 creates the table at its default version (9, its
     metadata table on, Merge-On-Read: log files named by either engine, a compaction by us) and the
     engines take turns, Apache Hudi's partial updates of different columns among them."""
     name = f"v9_mixed_{uuid.uuid4().hex[:6]}"
     path = tmp_path / name
-    apache.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+    oracle_v9.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
                "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')")
     price = "price = s.price, ts = s.ts"
     turns: list[tuple[str, str]] = [
@@ -91,7 +77,7 @@ def test_we_take_turns_with_apache_hudi_1_2_on_a_table_it_created_its_partial_up
         ("apache", f"INSERT INTO {name} VALUES (5, 'e', 50.0, 4, 'nyc')"),
         ("ours", f"UPDATE {name} SET name = 'ours', ts = 7 WHERE id IN (1, 5)"),
     ]
-    failures = take_turns(spark, db, apache, name, path, turns)
+    failures = take_turns(spark, db, oracle_v9, name, path, turns)
     assert not failures, "\n".join(failures)
     assert _partial_blocks(path), "Apache Hudi 1.2 wrote no partial-update block: the test proves nothing"
     props = _properties(path)
@@ -101,13 +87,13 @@ def test_we_take_turns_with_apache_hudi_1_2_on_a_table_it_created_its_partial_up
 
 
 def test_apache_hudi_1_2_reads_and_compacts_the_partial_updates_we_write(
-        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+        spark: Any, db: Any, oracle_v9: Oracle, tmp_path: Path) -> None:
     name = f"partial_ours_{uuid.uuid4().hex[:6]}"
     path = tmp_path / name
     db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING hudi PARTITIONED BY (city) LOCATION '{path}' "
            "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.write.table.version' = '9')")
     db.sql(f"INSERT INTO {name} VALUES (1, 'a', 10.0, 1, 'sf'), (2, 'b', 20.0, 1, 'nyc'), (3, 'c', 30.0, 1, 'sf')")
-    theirs = _register(apache, name, path)
+    theirs = _register(oracle_v9, name, path)
     price = "price = s.price, ts = s.ts"
     turns: list[tuple[str, str]] = [
         ("ours", _merge(name, price, "SELECT 1 AS id, 11.0 AS price, 2L AS ts, 'sf' AS city",
@@ -118,8 +104,8 @@ def test_apache_hudi_1_2_reads_and_compacts_the_partial_updates_we_write(
     ]
     failures: list[str] = []
     for index, (who, statement) in enumerate(turns, 1):
-        (apache.sql if who == "apache" else db.sql)(statement)
-        failures += _agree(spark, apache, path, f"{name}/{index}-{who}")
+        (oracle_v9.sql if who == "apache" else db.sql)(statement)
+        failures += _agree(spark, oracle_v9, path, f"{name}/{index}-{who}")
     assert not failures, "\n".join(failures)
     assert _partial_blocks(path), "we wrote no partial-update block"
     assert _completed(path)[-1][2] == "commit", "Apache Hudi's compaction completed last"

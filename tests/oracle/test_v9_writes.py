@@ -51,11 +51,6 @@ def db(spark: Any) -> Iterator[Any]:
         yield session
 
 
-@pytest.fixture(scope="module")
-def apache(oracle_v9: Oracle) -> Oracle:
-    return oracle_v9
-
-
 def _create(name: str, path: Path, table_type: str, extra: str) -> str:
     props = ", ".join(p for p in (f"type = '{table_type}'", "primaryKey = 'id'", extra,
                                   "'hoodie.write.table.version' = '9'") if p)
@@ -65,10 +60,10 @@ def _create(name: str, path: Path, table_type: str, extra: str) -> str:
 
 @pytest.mark.parametrize(("table_type", "extra"), CREATED, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CREATED)])
 def test_a_new_version_9_table_records_merging_as_apache_hudi_1_2_does(
-        db: Any, apache: Oracle, tmp_path: Path, table_type: str, extra: str) -> None:
+        db: Any, oracle_v9: Oracle, tmp_path: Path, table_type: str, extra: str) -> None:
     name = f"v9_new_{uuid.uuid4().hex[:6]}"
     theirs, mine = tmp_path / "apache" / name, tmp_path / "ours" / name
-    apache.sql(_create(name, theirs, table_type, extra))
+    oracle_v9.sql(_create(name, theirs, table_type, extra))
     db.sql(_create(name, mine, table_type, extra))
     expected = {k: v for k, v in _properties(theirs).items()
                 if k in COMPARED or k.startswith("hoodie.record.merge.property.")}
@@ -77,7 +72,7 @@ def test_a_new_version_9_table_records_merging_as_apache_hudi_1_2_does(
 
 
 def test_a_table_we_move_to_version_9_and_back_is_written_by_apache_hudi_1_2_at_each_version(
-        spark: Any, db: Any, apache: Oracle, tmp_path: Path) -> None:
+        spark: Any, db: Any, oracle_v9: Oracle, tmp_path: Path) -> None:
     """Our version 8 Merge-On-Read table, upgraded to 9 by ``CALL upgrade_table`` and downgraded to
     8 again: after each move Apache Hudi 1.2 writes it at that version and both engines read the
     same rows."""
@@ -95,11 +90,11 @@ def test_a_table_we_move_to_version_9_and_back_is_written_by_apache_hudi_1_2_at_
         props = _properties(path)
         assert props["hoodie.table.version"] == str(version)
         assert ("hoodie.table.legacy.payload.class" in props) == (version == 9)
-        table = _register(apache, name, path)
-        apache.run([{"sql": f"SET hoodie.write.table.version={version}"},
-                    {"sql": apache_write.replace(name, table)}, {"sql": "SET hoodie.write.table.version=9"}])
+        table = _register(oracle_v9, name, path)
+        oracle_v9.run([{"sql": f"SET hoodie.write.table.version={version}"},
+                       {"sql": apache_write.replace(name, table)}, {"sql": "SET hoodie.write.table.version=9"}])
         assert _properties(path)["hoodie.table.version"] == str(version), "Apache Hudi wrote it at its version"
-        failures += _agree(spark, apache, path, f"{name}/after the move to {version} and Apache Hudi's write")
+        failures += _agree(spark, oracle_v9, path, f"{name}/after the move to {version} and Apache Hudi's write")
     assert not failures, "\n".join(failures)
     rows = {r["id"]: (r["name"], r["ts"]) for r in spark.read.format("hudi").load(str(path)).collect()}
     assert rows == {1: ("a", 2), 2: ("nine", 3), 3: ("eight", 4)}

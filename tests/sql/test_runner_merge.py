@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sql_session import fresh_database, rows
+from table_helpers import log_data_blocks
 
 from hudi_sql.errors import HudiSqlError
 
@@ -232,21 +234,11 @@ def test_update_only_key_merge_leaves_unmatched_source_rows_out(db: Any) -> None
 def _log_blocks(location: str) -> list[tuple[bool, list[str]]]:
     """(IS_PARTIAL, data columns) of the data blocks in the table's log files, oldest first, an entry
     equal to the one before left out (one write's blocks in several partitions)."""
-    from pathlib import Path
-
-    from hudi_sql.log.block import DataBlock
-    from hudi_sql.log.reader import decode_block, read_raw_blocks
-
-    found = []
-    for log in sorted(Path(location).glob("*/.*.log.*"), key=lambda p: p.name.split("_")[1]):
-        if log.name.endswith(".crc"):
-            continue
-        for raw in read_raw_blocks(str(log)):
-            block = decode_block(raw)
-            if isinstance(block, DataBlock):
-                entry = (block.is_partial, [c for c in block.records.column_names if not c.startswith("_hoodie")])
-                if not found or found[-1] != entry:
-                    found.append(entry)
+    found: list[tuple[bool, list[str]]] = []
+    for _, block in log_data_blocks(Path(location)):
+        entry = (block.is_partial, [c for c in block.records.column_names if not c.startswith("_hoodie")])
+        if not found or found[-1] != entry:
+            found.append(entry)
     return found
 
 

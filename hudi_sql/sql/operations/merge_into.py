@@ -119,11 +119,14 @@ def merge_into(ctx: OperationContext, statement: st.MergeInto, resolved: Resolve
                 if facts.table_type is TableType.COPY_ON_WRITE and facts.orders_against_stored else None
             return write_changes(ctx, facts, upserts, None, upsert_options=ordered)
         frames = build_merge(ctx, statement, facts, views)
-        # Without an ordering field nothing ranks two source rows of one new key: Apache Hudi
-        # inserts them both (a matched target row is refused when matched twice, above).
-        unranked = {HudiWriteConfig.COMBINE_BEFORE_UPSERT.key: "false"} if facts.precombine_field is None else None
+        upsert_options: dict[str, str] = {}
+        if facts.precombine_field is None:
+            # Nothing ranks two source rows of one new key: Apache Hudi inserts them both (a matched
+            # target row is refused when matched twice, above).
+            upsert_options[HudiWriteConfig.COMBINE_BEFORE_UPSERT.key] = "false"
         partial = _partial_update_schema(ctx, statement, facts)
-        upsert_options = {**(unranked or {}), **({HudiWriteConfig.PARTIAL_UPDATE_SCHEMA.key: partial} if partial else {})}
+        if partial:
+            upsert_options[HudiWriteConfig.PARTIAL_UPDATE_SCHEMA.key] = partial
         try:
             counts = frames.check_and_count()
             return write_changes(ctx, facts, frames.upserts, frames.deletes, known_counts=counts,
