@@ -7,7 +7,8 @@ verifying the same ~20 000 classes from Spark's jars. A dynamic CDS archive (JDK
 a session start and first write went from 19.1 s to 15.8 s here (2 cores).
 
 The archive is only valid for the JVM and the class path it was made with, so it is cached under a
-key of the ``java -version``, the PySpark jars and the recorded driver, in ``~/.cache/hudi-sql/jvm``. A
+key of the ``java -version``, the PySpark jars (paths, sizes, modification times: what Java checks)
+and the recorded driver, in ``~/.cache/hudi-sql/jvm``. A
 JVM whose class path differs (another PySpark install) warns on stderr and runs without it;
 nothing is ever read differently. Made by ``python -m tools.jvm.class_archive`` (``.ci/run``'s
 set-up, ~1 minute once); ``tests/conftest.py`` uses it when it is there.
@@ -73,7 +74,12 @@ def _key() -> str:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr
     except OSError:  # no Java here: no Spark either, and no archive to find
         java = "none"
-    jars = sorted(p.name for p in (Path(pyspark.__file__).resolve().parent / "jars").glob("*.jar"))
+    # Java maps the archive only for the very jar files it was dumped with: their paths, sizes and
+    # modification times. A fresh virtualenv (every CI run's clone installs one) has the same jars
+    # with new times, so those are in the key: the archive is made again rather than refused at
+    # every JVM start.
+    jars = sorted(f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
+                  for p in (Path(pyspark.__file__).resolve().parent / "jars").glob("*.jar"))
     digest = hashlib.sha256("\n".join([java, pyspark.__version__, *jars, GC_OPTION, _TRAINING]).encode())
     return digest.hexdigest()[:16]
 
