@@ -43,11 +43,13 @@ def spark_reads_path(spark: SparkSession, path: str) -> bool:
     return _ANSWERS[key]
 
 
-def read_parquet_files(spark: SparkSession, paths: list[str], storage: Storage) -> DataFrame:
+def read_parquet_files(spark: SparkSession, paths: list[str], storage: Storage, *,
+                       schema: str | None = None) -> DataFrame:
     """The rows of the Parquet files at *paths*: by Spark's reader where it reaches them, else by
-    tasks reading through *storage* (the schema from the first file's footer, read here)."""
+    tasks reading through *storage* (the schema from the first file's footer, read here). A
+    *schema* (DDL) reads those columns only, without Spark's job that infers one from the files."""
     if not paths or spark_reads_path(spark, paths[0]):
-        return spark.read.parquet(*paths)
+        return (spark.read.schema(schema) if schema else spark.read).parquet(*paths)
     from pyspark.sql.pandas.types import from_arrow_schema
 
     arrow_schema = storage.parquet_metadata(paths[0]).schema.to_arrow_schema().remove_metadata()
