@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 #: What the index reads of a base file with meta fields: its records' keys, partitions and file name.
-_KEY_META_FIELDS = (f"{RECORD_KEY_FIELD} string, {PARTITION_PATH_FIELD} string, {FILE_NAME_FIELD} string")
+_KEY_META_FIELDS = f"{RECORD_KEY_FIELD} string, {PARTITION_PATH_FIELD} string, {FILE_NAME_FIELD} string"
 
 
 def batch_partitions(records: DataFrame) -> set[str]:
@@ -40,25 +40,16 @@ def batch_partitions(records: DataFrame) -> set[str]:
     return {r[0] for r in records.select(PARTITION_PATH_FIELD).distinct().collect()}
 
 
-#: A table of this many partitions or fewer is small: the simple index joins the batch with the keys
-#: of all its latest base files, which the join's partition condition narrows anyway, rather than
-#: first finding the batch's partitions by a Spark job of their own (a tenth of a small write).
-SMALL_TABLE_PARTITIONS = 16
-
-
-def latest_base_files(context: IndexContext, records: DataFrame, *,
-                      whole_small_table: bool = False) -> list[tuple[str, str]]:
+def latest_base_files(context: IndexContext, records: DataFrame) -> list[tuple[str, str]]:
     """(partition, path) of the latest base files an index must consult for *records*.
 
     Non-global indexes look only at the partitions the batch touches (one small distinct
-    over the partition column), or with *whole_small_table* at every partition of a table of
-    at most :data:`SMALL_TABLE_PARTITIONS`; global ones at every partition.
+    over the partition column); global ones at every partition.
     """
     view = context.view
     if view.is_empty:
         return []
-    if context.index_type.is_global or (whole_small_table
-                                        and len(view.partition_paths()) <= SMALL_TABLE_PARTITIONS):
+    if context.index_type.is_global:
         partitions = view.partition_paths()
     else:
         wanted = batch_partitions(records)
@@ -78,7 +69,7 @@ class SimpleIndex(Index):
     def tag_location(self, records: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
 
-        base_files = latest_base_files(self.context, records, whole_small_table=True)
+        base_files = latest_base_files(self.context, records)
         if not base_files:
             return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         keygen = self.context.keygen
