@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tools/ (the S3 server, the oracle)
 
 from fixture_tables import cleanup_cache
+from local_inputs import use_local_relations
 from process_helpers import HiveMetastore, start_hive_metastore, stop_process_group, wait_for_port
 
 from tools.jvm.class_archive import GC_OPTION, driver_java_options
@@ -73,6 +74,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         state_dir=state,
         conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"},
     )
+    use_local_relations(session)  # tests' plain rows as local relations (tests/local_inputs.py)
     yield session
     session.stop()
 
