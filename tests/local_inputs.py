@@ -5,12 +5,13 @@ write evaluates its input three times (the batch's partitions, the workload prof
 itself): each time Python workers unpickle the rows again, a fifth of a 20-row upsert on two cores.
 The tests build hundreds of such inputs. Called from a test module, with a schema and rows of
 exactly the Python types Spark would accept for flat columns, the call hands the same rows to Spark
-as an Arrow table instead, which Spark keeps in its plan as a ``LocalRelation`` (what a ``VALUES``
+as an Arrow table instead (hudi-sql's ``local_frame``), which Spark keeps in its plan as a ``LocalRelation`` (what a ``VALUES``
 list or a small pandas frame gives): the same rows and types, no Python worker per evaluation.
 
-Anything else goes to Spark's own ``createDataFrame`` unchanged: nested or timestamp columns, rows
-of another type (``Row``, lists, dicts), a value of the wrong type or a null in a non-null column
-(so Spark raises its own error), extra arguments, and every call made by hudi-sql itself. Tests that
+Anything else goes to Spark's own ``createDataFrame`` unchanged: a ``StructType`` schema (whose
+non-null fields a DDL would lose), nested or timestamp columns, rows of another type (``Row``,
+lists, dicts), a value of the wrong type or a null in a non-null column (so Spark raises its own
+error), extra arguments, and every call made by hudi-sql itself. Tests that
 start processes of their own (writers, engines, the oracle) build their inputs the ordinary way.
 """
 
@@ -44,52 +45,49 @@ def _python_types(data_type: Any) -> tuple[type, ...] | None:
     return None  # nested, binary, timestamps: Spark's own conversion
 
 
-def _as_arrow(data: Any, schema: Any) -> tuple[Any, Any] | None:
-    """*data* as an Arrow table of *schema* (and the schema as a ``StructType``), or None when the
-    rows are not plain ones."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
+def _plain_rows(data: Any, ddl: str) -> bool:
+    """Whether *data* is a list of tuples of exactly the Python types Spark takes for *ddl*'s flat
+    columns (a null only where the column allows it)."""
     from pyspark.sql.types import StructType
 
-    if not isinstance(data, list) or not isinstance(schema, (str, StructType)):
-        return None
-    struct = StructType.fromDDL(schema) if isinstance(schema, str) else schema
-    types = [_python_types(f.dataType) for f in struct.fields]
+    if not isinstance(data, list):
+        return False
+    fields = StructType.fromDDL(ddl).fields
+    types = [_python_types(f.dataType) for f in fields]
     if any(t is None for t in types):
-        return None
-    width = len(struct.fields)
+        return False
     for row in data:
-        if type(row) is not tuple or len(row) != width:
-            return None
-        for value, field, allowed in zip(row, struct.fields, types, strict=True):
+        if type(row) is not tuple or len(row) != len(fields):
+            return False
+        for value, field, allowed in zip(row, fields, types, strict=True):
             if value is None:
                 if not field.nullable:
-                    return None
+                    return False
             elif type(value) not in allowed:  # exact: no bool for an int, no datetime for a date
-                return None
-    arrow = to_arrow_schema(struct)
-    columns = list(zip(*data, strict=True)) if data else [() for _ in struct.fields]
-    try:
-        table = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, arrow, strict=True)],
-                                     schema=arrow)
-    except (pa.ArrowException, OverflowError, ValueError, TypeError):
-        return None  # a value Arrow will not take as is (a decimal's scale, an int out of range)
-    return table, struct
+                return False
+    return True
 
 
 def use_local_relations(session: Any) -> None:
-    """Route *session*'s ``createDataFrame`` calls from test modules through :func:`_as_arrow`."""
+    """Route *session*'s ``createDataFrame`` calls of :func:`_plain_rows` with a DDL schema from test
+    modules through hudi-sql's own :func:`~hudi_sql.spark.local_frame.local_frame` (whose
+    ``createDataFrame`` call, made outside the tests, goes to Spark's)."""
     import sys
+
+    import pyarrow as pa
+
+    from hudi_sql.spark.local_frame import local_frame
 
     original = session.createDataFrame
 
     @functools.wraps(original)
     def create(data: Any, schema: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if not args and not kwargs and sys._getframe(1).f_code.co_filename.startswith(TESTS):
-            converted = _as_arrow(data, schema)
-            if converted is not None:
-                table, struct = converted
-                return original(table, struct)
+        if (not args and not kwargs and isinstance(schema, str)
+                and sys._getframe(1).f_code.co_filename.startswith(TESTS) and _plain_rows(data, schema)):
+            try:
+                return local_frame(session, data, schema)
+            except (pa.ArrowException, OverflowError, ValueError, TypeError):
+                pass  # a value Arrow will not take as is (a decimal's scale, an int out of range)
         return original(data, schema, *args, **kwargs)
 
     session.createDataFrame = create

@@ -9,8 +9,9 @@ a session start and first write went from 19.1 s to 15.8 s here (2 cores).
 The archive is only valid for the JVM and the class path it was made with, so it is cached under a
 key of the ``java -version``, the PySpark jars (paths, sizes, modification times: what Java checks)
 and the recorded driver, in ``~/.cache/hudi-sql/jvm``. A JVM whose class path differs (another
-PySpark install) warns on stderr and runs without it; nothing is ever read differently. Made by ``python -m tools.jvm.class_archive`` (``.ci/run``'s
-set-up, ~1 minute once); ``tests/conftest.py`` uses it when it is there.
+PySpark install) warns on stderr and runs without it; nothing is ever read differently. Made by
+``python -m tools.jvm.class_archive`` (``.ci/run``'s set-up, ~1 minute once); ``tests/conftest.py``
+uses it when it is there.
 
 Java's class-path check refuses a non-empty directory on the class path at dump time, and
 Spark's launcher puts ``$SPARK_CONF_DIR`` there: the test session passes its Spark settings in
