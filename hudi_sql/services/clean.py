@@ -54,7 +54,6 @@ __all__ = [
     "maybe_clean",
     "plan_clean",
     "plan_clean_from",
-    "show_cleans",
 ]
 
 import logging
@@ -510,26 +509,3 @@ def maybe_clean(meta_client: TableMetaClient, options: Resolved | HudiConfigs | 
     if not resolved.clean.automatic:
         return None
     return clean(meta_client, resolved, spark=spark)
-
-
-def show_cleans(meta_client: TableMetaClient) -> list[dict[str, Any]]:
-    """Completed cleans, newest first (the columns of Hudi's ``show_cleans`` procedure)."""
-    meta_client.reload_timeline()
-    rows = []
-    for instant in reversed(meta_client.timeline.completed().with_actions(Action.CLEAN).instants):
-        metadata = meta_client.clean_metadata(instant.instant_time)
-        partitions = metadata.get("partitionMetadata") or {}
-        rows.append({
-            "clean_time": instant.instant_time,
-            "action": Action.CLEAN.value,
-            "start_clean_time": metadata.get("startCleanTime"),
-            "time_taken_in_millis": metadata.get("timeTakenInMillis"),
-            "total_files_deleted": metadata.get("totalFilesDeleted"),
-            "earliest_commit_to_retain": metadata.get("earliestCommitToRetain"),
-            "last_completed_commit_timestamp": metadata.get("lastCompletedCommitTimestamp"),
-            "policy": next((p.get("policy") for p in partitions.values()), None),
-            "total_partitions": len(partitions),
-            "version": metadata.get("version"),
-        })
-    return rows
-

@@ -48,6 +48,7 @@ class ArchivedInstant:
     completion_time: str | None
     action: str
     metadata: bytes | None = None
+    plan: bytes | None = None
 
 
 def lsm_history_path(meta: TableMetaClient) -> str:
@@ -99,17 +100,19 @@ def has_lsm_instants(meta: TableMetaClient) -> bool:
 
 
 def read_lsm_instants(meta: TableMetaClient, *, with_metadata: bool = False) -> list[ArchivedInstant]:
-    """Every archived instant of the latest snapshot, by requested time.
+    """Every archived instant of the latest snapshot, by requested time; *with_metadata* reads each
+    one's completed-instant content and requested plan (``metadata`` / ``plan``) too.
 
     Raises:
         HudiFileFormatError: a manifest or a Parquet file of the snapshot does not decode.
     """
-    columns = [*_COLUMNS, "metadata"] if with_metadata else _COLUMNS
+    columns = [*_COLUMNS, "metadata", "plan"] if with_metadata else _COLUMNS
     out: list[ArchivedInstant] = []
     for path in _manifest_files(meta):
         try:
             rows = pq.read_table(pa.BufferReader(meta.storage.read_bytes(path)), columns=columns).to_pylist()
         except (OSError, ValueError, KeyError) as exc:
             raise HudiFileFormatError(f"{path}: not an LSM timeline file ({exc}).") from None
-        out += [ArchivedInstant(r["instantTime"], r["completionTime"], r["action"], r.get("metadata")) for r in rows]
+        out += [ArchivedInstant(r["instantTime"], r["completionTime"], r["action"], r.get("metadata"), r.get("plan"))
+                for r in rows]
     return sorted(out, key=lambda i: (i.instant_time, i.action))

@@ -22,7 +22,8 @@ from hudi_sql.model.avro_metadata import AvroMetadataKind, deserialize
 from hudi_sql.model.file_names import BaseFileName
 from hudi_sql.model.instant import Action, parse_instant_time
 from hudi_sql.services.archive import archive, plan_archive, read_archived_entries, read_archived_instants
-from hudi_sql.services.clean import clean, execute_clean, plan_clean, show_cleans
+from hudi_sql.services.clean import clean, execute_clean, plan_clean
+from hudi_sql.services.clean_history import active_cleans, clean_metadata
 from hudi_sql.services.savepoint import (
     create_savepoint,
     delete_savepoint,
@@ -167,8 +168,10 @@ def test_clean_keep_latest_commits_deletes_exactly_the_slices_outside_the_window
     assert metadata["lastCompletedCommitTimestamp"] == c[4]
     assert sorted(metadata["partitionMetadata"]["a"]["successDeleteFiles"]) == sorted(
         [table.name(table.group_a, c[0]), table.name(table.group_a, c[1])])
-    rows = show_cleans(TableMetaClient.load(table.path))
-    assert [(r["clean_time"], r["total_files_deleted"], r["policy"]) for r in rows] == [(t, 2, "KEEP_LATEST_COMMITS")]
+    meta = TableMetaClient.load(table.path)
+    cleans = active_cleans(meta, completed_only=True)
+    assert [(c.instant.instant_time, clean_metadata(meta, c)["totalFilesDeleted"],
+             clean_metadata(meta, c)["partitionMetadata"]["a"]["policy"]) for c in cleans] == [(t, 2, "KEEP_LATEST_COMMITS")]
     # Nothing new since: hoodie.clean.max.commits (1) is not reached, so no second clean.
     assert clean(table.path, options).plan is None
 

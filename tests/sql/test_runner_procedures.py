@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,21 @@ def test_show_commit_extra_metadata_of_the_latest_or_a_named_commit(db: Any) -> 
         call(db, "CALL show_commit_extra_metadata(table => 'mor', instant_time => '20000101000000000')")
 
 
+def test_log_file_procedures_show_the_logged_update(db: Any) -> None:
+    location = next(r["data_type"] for r in call(db, "DESCRIBE TABLE EXTENDED mor") if r["col_name"] == "Location")
+    logs = f"{location.removeprefix('file:')}/*/.*.log.*"
+    [block] = call(db, f"CALL show_logfile_metadata(table => 'mor', log_file_path_pattern => '{logs}')")
+    update = call(db, "CALL show_commits(table => 'mor', limit => 1)")[0]["commit_time"]
+    assert (block["instant_time"], block["record_count"], block["block_type"]) == (update, 1, "AVRO_DATA_BLOCK")
+    assert json.loads(block["header_metadata"])["INSTANT_TIME"] == update and block["footer_metadata"] == "{}"
+    for merge in (False, True):
+        [record] = call(db, f"CALL show_logfile_records(table => 'mor', log_file_path_pattern => '{logs}', "
+                            f"merge => {str(merge).lower()})")
+        assert record["records"].endswith('"id": 1, "v": "a2", "ts": 2, "p": "x"}'), record
+    with pytest.raises(HudiSqlError, match="show_logfile_records: there is no log file matching"):
+        db.sql(f"CALL show_logfile_records(table => 'mor', log_file_path_pattern => '{location}/*/*.parquet.log')")
+
+
 def test_compaction_and_rollback_procedures(db: Any) -> None:
     # Two deltacommits: below the trigger (5 by default), so nothing is scheduled, as in Apache Hudi.
     assert call(db, "CALL run_compaction(op => 'schedule', table => 'mor')") == []
@@ -127,3 +143,7 @@ def test_help_and_argument_errors(db: Any) -> None:
         db.sql("CALL show_commits(table => 'mor', limit => 'many')")
     with pytest.raises(HudiSqlError, match="unknown op 'compact'"):
         db.sql("CALL run_compaction(op => 'compact', table => 'mor')")
+    with pytest.raises(HudiSqlError, match="show_cleans: invalid filter expression 'files_deleted > 0'"):
+        db.sql("CALL show_cleans(table => 'mor', filter => 'files_deleted > 0')")
+    with pytest.raises(HudiSqlError, match="show_clean_plans: limit must be positive, got 0"):
+        db.sql("CALL show_clean_plans(table => 'mor', limit => 0)")

@@ -43,6 +43,7 @@ MODULES = [
     "hudi_sql.sql.procedures.table",
     "hudi_sql.sql.procedures.compaction",
     "hudi_sql.sql.procedures.clean",
+    "hudi_sql.sql.procedures.log_files",
     "hudi_sql.sql.procedures.bootstrap",
     "hudi_sql.sql.procedures.services",
     "hudi_sql.sql.procedures.report",

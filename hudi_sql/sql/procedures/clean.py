@@ -1,4 +1,5 @@
-"""The cleaner: ``run_clean`` and ``show_cleans`` (Hudi 0.14 arguments and columns)."""
+"""The cleaner: ``run_clean``, and the cleans a timeline records (``show_cleans``,
+``show_cleans_metadata``, ``show_clean_plans``: Apache Hudi 1.2's arguments and columns)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,19 @@ import importlib.util
 from typing import Any
 
 from hudi_sql.config import HudiServiceConfig
+from hudi_sql.errors import HudiSqlError
+from hudi_sql.model.instant import Action, State
 from hudi_sql.services.clean import CLEAN_METADATA_VERSION, clean
-from hudi_sql.services.clean import show_cleans as completed_cleans
+from hudi_sql.services.clean_history import (
+    CleanInstant,
+    active_cleans,
+    archived_cleans,
+    clean_metadata,
+    cleaner_plan,
+)
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
+from hudi_sql.sql.procedures.timeline import state_transition_time
+from hudi_sql.table.meta_client import TableMetaClient
 
 #: The cleaner is a separate capability (hudi_sql.services.clean); its procedures exist with it.
 AVAILABLE = importlib.util.find_spec("hudi_sql.services.clean") is not None
@@ -68,25 +79,96 @@ if AVAILABLE:
 
     @procedure(
         "show_cleans",
-        args=[Arg("table", required=True), Arg("limit", "int", default=10)],
-        output="clean_time string, action string, start_clean_time string, time_taken_in_millis long, "
-        "total_files_deleted int, earliest_commit_to_retain string, last_completed_commit_timestamp string, "
-        "policy string, total_partitions int, version int",
-        description="Completed cleans, newest first.",
+        args=[Arg("table", required=True), Arg("limit", "int", default=10),
+              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        output="clean_time string, state_transition_time string, action string, start_clean_time string, "
+        "time_taken_in_millis long, total_files_deleted int, earliest_commit_to_retain string, "
+        "last_completed_commit_timestamp string, version int",
+        description="Completed cleans, newest first (showArchived => true: the archived ones too; filter: a "
+        "condition on the columns).",
     )
     def show_cleans(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-        columns = (
-            "clean_time",
-            "action",
-            "start_clean_time",
-            "time_taken_in_millis",
-            "total_files_deleted",
-            "earliest_commit_to_retain",
-            "last_completed_commit_timestamp",
-            "policy",
-            "total_partitions",
-            "version",
-        )
-        return [tuple(row.get(c) for c in columns) for row in completed_cleans(ctx.meta(args))][
-            : args["limit"]
-        ]
+        meta = ctx.meta(args)
+        rows = []
+        for clean in _completed_cleans(meta, args):
+            metadata = clean_metadata(meta, clean)
+            rows.append((clean.instant.instant_time, _completed_at(meta, clean), Action.CLEAN.value,
+                         metadata.get("startCleanTime"), metadata.get("timeTakenInMillis"),
+                         metadata.get("totalFilesDeleted"), metadata.get("earliestCommitToRetain"),
+                         metadata.get("lastCompletedCommitTimestamp"), metadata.get("version")))
+        return rows[: args["limit"]]
+
+    @procedure(
+        "show_cleans_metadata",
+        args=[Arg("table", required=True), Arg("limit", "int", default=10),
+              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        output="clean_time string, state_transition_time string, action string, start_clean_time string, "
+        "partition_path string, policy string, delete_path_patterns int, success_delete_files int, "
+        "failed_delete_files int, is_partition_deleted boolean, time_taken_in_millis long, "
+        "total_files_deleted int",
+        description="Each completed clean's partitions (one row each, newest clean first): the policy, the "
+        "files deleted and failed, whether the partition went.",
+    )
+    def show_cleans_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+        meta = ctx.meta(args)
+        rows = []
+        for clean in _completed_cleans(meta, args):
+            metadata = clean_metadata(meta, clean)
+            for partition, stats in (metadata.get("partitionMetadata") or {}).items():
+                rows.append((clean.instant.instant_time, _completed_at(meta, clean), Action.CLEAN.value,
+                             metadata.get("startCleanTime"), partition, stats.get("policy"),
+                             len(stats.get("deletePathPatterns") or ()), len(stats.get("successDeleteFiles") or ()),
+                             len(stats.get("failedDeleteFiles") or ()), stats.get("isPartitionDeleted"),
+                             metadata.get("timeTakenInMillis"), metadata.get("totalFilesDeleted")))
+        # Apache Hudi's limit counts rows here, not cleans
+        return rows[: args["limit"]]
+
+    @procedure(
+        "show_clean_plans",
+        args=[Arg("table", required=True), Arg("limit", "int", default=10),
+              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        output="plan_time string, state string, action string, earliest_instant_to_retain string, "
+        "last_completed_commit_timestamp string, policy string, version int, total_partitions_to_clean int, "
+        "total_partitions_to_delete int, extra_metadata string",
+        description="The plan of every clean, pending ones included, newest first.",
+    )
+    def show_clean_plans(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+        if args["limit"] <= 0:
+            raise HudiSqlError(f"CALL show_clean_plans: limit must be positive, got {args['limit']}.")
+        meta = ctx.meta(args)
+        cleans = active_cleans(meta, completed_only=False)
+        if args["showArchived"]:
+            cleans = sorted(cleans + archived_cleans(meta), key=lambda c: c.instant.instant_time, reverse=True)
+        rows = []
+        for clean in cleans[: args["limit"]]:
+            instant = clean.instant
+            plan = cleaner_plan(meta, clean)
+            if plan is None:  # as Apache Hudi answers for a plan it cannot read: the instant alone
+                rows.append((instant.instant_time, instant.state.name, Action.CLEAN.value, *(None,) * 7))
+                continue
+            ectr = plan.get("earliestInstantToRetain")
+            extra = plan.get("extraMetadata") or {}
+            rows.append((instant.instant_time, instant.state.name, Action.CLEAN.value,
+                         ectr.get("timestamp") if ectr else None, plan.get("lastCompletedCommitTimestamp"),
+                         plan.get("policy"), plan.get("version"),
+                         len(plan.get("filePathsToBeDeletedPerPartition") or {}),
+                         len(plan.get("partitionsToBeDeleted") or ()),
+                         ", ".join(f"{k}={v}" for k, v in extra.items()) or None))
+        return rows
+
+    def _completed_cleans(meta: TableMetaClient, args: dict[str, Any]) -> list[CleanInstant]:
+        """The completed cleans a show procedure lists, newest first: the active timeline's, and with
+        ``showArchived`` the archived ones merged in (each side cut at ``limit`` first, as Apache Hudi does)."""
+        limit = max(0, args["limit"])
+        cleans = active_cleans(meta, completed_only=True)[:limit]
+        if args["showArchived"]:
+            archived = [c for c in archived_cleans(meta) if c.instant.state is State.COMPLETED][:limit]
+            cleans = sorted(cleans + archived, key=lambda c: c.instant.instant_time, reverse=True)
+        return cleans
+
+    def _completed_at(meta: TableMetaClient, clean: CleanInstant) -> str | None:
+        """``state_transition_time``: the active timeline's completion time (or completed file's time),
+        an archived clean's recorded completion time."""
+        if clean.archived:
+            return clean.instant.completion_time
+        return state_transition_time(meta, clean.instant)

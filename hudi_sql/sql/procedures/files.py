@@ -1,4 +1,5 @@
-"""File listings: ``show_fsview_latest`` and ``stats_file_sizes`` (Hudi 0.14 arguments and columns)."""
+"""File listings: ``show_fsview_latest`` and ``stats_file_sizes`` (Hudi 0.14 arguments and columns), and
+``show_fs_path_detail`` (1.x) of any path."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import math
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from hudi_sql.errors import HudiFileFormatError, HudiSqlError
 from hudi_sql.model.file_names import BaseFileName, LogFileName
 from hudi_sql.model.instant import normalize_instant_time
 from hudi_sql.sql.procedures import Arg, ProcedureContext, procedure
+from hudi_sql.storage.fs import Storage
+from hudi_sql.storage.glob import GlobMatch, glob, is_checksum_file
+from hudi_sql.storage.uri import qualify
 from hudi_sql.table.fs_view import FileSystemView
 
 ALL_PARTITIONS = "ALL_PARTITIONS"
@@ -151,3 +157,61 @@ def stats_file_sizes(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[
     rows = [_histogram(commit, sizes) for commit, sizes in sorted(by_commit.items())]
     rows.append(_histogram("ALL", every))
     return rows[: args["limit"]]
+
+
+@procedure(
+    "show_fs_path_detail",
+    args=[Arg("path", required=True), Arg("is_sub", "boolean", default=False), Arg("sort", "boolean", default=True),
+          Arg("limit", "int", default=100)],
+    output="path_num long, file_num long, storage_size long, `storage_size(unit)` string, storage_path string, "
+    "space_consumed long, quota long, space_quota long",
+    description="Folders and files under the paths a pattern matches (is_sub => true: under each entry of the "
+    "folder): how many, and how large, largest first (sort => false: most files first).",
+)
+def show_fs_path_detail(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Hadoop's ``ContentSummary`` of each path: its folders (itself included), files and bytes. Apache
+    Hudi puts the quota (-1: none) in ``space_consumed`` and the bytes consumed in ``quota``; so do these
+    rows, for scripts reading them by position."""
+    storage = Storage.for_session(ctx.spark)
+    pattern = str(args["path"])
+    if args["is_sub"]:
+        entries = [GlobMatch(qualify(s.path), s.is_dir) for s in storage.list(qualify(pattern))]
+    else:
+        entries = glob(storage, pattern)
+    rows = []
+    for entry in entries:
+        if entry.is_dir:
+            folders, files = _content(storage, entry.path)
+        else:
+            folders, files = 0, [storage.size(entry.path)]
+        length = sum(files)
+        rows.append((folders, len(files), length, _size_text(length), entry.uri, -1, length, -1))
+    key = 2 if args["sort"] else 1
+    return sorted(rows, key=lambda r: r[key], reverse=True)[: max(0, args["limit"])]
+
+
+def _content(storage: Storage, folder: str) -> tuple[int, list[int]]:
+    """(folders, file sizes) below *folder*, itself counted; Hadoop's local checksum files left out."""
+    folders, sizes = 0, []
+    for relative, _names in storage.walk_folders(folder):
+        folders += 1
+        for status in storage.list(f"{folder.rstrip('/')}/{relative}" if relative else folder):
+            if not status.is_dir and not is_checksum_file(status.name):
+                sizes.append(status.size)
+    return folders, sizes
+
+
+def _size_text(size: int) -> str:
+    """``DecimalFormat("0.00")`` of the size in the largest unit it fills (GB, MB, KB), else bytes."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= scale:
+            return f"{_half_even(size / scale)}{unit}"
+    return f"{size}B"
+
+
+def _half_even(value: float) -> str:
+    """Two decimals rounded half-even, as ``DecimalFormat`` rounds by default (of a float's value)."""
+    import decimal
+
+    return str(decimal.Decimal(repr(float(np.float32(value)))).quantize(decimal.Decimal("0.01"),
+                                                                      rounding=decimal.ROUND_HALF_EVEN))
