@@ -258,6 +258,11 @@ def test_show_truncate_describe() -> None:
         TableName(None, "t"), extended=True, sql=S("DESC FORMATTED t")
     )
     assert one("DESCRIBE t") == st.DescribeTable(TableName(None, "t"), sql=S("DESCRIBE t"))
+    # Spark's optional TABLE keyword (the oracle tests' DESCRIBE TABLE EXTENDED was refused on Hudi tables)
+    assert one("DESCRIBE TABLE EXTENDED db.t") == st.DescribeTable(
+        TableName("db", "t"), extended=True, sql=S("DESCRIBE TABLE EXTENDED db.t")
+    )
+    assert isinstance(one("DESCRIBE DATABASE db"), st.Passthrough)
 
 
 # INSERT ------------------------------------------------------------------------------------------

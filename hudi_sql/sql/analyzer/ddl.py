@@ -265,7 +265,7 @@ def analyze_describe(ctx: Context, tree: exp.Expr) -> st.Statement:
     assert isinstance(tree, exp.Describe)
     style = str(tree.args.get("style") or "").upper()
     if (
-        tree.args.get("kind")
+        str(tree.args.get("kind") or "TABLE").upper() != "TABLE"  # DESCRIBE [TABLE] t, not a database or function
         or not isinstance(tree.this, exp.Table)
         or tree.args.get("partition")
         or style not in ("", "EXTENDED", "FORMATTED")
