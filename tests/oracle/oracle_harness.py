@@ -182,12 +182,16 @@ def ours_or_error(db: Any, statement: str) -> dict[str, Any] | str:
         return f"{type(exc).__name__}: {exc}"
 
 
-def theirs_or_error(oracle: Oracle, statement: str) -> dict[str, Any] | str:
-    """Apache Hudi's result of one SQL statement, or its refusal as text."""
+def side_by_side(db: Any, ours_statement: str, oracle: Oracle,
+                 theirs_statement: str) -> tuple[dict[str, Any] | str, dict[str, Any] | str]:
+    """Our result of *ours_statement* and Apache Hudi's of *theirs_statement* (each a refusal as text),
+    the two run at once: Apache Hudi's JVM works on its statement while ours runs here."""
+    pending = oracle.begin([{"sql": theirs_statement}])
+    mine = ours_or_error(db, ours_statement)
     try:
-        return oracle.sql(statement)
+        return mine, pending.results()[0]
     except OracleError as exc:
-        return str(exc.response.get("error"))
+        return mine, str(exc.response.get("error"))
 
 
 def as_records(result: dict[str, Any], columns: list[str] | None = None) -> list[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, assert_same_rows, ours_or_error, theirs_or_error
+from oracle_harness import TALLY, Oracle, assert_same_rows, side_by_side
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -63,7 +63,7 @@ def test_duplicate_keys_script_same_rows_in_both_engines(oracle: Oracle, db: Any
     failures = []
     for index, template in enumerate(SCRIPTS[script]):
         statement = template.format(t=table)
-        mine, theirs = ours_or_error(db, statement), theirs_or_error(oracle, statement)
+        mine, theirs = side_by_side(db, statement, oracle, statement)
         what = f"{script}#{index} {statement[:60]}"
         if isinstance(mine, str) or isinstance(theirs, str):
             if not (isinstance(mine, str) and isinstance(theirs, str)) or template.startswith("SELECT"):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_harness import TALLY, Oracle, assert_same_rows, ours, ours_or_error, theirs_or_error
+from oracle_harness import TALLY, Oracle, assert_same_rows, ours, side_by_side
 from sql_session import fresh_database
 
 pytestmark = [pytest.mark.oracle, pytest.mark.spark]
@@ -467,13 +467,13 @@ def test_sql_script_same_rows_in_both_engines(oracle: Oracle, db: Any, spark: An
     their_vars: dict[str, str] = {}
     for index, template in enumerate(SCRIPTS[script]):
         if "{latest}" in template:
-            our_vars["latest"] = our_vars["saved"] = _first_cell(ours_or_error(db, LATEST_COMMIT.format(t=table)))
-            their_vars["latest"] = their_vars["saved"] = _first_cell(
-                theirs_or_error(oracle, LATEST_COMMIT.format(t=table)))
+            latest = side_by_side(db, LATEST_COMMIT.format(t=table), oracle, LATEST_COMMIT.format(t=table))
+            our_vars["latest"] = our_vars["saved"] = _first_cell(latest[0])
+            their_vars["latest"] = their_vars["saved"] = _first_cell(latest[1])
         # ``{loc}``: an external table, each engine's in a folder of its own
         statement = template.format(t=table, loc=tmp_path / "ours" / table, **our_vars)
-        mine = ours_or_error(db, statement)
-        theirs = theirs_or_error(oracle, template.format(t=table, loc=tmp_path / "apache" / table, **their_vars))
+        mine, theirs = side_by_side(db, statement, oracle,
+                                    template.format(t=table, loc=tmp_path / "apache" / table, **their_vars))
         what = f"{script}#{index} {statement[:60]}"
         if isinstance(mine, str) or isinstance(theirs, str):
             if not (isinstance(mine, str) and isinstance(theirs, str)):
@@ -500,21 +500,49 @@ def _read_by_both(oracle: Oracle, db: Any, spark: Any, table: str, script: str) 
     """Each engine's table, as it stands after the script, read from storage by both engines."""
     failures = []
     describe = f"DESCRIBE TABLE EXTENDED {table}"
-    locations = {"ours": _location(ours_or_error(db, describe)),
-                 "Apache Hudi's": _location(theirs_or_error(oracle, describe))}
+    described = side_by_side(db, describe, oracle, describe)
+    locations = {"ours": _location(described[0]), "Apache Hudi's": _location(described[1])}
+    if (locations["ours"] is None) != (locations["Apache Hudi's"] is None):
+        failures.append(f"{script}: one engine describes its table, the other does not: ours {described[0]!r:.300}; "
+                        f"Apache Hudi's {described[1]!r:.300}")
     for whose, location in locations.items():
         if location is None:
             continue
+        their_read = oracle.begin([{"read": {"path": location, "options": {}}}])
         try:
-            assert_same_rows(ours(spark.read.format("hudi").load(location)), oracle.read(location),
+            assert_same_rows(ours(spark.read.format("hudi").load(location)), their_read.results()[0],
                              what=f"{script}: {whose} table read by both engines", tally=TALLY.table_reads)
         except AssertionError as exc:
             failures.append(str(exc))
     if None not in locations.values():
         mine, theirs = (_written_operations(str(location)) for location in locations.values())
-        if mine != theirs or not mine:
+        if script in EMPTIED_TIMELINES:
+            if theirs:
+                failures.append(f"{script}: Apache Hudi's timeline records writes now ({theirs}): compare it with ours")
+        elif mine != _as_ours(theirs) or not mine:
             failures.append(f"{script}: the timelines record other writes: ours {mine}, Apache Hudi's {theirs}")
     return failures
+
+
+#: Where our timelines record Apache Hudi 0.15's writes otherwise (docs/compatibility.md §39, open;
+#: found once the scripts' tables were compared at all): its SQL UPDATE and DELETE are "prepped" writes
+#: (records located by their meta fields, ``hoodie.spark.sql.optimized.writes.enable``), recorded as
+#: such; its Merge-On-Read SQL writes compact inline after 5 deltacommits (``commit:COMPACT``), ours
+#: leave compaction to the table services.
+PREPPED_AS_OURS = {"UPSERT_PREPPED": "UPSERT", "DELETE_PREPPED": "DELETE"}
+#: Scripts after which Apache Hudi 0.15's active timeline holds no completed write (its TRUNCATE TABLE
+#: deletes the table's files and timeline; ours commits an ``insert_overwrite_table``).
+EMPTIED_TIMELINES = {"cow_insert_into_and_truncate"}
+
+
+def _as_ours(operations: list[str]) -> list[str]:
+    """Apache Hudi's ``action:operationType`` list with the differences above taken out."""
+    out = []
+    for entry in operations:
+        action, _, operation = entry.partition(":")
+        if entry != "commit:COMPACT":
+            out.append(f"{action}:{PREPPED_AS_OURS.get(operation, operation)}")
+    return out
 
 
 _COMPLETED_WRITE = re.compile(r"^(\d+)\.(commit|deltacommit|replacecommit)$")
