@@ -45,12 +45,12 @@ def archived_cleans(meta: TableMetaClient) -> list[CleanInstant]:
         from hudi_sql.table.lsm_timeline import read_lsm_instants
 
         out = []
-        for entry in read_lsm_instants(meta, with_metadata=True):
-            if entry.action != Action.CLEAN.value:
+        for archived in read_lsm_instants(meta, with_metadata=True):
+            if archived.action != Action.CLEAN.value:
                 continue
-            instant = Instant(entry.instant_time, Action.CLEAN).with_completion_time(entry.completion_time)
-            plan = decode_record(instant.to(State.REQUESTED), entry.plan) if entry.plan else None
-            metadata = decode_record(instant, entry.metadata) if entry.metadata else None
+            instant = Instant(archived.instant_time, Action.CLEAN).with_completion_time(archived.completion_time)
+            plan = decode_record(instant.to(State.REQUESTED), archived.plan) if archived.plan else None
+            metadata = decode_record(instant, archived.metadata) if archived.metadata else None
             out.append(CleanInstant(instant, True, plan, metadata))
         return out[::-1]
     from hudi_sql.services.archive import read_archived_entries
@@ -61,10 +61,11 @@ def archived_cleans(meta: TableMetaClient) -> list[CleanInstant]:
             continue
         time, state = str(entry.get("commitTime")), State[str(entry.get("actionState") or "COMPLETED")]
         known = by_time.get(time)
-        plan = entry.get("hoodieCleanerPlan") or (known.archived_plan if known else None)
-        metadata = entry.get("hoodieCleanMetadata") or (known.archived_metadata if known else None)
+        entry_plan: Mapping[str, Any] | None = entry.get("hoodieCleanerPlan") or (known.archived_plan if known else None)
+        entry_metadata: Mapping[str, Any] | None = entry.get("hoodieCleanMetadata") or (
+            known.archived_metadata if known else None)
         furthest = max(state, known.instant.state, key=lambda s: s.order) if known else state
-        by_time[time] = CleanInstant(Instant(time, Action.CLEAN, furthest), True, plan, metadata)
+        by_time[time] = CleanInstant(Instant(time, Action.CLEAN, furthest), True, entry_plan, entry_metadata)
     return [by_time[t] for t in sorted(by_time, reverse=True)]
 
 

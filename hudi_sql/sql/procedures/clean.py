@@ -139,7 +139,7 @@ if AVAILABLE:
         cleans = active_cleans(meta, completed_only=False)
         if args["showArchived"]:
             cleans = sorted(cleans + archived_cleans(meta), key=lambda c: c.instant.instant_time, reverse=True)
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for clean in cleans[: args["limit"]]:
             instant = clean.instant
             plan = cleaner_plan(meta, clean)

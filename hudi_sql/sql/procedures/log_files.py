@@ -74,7 +74,7 @@ def _block_type(block: DataBlock | DeleteBlock | CommandBlock) -> BlockType:
 
 def _record_count(block: DataBlock | DeleteBlock | CommandBlock) -> int:
     if isinstance(block, DataBlock):
-        return block.records.num_rows
+        return int(block.records.num_rows)
     return len(block.records) if isinstance(block, DeleteBlock) else 0
 
 
