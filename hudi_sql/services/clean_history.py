@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_sql.model.instant import Action, Instant, State
 from hudi_sql.model.instant_payloads import decode_record
+from hudi_sql.services.archive import read_archived_entries
+from hudi_sql.table.lsm_timeline import read_lsm_instants
 
 if TYPE_CHECKING:
     from hudi_sql.table.meta_client import TableMetaClient
@@ -42,8 +44,6 @@ def active_cleans(meta: TableMetaClient, *, completed_only: bool) -> list[CleanI
 def archived_cleans(meta: TableMetaClient) -> list[CleanInstant]:
     """The archived timeline's cleans, newest requested time first (each at its furthest state)."""
     if meta.timeline_layout == 2:
-        from hudi_sql.table.lsm_timeline import read_lsm_instants
-
         out = []
         for archived in read_lsm_instants(meta, with_metadata=True):
             if archived.action != Action.CLEAN.value:
@@ -53,8 +53,6 @@ def archived_cleans(meta: TableMetaClient) -> list[CleanInstant]:
             metadata = decode_record(instant, archived.metadata) if archived.metadata else None
             out.append(CleanInstant(instant, True, plan, metadata))
         return out[::-1]
-    from hudi_sql.services.archive import read_archived_entries
-
     by_time: dict[str, CleanInstant] = {}
     for entry in read_archived_entries(meta):
         if entry.get("actionType") != Action.CLEAN.value:

@@ -77,10 +77,13 @@ if AVAILABLE:
             )
         ]
 
+    #: The arguments of Apache Hudi 1.2's clean listings (``filter`` applied by ``CALL`` itself).
+    _LISTING_ARGS = [Arg("table", required=True), Arg("limit", "int", default=10),
+                     Arg("showArchived", "boolean", default=False), Arg("filter", default="")]
+
     @procedure(
         "show_cleans",
-        args=[Arg("table", required=True), Arg("limit", "int", default=10),
-              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        args=_LISTING_ARGS,
         output="clean_time string, state_transition_time string, action string, start_clean_time string, "
         "time_taken_in_millis long, total_files_deleted int, earliest_commit_to_retain string, "
         "last_completed_commit_timestamp string, version int",
@@ -100,8 +103,7 @@ if AVAILABLE:
 
     @procedure(
         "show_cleans_metadata",
-        args=[Arg("table", required=True), Arg("limit", "int", default=10),
-              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        args=_LISTING_ARGS,
         output="clean_time string, state_transition_time string, action string, start_clean_time string, "
         "partition_path string, policy string, delete_path_patterns int, success_delete_files int, "
         "failed_delete_files int, is_partition_deleted boolean, time_taken_in_millis long, "
@@ -112,7 +114,7 @@ if AVAILABLE:
     def show_cleans_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         meta = ctx.meta(args)
         rows = []
-        for clean in _completed_cleans(meta, args):
+        for clean in _completed_cleans(meta, args, cut=False):
             metadata = clean_metadata(meta, clean)
             for partition, stats in (metadata.get("partitionMetadata") or {}).items():
                 rows.append((clean.instant.instant_time, _completed_at(meta, clean), Action.CLEAN.value,
@@ -125,8 +127,7 @@ if AVAILABLE:
 
     @procedure(
         "show_clean_plans",
-        args=[Arg("table", required=True), Arg("limit", "int", default=10),
-              Arg("showArchived", "boolean", default=False), Arg("filter", default="")],
+        args=_LISTING_ARGS,
         output="plan_time string, state string, action string, earliest_instant_to_retain string, "
         "last_completed_commit_timestamp string, policy string, version int, total_partitions_to_clean int, "
         "total_partitions_to_delete int, extra_metadata string",
@@ -156,10 +157,11 @@ if AVAILABLE:
                          ", ".join(f"{k}={v}" for k, v in extra.items()) or None))
         return rows
 
-    def _completed_cleans(meta: TableMetaClient, args: dict[str, Any]) -> list[CleanInstant]:
+    def _completed_cleans(meta: TableMetaClient, args: dict[str, Any], *, cut: bool = True) -> list[CleanInstant]:
         """The completed cleans a show procedure lists, newest first: the active timeline's, and with
-        ``showArchived`` the archived ones merged in (each side cut at ``limit`` first, as Apache Hudi does)."""
-        limit = max(0, args["limit"])
+        ``showArchived`` the archived ones merged in (each side cut at ``limit`` first, as Apache Hudi does,
+        unless not *cut*: ``show_cleans_metadata``'s limit counts partition rows)."""
+        limit = max(0, args["limit"]) if cut else None
         cleans = active_cleans(meta, completed_only=True)[:limit]
         if args["showArchived"]:
             archived = [c for c in archived_cleans(meta) if c.instant.state is State.COMPLETED][:limit]
