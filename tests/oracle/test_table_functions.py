@@ -1,8 +1,8 @@
 """Apache Hudi 1.2's table-valued functions and procedures, answered alike by hudi-sql.
 
 Apache Hudi 1.2 writes a Merge-On-Read table (inserts, an update, a delete, a compaction, a clean,
-an update logged after them) and hudi-sql a Copy-On-Write one (the same statements, then a clustering and a clean); on both
-tables both engines:
+an update logged after them) and hudi-sql a Copy-On-Write one (the same statements, then a
+clustering and a clean); on both tables both engines:
 
 * ``hudi_query_timeline('table' | 'path' [, 'true'])`` lists the same rows: every instant file's
   time, action, state, completion time and file name, and the write totals of its commit metadata;
