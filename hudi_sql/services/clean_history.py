@@ -9,7 +9,7 @@ holds them in its ``plan`` and ``metadata`` columns.
 
 from __future__ import annotations
 
-__all__ = ["CleanInstant", "active_cleans", "archived_cleans", "clean_metadata", "cleaner_plan"]
+__all__ = ["CleanInstant", "active_cleans", "archived_cleans", "clean_metadata", "cleaner_plan", "listed_cleans"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -65,6 +65,17 @@ def archived_cleans(meta: TableMetaClient) -> list[CleanInstant]:
         furthest = max(state, known.instant.state, key=lambda s: s.order) if known else state
         by_time[time] = CleanInstant(Instant(time, Action.CLEAN, furthest), True, entry_plan, entry_metadata)
     return [by_time[t] for t in sorted(by_time, reverse=True)]
+
+
+def listed_cleans(meta: TableMetaClient, *, completed_only: bool, show_archived: bool,
+                  limit: int | None) -> list[CleanInstant]:
+    """The cleans a show procedure lists, newest first, at most *limit* (None: all): the active
+    timeline's, and with *show_archived* the archived ones merged in, as Apache Hudi merges them."""
+    cleans = active_cleans(meta, completed_only=completed_only)[:limit]
+    if show_archived:
+        archived = [c for c in archived_cleans(meta) if not completed_only or c.instant.state is State.COMPLETED]
+        cleans = sorted(cleans + archived[:limit], key=lambda c: c.instant.instant_time, reverse=True)[:limit]
+    return cleans
 
 
 def clean_metadata(meta: TableMetaClient, clean: CleanInstant) -> Mapping[str, Any]:

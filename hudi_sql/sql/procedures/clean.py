@@ -8,15 +8,9 @@ from typing import Any
 
 from hudi_sql.config import HudiServiceConfig
 from hudi_sql.errors import HudiSqlError
-from hudi_sql.model.instant import Action, State
+from hudi_sql.model.instant import Action
 from hudi_sql.services.clean import CLEAN_METADATA_VERSION, clean
-from hudi_sql.services.clean_history import (
-    CleanInstant,
-    active_cleans,
-    archived_cleans,
-    clean_metadata,
-    cleaner_plan,
-)
+from hudi_sql.services.clean_history import CleanInstant, clean_metadata, cleaner_plan, listed_cleans
 from hudi_sql.sql.procedures import Arg, ProcedureContext, parse_options, procedure
 from hudi_sql.sql.procedures.timeline import state_transition_time
 from hudi_sql.table.meta_client import TableMetaClient
@@ -93,13 +87,14 @@ if AVAILABLE:
     def show_cleans(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         meta = ctx.meta(args)
         rows = []
-        for clean in _completed_cleans(meta, args):
+        for clean in listed_cleans(meta, completed_only=True, show_archived=args["showArchived"],
+                                   limit=max(0, args["limit"])):
             metadata = clean_metadata(meta, clean)
             rows.append((clean.instant.instant_time, _completed_at(meta, clean), Action.CLEAN.value,
                          metadata.get("startCleanTime"), metadata.get("timeTakenInMillis"),
                          metadata.get("totalFilesDeleted"), metadata.get("earliestCommitToRetain"),
                          metadata.get("lastCompletedCommitTimestamp"), metadata.get("version")))
-        return rows[: args["limit"]]
+        return rows
 
     @procedure(
         "show_cleans_metadata",
@@ -114,7 +109,8 @@ if AVAILABLE:
     def show_cleans_metadata(ctx: ProcedureContext, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         meta = ctx.meta(args)
         rows = []
-        for clean in _completed_cleans(meta, args, cut=False):
+        # Apache Hudi's limit counts partition rows here: every clean is read until it is reached
+        for clean in listed_cleans(meta, completed_only=True, show_archived=args["showArchived"], limit=None):
             metadata = clean_metadata(meta, clean)
             for partition, stats in (metadata.get("partitionMetadata") or {}).items():
                 rows.append((clean.instant.instant_time, _completed_at(meta, clean), Action.CLEAN.value,
@@ -122,7 +118,6 @@ if AVAILABLE:
                              len(stats.get("deletePathPatterns") or ()), len(stats.get("successDeleteFiles") or ()),
                              len(stats.get("failedDeleteFiles") or ()), stats.get("isPartitionDeleted"),
                              metadata.get("timeTakenInMillis"), metadata.get("totalFilesDeleted")))
-        # Apache Hudi's limit counts rows here, not cleans
         return rows[: args["limit"]]
 
     @procedure(
@@ -137,11 +132,8 @@ if AVAILABLE:
         if args["limit"] <= 0:
             raise HudiSqlError(f"CALL show_clean_plans: limit must be positive, got {args['limit']}.")
         meta = ctx.meta(args)
-        cleans = active_cleans(meta, completed_only=False)
-        if args["showArchived"]:
-            cleans = sorted(cleans + archived_cleans(meta), key=lambda c: c.instant.instant_time, reverse=True)
         rows: list[tuple[Any, ...]] = []
-        for clean in cleans[: args["limit"]]:
+        for clean in listed_cleans(meta, completed_only=False, show_archived=args["showArchived"], limit=args["limit"]):
             instant = clean.instant
             plan = cleaner_plan(meta, clean)
             if plan is None:  # as Apache Hudi answers for a plan it cannot read: the instant alone
@@ -156,17 +148,6 @@ if AVAILABLE:
                          len(plan.get("partitionsToBeDeleted") or ()),
                          ", ".join(f"{k}={v}" for k, v in extra.items()) or None))
         return rows
-
-    def _completed_cleans(meta: TableMetaClient, args: dict[str, Any], *, cut: bool = True) -> list[CleanInstant]:
-        """The completed cleans a show procedure lists, newest first: the active timeline's, and with
-        ``showArchived`` the archived ones merged in (each side cut at ``limit`` first, as Apache Hudi does,
-        unless not *cut*: ``show_cleans_metadata``'s limit counts partition rows)."""
-        limit = max(0, args["limit"]) if cut else None
-        cleans = active_cleans(meta, completed_only=True)[:limit]
-        if args["showArchived"]:
-            archived = [c for c in archived_cleans(meta) if c.instant.state is State.COMPLETED][:limit]
-            cleans = sorted(cleans + archived, key=lambda c: c.instant.instant_time, reverse=True)
-        return cleans
 
     def _completed_at(meta: TableMetaClient, clean: CleanInstant) -> str | None:
         """``state_transition_time``: the active timeline's completion time (or completed file's time),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import decimal
 import fnmatch
 import math
 from collections import defaultdict
@@ -191,14 +192,19 @@ def show_fs_path_detail(ctx: ProcedureContext, args: dict[str, Any]) -> list[tup
 
 
 def _content(storage: Storage, folder: str) -> tuple[int, list[int]]:
-    """(folders, file sizes) below *folder*, itself counted; Hadoop's local checksum files left out."""
-    folders, sizes = 0, []
-    for relative, _names in storage.walk_folders(folder):
-        folders += 1
-        for status in storage.list(f"{folder.rstrip('/')}/{relative}" if relative else folder):
-            if not status.is_dir and not is_checksum_file(status.name):
-                sizes.append(status.size)
-    return folders, sizes
+    """(folders, file sizes) below *folder*, itself counted; Hadoop's local checksum files left out.
+    A folder is one the walk reports (empty ones too, on a local disk) or one a file lies under (an
+    object store has no folder objects)."""
+    root = folder.rstrip("/")
+    folders = {relative for relative, _names in storage.walk_folders(folder)} | {""}
+    sizes = []
+    for status in storage.walk_files(folder):
+        if is_checksum_file(status.name):
+            continue
+        sizes.append(status.size)
+        parts = qualify(status.path)[len(root):].strip("/").split("/")[:-1]
+        folders.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    return len(folders), sizes
 
 
 def _size_text(size: int) -> str:
@@ -211,7 +217,5 @@ def _size_text(size: int) -> str:
 
 def _half_even(value: float) -> str:
     """Two decimals rounded half-even, as ``DecimalFormat`` rounds by default (of a float's value)."""
-    import decimal
-
     return str(decimal.Decimal(repr(float(np.float32(value)))).quantize(decimal.Decimal("0.01"),
                                                                       rounding=decimal.ROUND_HALF_EVEN))

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from hudi_sql.errors import HudiSqlError
@@ -98,6 +99,8 @@ def show_logfile_records(ctx: ProcedureContext, args: dict[str, Any]) -> list[tu
         return [(text,) for text in avro_texts(merged.records)][:limit]
     rows: list[tuple[Any, ...]] = []
     for path in files:
+        if len(rows) >= limit:  # the files after the limit is reached are not read, as in Apache Hudi
+            break
         for block in read_log_blocks(meta.storage.read_bytes(path), name=path):
             if isinstance(block, DataBlock) and len(rows) < limit:
                 rows += [(text,) for text in avro_texts(block.records.slice(0, limit - len(rows)))]
@@ -150,8 +153,6 @@ def java_float_text(value: float, single: bool = False) -> str:
     if value == 0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     if single:
-        import numpy as np
-
         shortest = repr(float(np.format_float_positional(np.float32(value), unique=True, trim="0")))
     else:
         shortest = repr(value)
